@@ -1,0 +1,29 @@
+# The two README commands: `make run` (the main job on the embedded default) and `make test`.
+# Both create the virtual environment on first use, so a fresh clone needs nothing else.
+PYTHON ?= python3.11
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+ARGS ?=
+
+.PHONY: setup run test lint bench-crawl
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[test]"
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+# Exit code 3 means a partial crawl (some packages recorded errors, listed in the summary):
+# the catalog is still written, so the main job reports it and succeeds.
+run: $(STAMP)
+	$(BIN)/ecoagent run $(ARGS) || test $$? -eq 3
+
+test: $(STAMP)
+	$(BIN)/ruff check .
+	HF_HUB_OFFLINE=1 $(BIN)/pytest -q $(ARGS)
+
+bench-crawl: $(STAMP)
+	$(BIN)/python benchmarks/crawl.py $(ARGS)

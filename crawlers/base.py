@@ -1,0 +1,74 @@
+"""What every platform extractor receives and returns.
+
+An extractor is a plain function ``extract(package: PackageFiles) -> Extraction``. It reads only the
+bytes in ``package.files`` (static parsing: ``ast`` for Python, ``json`` / a JS parser for npm) and
+never imports or runs anything from the package. Normalization (tool ids, hashes, links, dedup) is
+done once for all platforms in ``crawlers.normalize``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+AuthType = Literal["none", "api_key", "oauth2", "basic", "other"]
+
+
+@dataclass(frozen=True)
+class PackageFiles:
+    """The safely read text members of one downloaded package archive."""
+
+    name: str  # registry name, e.g. "langchain-community" or "@n8n/n8n-nodes-langchain"
+    version: str
+    registry: Literal["pypi", "npm"]
+    files: dict[str, bytes]  # archive path (npm's leading "package/" stripped) -> content
+    listing: str = "platform"
+
+    def text(self, path: str) -> str:
+        return self.files[path].decode("utf-8", errors="replace")
+
+
+@dataclass
+class ExtractedTool:
+    """One tool as an extractor sees it, before normalization.
+
+    ``local_id`` must be unique inside its package and stable across versions: the class name,
+    ``Class.method``, ``Class:mode`` or ``node:resource:operation``. The final ``tool_id`` is
+    ``platform:package:local_id``.
+    """
+
+    local_id: str
+    name: str
+    description: str
+    source_path: str
+    display_name: str = ""
+    service: str = ""
+    parameters: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
+    auth_type: AuthType = "none"
+    auth_env_vars: list[str] = field(default_factory=list)
+    auth_credentials: list[str] = field(default_factory=list)
+    endpoints: list[str] = field(default_factory=list)
+    doc_urls: list[str] = field(default_factory=list)
+    categories: list[str] = field(default_factory=list)
+    package_dependencies: list[str] = field(default_factory=list)
+    deprecated: bool = False
+    replacement: str | None = None
+    runtime_only: bool = False
+    usable_as_tool: bool | None = None
+    flags: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Extraction:
+    """An extractor's result for one package.
+
+    ``errors`` are (source path, reason) pairs for parts that could not be read (a syntax error in
+    one module, say): the rest of the package still counts. ``skipped`` counts things that were
+    found but deliberately not emitted as tools, by reason (``trigger``, ``abstract_base``,
+    ``runtime_only_no_name``...), so the summary can print the counting rule.
+    """
+
+    tools: list[ExtractedTool] = field(default_factory=list)
+    errors: list[tuple[str, str]] = field(default_factory=list)
+    skipped: Counter = field(default_factory=Counter)

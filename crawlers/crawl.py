@@ -1,0 +1,241 @@
+"""The crawl stage: pinned sources -> fetched archives -> extracted tools -> ``tools.parquet``.
+
+``crawl(config, out)`` is what the CLI, the DAGs and the tests call. Outputs, in ``out``:
+
+- ``tools.parquet``: one ToolRecord per tool, sorted by tool_id (byte-identical for the same pins)
+- ``crawl_summary.json``: counts, field coverage, drops by reason, package errors, counting rules
+- ``fetch_manifest.json``: per package the archive file, sha256, size and fetch time
+- ``crawl_drops.json``: every dropped record with its reason (audit trail)
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from crawlers.archive import ArchiveError, read_archive
+from crawlers.base import Extraction, PackageFiles
+from crawlers.fetch import FetchedPackage, Fetcher, PackageCache
+from crawlers.normalize import deduplicate, to_record
+from crawlers.sources import PLATFORMS, Source, dump_sources, load_sources
+from ecoagent.config import Config
+from ecoagent.store import ArtifactStore
+from schemas.tool_record import ToolRecord, records_to_frame
+
+STAGE = "crawl"
+# Exit codes of `ecoagent crawl`: 0 complete, 3 partial (some packages recorded errors).
+EXIT_PARTIAL = 3
+
+
+class StageFailed(RuntimeError):
+    """Too much of the input failed: the stage refuses to overwrite earlier outputs."""
+
+
+def extractor(platform: str):
+    """The extractor module of a platform (our code; crawled code is never imported)."""
+    return importlib.import_module(f"crawlers.{platform}")
+
+
+@dataclass
+class PackageResult:
+    source: Source
+    records: list[ToolRecord] = field(default_factory=list)
+    errors: list[tuple[str, str]] = field(default_factory=list)  # (where, reason)
+    skipped: Counter = field(default_factory=Counter)
+    drops: list[dict] = field(default_factory=list)
+    fatal: bool = False  # nothing could be read from the package
+    seconds: float = 0.0
+
+
+def extract_package(source: Source, archive: Path, max_member_bytes: int) -> PackageResult:
+    """Read one archive and extract its tools; every failure becomes a recorded error."""
+    started = time.perf_counter()
+    result = PackageResult(source)
+    module = extractor(source.platform)
+    try:
+        contents = read_archive(archive, module.want, max_member_bytes)
+    except ArchiveError as exc:
+        result.errors.append((archive.name, str(exc)))
+        result.fatal = True
+        return result
+    result.errors.extend(contents.errors)
+    package = PackageFiles(source.name, source.version, source.registry, contents.files, source.listing)
+    try:
+        extraction: Extraction = module.extract(package)
+    except Exception as exc:  # an extractor bug must not cost the other packages
+        result.errors.append((archive.name, f"extractor_crashed: {type(exc).__name__}: {exc}"))
+        result.fatal = True
+        return result
+    result.errors.extend(extraction.errors)
+    result.skipped.update(extraction.skipped)
+    for tool in extraction.tools:
+        try:
+            result.records.append(to_record(source, tool))
+        except ValueError as exc:
+            reason = str(exc)
+            result.drops.append({"tool_id": f"{source.platform}:{source.name}:{tool.local_id}", "reason": reason})
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _extract_task(args: tuple[Source, str, int]) -> PackageResult:
+    source, archive, limit = args
+    return extract_package(source, Path(archive), limit)
+
+
+@dataclass
+class CrawlResult:
+    out: str
+    tools_path: str
+    summary: dict
+    partial: bool
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_PARTIAL if self.partial else 0
+
+
+def _coverage(records: list[ToolRecord]) -> dict:
+    def share(pred) -> float:
+        return round(sum(map(pred, records)) / len(records), 4) if records else 0.0
+
+    return {
+        "name": share(lambda r: bool(r.name)),
+        "description": share(lambda r: bool(r.description)),
+        "parameters": share(lambda r: r.parameters != '{"properties": {}, "type": "object"}'),
+        "auth": share(lambda r: r.auth_type != "none" or bool(r.auth_env_vars or r.auth_credentials)),
+        "endpoints": share(lambda r: bool(r.endpoints)),
+        "doc_urls": share(lambda r: bool(r.doc_urls)),
+        "categories": share(lambda r: bool(r.categories)),
+        "deprecated": share(lambda r: r.deprecated),
+        "runtime_only": share(lambda r: r.runtime_only),
+    }
+
+
+def crawl(
+    config: Config,
+    out: str | None = None,
+    sources_path: Path | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> CrawlResult:
+    """Run the crawl stage. ``progress(phase, done, total)`` is called as packages finish."""
+    started = time.perf_counter()
+    cfg = config.crawl
+    unknown = sorted(set(cfg.platforms) - set(PLATFORMS))
+    if unknown:
+        raise ValueError(f"unknown platform(s) {unknown} in crawl.platforms; known: {list(PLATFORMS)}")
+    sources = load_sources(sources_path or config.resolve_path(cfg.sources), cfg.platforms)
+    fetcher = Fetcher(
+        PackageCache(config.resolve_path(cfg.cache_dir)),
+        timeout_s=cfg.fetch_timeout_s,
+        retries=cfg.fetch_retries,
+        batch_size=cfg.fetch_batch_size,
+        pip_extra_args=cfg.pip_extra_args,
+        npm_mirror_dir=config.resolve_path(cfg.npm_mirror_dir) if cfg.npm_mirror_dir else None,
+    )
+    if cfg.latest:
+        sources = fetcher.resolve_latest(sources)
+
+    fetched_count = 0
+
+    def on_fetched(_: FetchedPackage) -> None:
+        nonlocal fetched_count
+        fetched_count += 1
+        if progress:
+            progress("fetch", fetched_count, len(sources))
+
+    t_fetch = time.perf_counter()
+    fetched = fetcher.fetch_all(sources, on_done=on_fetched)
+    fetch_seconds = time.perf_counter() - t_fetch
+
+    t_extract = time.perf_counter()
+    results: dict[str, PackageResult] = {}
+    for pkg in fetched:
+        if pkg.error:
+            results[pkg.source.key] = PackageResult(pkg.source, errors=[("fetch", pkg.error)], fatal=True)
+    tasks = [(p.source, str(p.path), cfg.max_member_bytes) for p in fetched if not p.error]
+    # big packages first so the pool does not end waiting on one straggler
+    tasks.sort(key=lambda t: -Path(t[1]).stat().st_size)
+    done = len(results)
+    if cfg.workers > 1 and len(tasks) > 1:
+        with ProcessPoolExecutor(max_workers=cfg.workers) as pool:
+            for res in pool.map(_extract_task, tasks):
+                results[res.source.key] = res
+                done += 1
+                if progress:
+                    progress("extract", done, len(sources))
+    else:
+        for task in tasks:
+            res = _extract_task(task)
+            results[res.source.key] = res
+            done += 1
+            if progress:
+                progress("extract", done, len(sources))
+    extract_seconds = time.perf_counter() - t_extract
+
+    ordered = [results[s.key] for s in sources]
+    failed = [r for r in ordered if r.fatal]
+    if sources and len(failed) / len(sources) > cfg.max_package_error_share:
+        raise StageFailed(
+            f"{len(failed)} of {len(sources)} packages could not be read (limit: crawl.max_package_error_share="
+            f"{cfg.max_package_error_share}); first errors: {[(r.source.key, r.errors[:1]) for r in failed[:3]]}"
+        )
+    dedup = deduplicate([rec for r in ordered for rec in r.records])
+    records = dedup.records
+    drops = Counter(d["reason"].split(":")[0] for r in ordered for d in r.drops) + dedup.drops
+    skipped = Counter()
+    for r in ordered:
+        skipped.update({f"{r.source.platform}:{k}": v for k, v in r.skipped.items()})
+
+    per_platform = {}
+    for platform in cfg.platforms:
+        recs = [r for r in records if r.platform == platform]
+        per_platform[platform] = {
+            "tools": len(recs),
+            "packages": sum(1 for s in sources if s.platform == platform),
+            "packages_with_tools": len({r.package for r in recs}),
+            "coverage": _coverage(recs),
+        }
+    package_errors = [
+        {"package": r.source.key, "platform": r.source.platform, "where": where, "reason": reason, "fatal": r.fatal}
+        for r in ordered
+        for where, reason in r.errors
+    ]
+    summary = {
+        "stage": STAGE,
+        "profile": config.profile,
+        "status": "partial" if package_errors else "complete",
+        "tools": len(records),
+        "per_platform": per_platform,
+        "coverage": _coverage(records),
+        "drops_by_reason": dict(sorted(drops.items())),
+        "skipped_by_reason": dict(sorted(skipped.items())),
+        "counting_rules": {p: getattr(extractor(p), "COUNTING_RULE", "") for p in cfg.platforms},
+        "near_duplicates": dedup.near_duplicates,
+        "packages": {
+            "total": len(sources),
+            "failed": len(failed),
+            "with_errors": len({e["package"] for e in package_errors}),
+        },
+        "package_errors": package_errors,
+        "cache": {"hits": sum(p.cached for p in fetched), "misses": sum(not p.cached for p in fetched)},
+        "seconds": {
+            "fetch": round(fetch_seconds, 2),
+            "extract": round(extract_seconds, 2),
+            "total": round(time.perf_counter() - started, 2),
+        },
+    }
+
+    store = ArtifactStore(out or ArtifactStore(config.store).url(STAGE))
+    tools_path = store.write_parquet(records_to_frame(records), "tools.parquet")
+    store.write_json([p.manifest_row() for p in fetched], "fetch_manifest.json")
+    store.write_json(sorted([*dedup.dropped, *(d for r in ordered for d in r.drops)], key=lambda d: d["tool_id"]),
+                     "crawl_drops.json")  # fmt: skip
+    store.write_text(dump_sources([p.source for p in fetched]), "sources.resolved.yaml")
+    store.write_json(summary, "crawl_summary.json")
+    return CrawlResult(out=store.url(), tools_path=tools_path, summary=summary, partial=bool(package_errors))

@@ -1,0 +1,157 @@
+"""Turn extractor output into ToolRecords: ids, hashes, links, redaction, dedup, near-duplicate report."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from pydantic import ValidationError
+
+from crawlers.base import ExtractedTool
+from crawlers.links import classify_links
+from crawlers.sources import Source
+from schemas.tool_record import ToolRecord
+
+# Provider key shapes: a crawled description or default that carries one gets it replaced.
+_SECRET = re.compile(
+    r"\b(sk-[A-Za-z0-9_-]{20,}|sk-ant-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"
+    r"|AKIA[0-9A-Z]{16}|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}|hf_[A-Za-z0-9]{30,})\b"
+)
+REDACTED = "[REDACTED]"
+# Fields that define what a tool is; the package version is deliberately not one of them so that
+# a version bump that changes nothing keeps the hash (incremental refresh relies on it).
+_CONTENT_FIELDS = (
+    "platform", "name", "display_name", "description", "parameters", "auth_type", "auth_env_vars",
+    "auth_credentials", "endpoints", "doc_urls", "categories", "deprecated", "runtime_only",
+)  # fmt: skip
+
+
+def redact(text: str) -> tuple[str, bool]:
+    new = _SECRET.sub(REDACTED, text)
+    return new, new != text
+
+
+def _sorted_unique(values: list[str]) -> list[str]:
+    return sorted({v.strip() for v in values if v and v.strip()})
+
+
+def content_hash(fields: dict) -> str:
+    payload = json.dumps({k: fields[k] for k in _CONTENT_FIELDS}, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def to_record(source: Source, tool: ExtractedTool) -> ToolRecord:
+    """Normalize one extracted tool; raises ValueError (with the reason) for a record to drop."""
+    name = (tool.name or "").strip()
+    if not name:
+        raise ValueError("empty_name")
+    params = tool.parameters or {"type": "object", "properties": {}}
+    if params.get("type") != "object":
+        raise ValueError("parameters_not_an_object_schema")
+    parameters_json, redacted_params = redact(json.dumps(params, sort_keys=True, ensure_ascii=False))
+    description, redacted_desc = redact((tool.description or "").strip())
+    flags = set(tool.flags)
+    if redacted_params or redacted_desc:
+        flags.add("redacted_secret")
+    fields = {
+        "tool_id": f"{source.platform}:{source.name}:{tool.local_id}",
+        "platform": source.platform,
+        "listing": source.listing,
+        "package": source.name,
+        "package_version": source.version,
+        "source_path": tool.source_path,
+        "source_symbol": tool.local_id,
+        "service": tool.service or "",
+        "name": name,
+        "display_name": (tool.display_name or name).strip(),
+        "description": description,
+        "parameters": parameters_json,
+        "required_parameters": sorted(set(params.get("required", []))),
+        "auth_type": tool.auth_type,
+        "auth_env_vars": _sorted_unique(tool.auth_env_vars),
+        "auth_credentials": _sorted_unique(tool.auth_credentials),
+        "endpoints": _sorted_unique(tool.endpoints),
+        "doc_urls": _sorted_unique(tool.doc_urls),
+        "categories": _sorted_unique(tool.categories),
+        "package_dependencies": _sorted_unique(tool.package_dependencies),
+        "deprecated": bool(tool.deprecated),
+        "replacement": tool.replacement,
+        "runtime_only": bool(tool.runtime_only),
+        "usable_as_tool": tool.usable_as_tool,
+        "flags": sorted(flags),
+    }
+    fields["links"] = classify_links(fields["doc_urls"], fields["endpoints"])
+    fields["content_hash"] = content_hash(fields)
+    try:
+        return ToolRecord(**fields)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise ValueError(f"invalid_record: {'.'.join(map(str, first['loc']))}: {first['msg']}") from exc
+
+
+def _norm_text(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
+
+
+@dataclass
+class DedupResult:
+    records: list[ToolRecord]
+    drops: Counter = field(default_factory=Counter)
+    dropped: list[dict] = field(default_factory=list)  # audit trail: tool_id, reason, kept
+    near_duplicates: dict = field(default_factory=dict)
+
+
+def deduplicate(records: list[ToolRecord], min_description_chars: int = 20) -> DedupResult:
+    """Drop exact duplicates, report (never drop) near-duplicates.
+
+    Exact: the same tool_id, or the same content (same platform, name, description, schema, auth)
+    in another package of the platform, e.g. a tool copied between two LangChain packages. The
+    record with the smallest tool_id survives, so the choice is deterministic.
+    Near: the same normalized description, or the same name, in several packages or platforms.
+    """
+    result = DedupResult(records=[])
+    seen_ids: set[str] = set()
+    seen_content: dict[str, str] = {}
+    for rec in sorted(records, key=lambda r: r.tool_id):
+        if rec.tool_id in seen_ids:
+            result.drops["duplicate_tool_id"] += 1
+            result.dropped.append({"tool_id": rec.tool_id, "reason": "duplicate_tool_id", "kept": rec.tool_id})
+            continue
+        if rec.content_hash in seen_content:
+            kept = seen_content[rec.content_hash]
+            result.drops["exact_duplicate"] += 1
+            result.dropped.append({"tool_id": rec.tool_id, "reason": "exact_duplicate", "kept": kept})
+            continue
+        seen_ids.add(rec.tool_id)
+        seen_content[rec.content_hash] = rec.tool_id
+        result.records.append(rec)
+
+    by_desc: dict[str, list[ToolRecord]] = defaultdict(list)
+    by_name: dict[str, list[ToolRecord]] = defaultdict(list)
+    for rec in result.records:
+        text = _norm_text(rec.description)
+        if len(text) >= min_description_chars:
+            by_desc[text].append(rec)
+        by_name[_norm_text(rec.name)].append(rec)
+    groups = {}
+    for text, members in by_desc.items():
+        if len({m.package for m in members}) > 1:
+            groups[hashlib.sha256(text.encode()).hexdigest()[:16]] = members
+    group_of = {m.tool_id: gid for gid, members in groups.items() for m in members}
+    result.records = [r.model_copy(update={"duplicate_group": group_of.get(r.tool_id)}) for r in result.records]
+    name_groups = {n: ms for n, ms in by_name.items() if n and len({m.package for m in ms}) > 1}
+    result.near_duplicates = {
+        "same_description_groups": len(groups),
+        "same_description_tools": len(group_of),
+        "same_description_cross_platform_groups": sum(len({m.platform for m in ms}) > 1 for ms in groups.values()),
+        "same_name_groups": len(name_groups),
+        "same_name_tools": sum(len(ms) for ms in name_groups.values()),
+        "same_name_cross_platform_groups": sum(len({m.platform for m in ms}) > 1 for ms in name_groups.values()),
+        "examples": [
+            sorted(m.tool_id for m in ms)[:5] for _, ms in sorted(groups.items(), key=lambda kv: -len(kv[1]))[:10]
+        ],
+    }
+    return result

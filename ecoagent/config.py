@@ -1,0 +1,113 @@
+"""One config file with profiles, overridable from the environment and the CLI.
+
+Relative paths in the config file are resolved against the project root (the folder holding
+``config/``), so the commands work from any working directory.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_CONFIG_PATH = PROJECT_ROOT / "config" / "ecoagent.yaml"
+ENV_PREFIX = "ECOAGENT__"
+
+
+class ConfigError(ValueError):
+    """A bad config value; the message names the setting to change."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CrawlConfig(_Section):
+    sources: str = "crawlers/sources.yaml"
+    platforms: list[str] = ["langchain", "crewai", "llamaindex", "n8n", "mcp"]
+    latest: bool = False
+    cache_dir: str = "~/.cache/ecoagent/packages"
+    workers: int = 2
+    fetch_batch_size: int = 40
+    fetch_timeout_s: float = 600
+    fetch_retries: int = 2
+    max_member_bytes: int = 25 * 1024 * 1024
+    max_package_error_share: float = 0.25
+    pip_extra_args: list[str] = []
+    npm_mirror_dir: str | None = None
+
+
+class Config(_Section):
+    profile: str = "default"
+    store: str = "data"
+    seed: int = 0
+    crawl: CrawlConfig = CrawlConfig()
+
+    def resolve_path(self, value: str) -> Path:
+        """A path setting made absolute: ``~`` expanded, relative to the project root."""
+        path = Path(value).expanduser()
+        return path if path.is_absolute() else PROJECT_ROOT / path
+
+
+def _merge(base: dict, override: dict) -> dict:
+    out = dict(base)
+    for key, value in override.items():
+        out[key] = _merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def _set_dotted(tree: dict, dotted: str, value: Any) -> None:
+    *parents, leaf = dotted.split(".")
+    node = tree
+    for part in parents:
+        node = node.setdefault(part, {})
+        if not isinstance(node, dict):
+            raise ConfigError(f"cannot set {dotted!r}: {part!r} is not a section")
+    node[leaf] = value
+
+
+def _profile_tree(profiles: dict, name: str, seen: tuple[str, ...] = ()) -> dict:
+    if name not in profiles:
+        raise ConfigError(f"unknown profile {name!r}; the config file defines: {', '.join(sorted(profiles))}")
+    if name in seen:
+        raise ConfigError(f"profile {name!r} extends itself through {' -> '.join(seen)}")
+    tree = dict(profiles[name] or {})
+    parent = tree.pop("extends", "default" if name != "default" else None)
+    if parent is None:
+        return tree
+    return _merge(_profile_tree(profiles, parent, (*seen, name)), tree)
+
+
+def load_config(
+    profile: str | None = None,
+    overrides: list[str] | None = None,
+    path: Path | None = None,
+    environ: dict[str, str] | None = None,
+) -> Config:
+    """Load a profile, then apply ``ECOAGENT__SECTION__KEY`` env vars, then ``key=value`` overrides."""
+    environ = dict(os.environ if environ is None else environ)
+    path = path or Path(environ.get("ECOAGENT_CONFIG", DEFAULT_CONFIG_PATH))
+    try:
+        document = yaml.safe_load(path.read_text()) or {}
+    except FileNotFoundError as exc:
+        raise ConfigError(f"config file {path} not found (set ECOAGENT_CONFIG to another file)") from exc
+    profile = profile or environ.get("ECOAGENT_PROFILE", "default")
+    tree = _profile_tree(document.get("profiles", {}), profile)
+    tree["profile"] = profile
+    for key, raw in sorted(environ.items()):
+        if key.startswith(ENV_PREFIX):
+            _set_dotted(tree, key[len(ENV_PREFIX) :].lower().replace("__", "."), yaml.safe_load(raw))
+    for item in overrides or []:
+        if "=" not in item:
+            raise ConfigError(f"override {item!r} must look like section.key=value")
+        key, raw = item.split("=", 1)
+        _set_dotted(tree, key.strip(), yaml.safe_load(raw))
+    try:
+        return Config.model_validate(tree)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise ConfigError(f"invalid config (profile {profile!r}, file {path}): {problems}") from exc

@@ -1,0 +1,108 @@
+"""The ToolRecord contract: one row of ``tools.parquet``.
+
+The pydantic model is the source of truth; the polars schema and the checked-in JSON Schema
+(``tool_record.schema.json``) are derived from it and tested to stay in sync.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+import polars as pl
+from pydantic import BaseModel, ConfigDict, Field
+
+Platform = Literal["langchain", "crewai", "llamaindex", "n8n", "mcp"]
+AuthType = Literal["none", "api_key", "oauth2", "basic", "other"]
+Listing = Literal["official", "platform", "community"]
+LinkKind = Literal["doc", "endpoint", "placeholder"]
+LinkStatus = Literal["unknown", "ok", "redirect", "client_error", "server_error", "dns_error", "timeout"]
+
+JSON_SCHEMA_PATH = Path(__file__).with_name("tool_record.schema.json")
+
+
+class Link(BaseModel):
+    """A URL found in a tool's metadata, classified before any network check."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    url: str
+    kind: LinkKind
+    link_status: LinkStatus = "unknown"
+    reason: str = Field("not_checked", description="why the status is what it is, e.g. offline, templated")
+
+
+class ToolRecord(BaseModel):
+    """One agent tool, normalized across platforms."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tool_id: str = Field(description="platform:package:symbol; stable across runs and version bumps")
+    platform: Platform
+    listing: Listing = Field(description="official listing, the platform's own packages, or community")
+    package: str
+    package_version: str
+    source_path: str = Field(description="file inside the package the tool was read from")
+    source_symbol: str = Field(description="class, Class.method, toolkit mode or node:resource:operation")
+    service: str = Field(description="the external service or integration the tool belongs to, e.g. slack")
+    name: str
+    display_name: str
+    description: str
+    parameters: str = Field(description="JSON Schema object (as a JSON string) of the tool's input")
+    required_parameters: list[str]
+    auth_type: AuthType
+    auth_env_vars: list[str]
+    auth_credentials: list[str] = Field(description="credential types or constructor fields holding secrets")
+    endpoints: list[str]
+    doc_urls: list[str]
+    links: list[Link]
+    categories: list[str]
+    package_dependencies: list[str]
+    deprecated: bool
+    replacement: str | None = Field(None, description="what the source says to use instead, when deprecated")
+    runtime_only: bool = Field(description="the real name or description exists only at run time")
+    usable_as_tool: bool | None = Field(None, description="n8n's usableAsTool flag; null elsewhere")
+    flags: list[str] = Field(description="how the text was obtained: fstring, inherited, constant_ref, ...")
+    duplicate_group: str | None = Field(None, description="shared by tools whose normalized description is equal")
+    content_hash: str = Field(description="sha256 of the tool's content, independent of package version")
+
+
+_SCALARS: dict[str, pl.DataType] = {"string": pl.String(), "boolean": pl.Boolean()}
+
+
+def _polars_type(prop: dict, defs: dict) -> pl.DataType:
+    if "$ref" in prop:
+        ref = defs[prop["$ref"].rsplit("/", 1)[-1]]
+        return pl.Struct({k: _polars_type(v, defs) for k, v in ref["properties"].items()})
+    if "anyOf" in prop:  # Optional[X]: polars columns are nullable anyway
+        (inner,) = [p for p in prop["anyOf"] if p.get("type") != "null"]
+        return _polars_type(inner, defs)
+    if prop.get("type") == "array":
+        return pl.List(_polars_type(prop["items"], defs))
+    if "enum" in prop or "const" in prop:
+        return pl.String()
+    return _SCALARS[prop["type"]]
+
+
+def tool_record_json_schema() -> dict:
+    return ToolRecord.model_json_schema()
+
+
+def tool_record_polars_schema() -> pl.Schema:
+    """The polars schema of ``tools.parquet``, in model field order."""
+    js = tool_record_json_schema()
+    defs = js.get("$defs", {})
+    return pl.Schema({name: _polars_type(prop, defs) for name, prop in js["properties"].items()})
+
+
+def records_to_frame(records: list[ToolRecord]) -> pl.DataFrame:
+    return pl.DataFrame([r.model_dump() for r in records], schema=tool_record_polars_schema(), orient="row")
+
+
+def write_json_schema(path: Path = JSON_SCHEMA_PATH) -> None:
+    path.write_text(json.dumps(tool_record_json_schema(), indent=2, sort_keys=True) + "\n")
+
+
+if __name__ == "__main__":  # regenerate the checked-in JSON Schema: python -m schemas.tool_record
+    write_json_schema()
