@@ -29,10 +29,12 @@ def placeholder_reason(url: str) -> str | None:
         host = (parts.hostname or "").lower()
     except ValueError:
         return "unparseable"
-    if parts.scheme not in ("http", "https") or not host or "." not in host:
-        return "not_http" if parts.scheme not in ("http", "https") else "no_host"
+    if parts.scheme not in ("http", "https"):
+        return "not_http"
     if _PLACEHOLDER_HOSTS.match(host):
         return "placeholder_host"
+    if "." not in host:
+        return "no_host"
     if host in _NON_ENDPOINT_HOSTS:
         return "namespace_uri"
     return None

@@ -1,0 +1,61 @@
+from pathlib import Path
+
+import pytest
+
+from ecoagent.config import ConfigError, load_config
+
+CONFIG = """
+profiles:
+  default:
+    store: data
+    seed: 1
+    crawl: {workers: 2, platforms: [n8n, mcp]}
+  production:
+    store: s3://bucket/eco
+    crawl: {workers: 8}
+  tiny:
+    extends: production
+    seed: 7
+"""
+
+
+@pytest.fixture
+def cfg_file(tmp_path: Path) -> Path:
+    path = tmp_path / "ecoagent.yaml"
+    path.write_text(CONFIG)
+    return path
+
+
+def test_profiles_extend_the_default(cfg_file):
+    cfg = load_config("tiny", path=cfg_file, environ={})
+    assert (cfg.profile, cfg.store, cfg.seed, cfg.crawl.workers) == ("tiny", "s3://bucket/eco", 7, 8)
+    assert cfg.crawl.platforms == ["n8n", "mcp"]  # inherited from default
+
+
+def test_environment_then_cli_override(cfg_file):
+    env = {"ECOAGENT__CRAWL__WORKERS": "3", "ECOAGENT__SEED": "11", "ECOAGENT_PROFILE": "production"}
+    cfg = load_config(path=cfg_file, environ=env)
+    assert (cfg.profile, cfg.crawl.workers, cfg.seed) == ("production", 3, 11)
+    cfg = load_config(path=cfg_file, environ=env, overrides=["crawl.workers=5", "crawl.platforms=[mcp]"])
+    assert cfg.crawl.workers == 5 and cfg.crawl.platforms == ["mcp"]
+
+
+def test_bad_settings_name_the_setting(cfg_file):
+    with pytest.raises(ConfigError, match=r"crawl\.workerz"):
+        load_config(path=cfg_file, environ={}, overrides=["crawl.workerz=1"])
+    with pytest.raises(ConfigError, match=r"crawl\.workers"):
+        load_config(path=cfg_file, environ={}, overrides=["crawl.workers=many"])
+    with pytest.raises(ConfigError, match="unknown profile 'nope'"):
+        load_config("nope", path=cfg_file, environ={})
+    with pytest.raises(ConfigError, match=r"section\.key=value"):
+        load_config(path=cfg_file, environ={}, overrides=["crawl.workers"])
+
+
+def test_the_shipped_config_loads_every_profile():
+    for profile in ("default", "production", "fixture"):
+        assert load_config(profile, environ={}).profile == profile
+
+
+def test_relative_paths_resolve_against_the_project_root():
+    cfg = load_config(environ={})
+    assert cfg.resolve_path(cfg.crawl.sources).exists()

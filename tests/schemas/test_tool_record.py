@@ -1,0 +1,61 @@
+import json
+
+import polars as pl
+
+from schemas.tool_record import (
+    JSON_SCHEMA_PATH,
+    Link,
+    ToolRecord,
+    records_to_frame,
+    tool_record_json_schema,
+    tool_record_polars_schema,
+)
+
+
+def _record(**overrides) -> ToolRecord:
+    fields = dict(
+        tool_id="mcp:@modelcontextprotocol/server-slack:slack_post_message",
+        platform="mcp", listing="official", package="@modelcontextprotocol/server-slack",
+        package_version="1.0.0", source_path="dist/index.js", source_symbol="slack_post_message",
+        service="slack", name="slack_post_message", display_name="Post message", description="Post a message",
+        parameters='{"properties": {}, "type": "object"}', required_parameters=[], auth_type="api_key",
+        auth_env_vars=["SLACK_BOT_TOKEN"], auth_credentials=[], endpoints=["https://slack.com/api"],
+        doc_urls=[], links=[Link(url="https://slack.com/api", kind="endpoint")], categories=[],
+        package_dependencies=[], deprecated=False, replacement=None, runtime_only=False, usable_as_tool=None,
+        flags=[], duplicate_group=None, content_hash="0" * 64,
+    )  # fmt: skip
+    fields.update(overrides)
+    return ToolRecord(**fields)
+
+
+def test_checked_in_json_schema_matches_the_model():
+    # regenerate with: python -m schemas.tool_record
+    assert json.loads(JSON_SCHEMA_PATH.read_text()) == tool_record_json_schema()
+
+
+def test_polars_schema_has_every_model_field_in_order():
+    schema = tool_record_polars_schema()
+    assert list(schema) == list(ToolRecord.model_fields)
+    assert schema["auth_env_vars"] == pl.List(pl.String)
+    assert schema["deprecated"] == pl.Boolean
+    assert schema["links"] == pl.List(
+        pl.Struct({"url": pl.String, "kind": pl.String, "link_status": pl.String, "reason": pl.String})
+    )
+
+
+def test_frame_round_trips_to_records():
+    rec = _record()
+    frame = records_to_frame([rec])
+    assert frame.schema == tool_record_polars_schema()
+    back = ToolRecord(**frame.row(0, named=True))
+    assert back == rec
+
+
+def test_enums_are_enforced():
+    import pytest
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError):
+        _record(platform="zapier")
+    with pytest.raises(ValidationError):
+        _record(auth_type="magic")
