@@ -45,7 +45,7 @@ LANGCHAIN_PROMPT = """WEATHER_PROMPT = (
 )
 """
 
-CREWAI_TOOL = '''
+CREWAI_TOOL = """
 from typing import Type
 
 from crewai.tools import BaseTool, EnvVar
@@ -68,7 +68,7 @@ class SerperFixtureTool(BaseTool):
 
     def _run(self, search_query: str) -> str:
         return search_query
-'''
+"""
 
 LLAMAINDEX_SPEC = '''
 from llama_index.core.tools.tool_spec.base import BaseToolSpec
@@ -119,23 +119,52 @@ N8N_NODES = [
             "resources": {"primaryDocumentation": [{"url": "https://docs.fixture-chat.io/node/"}]},
         },
         "properties": [
-            {"displayName": "Resource", "name": "resource", "type": "options", "noDataExpression": True,
-             "options": [{"name": "Message", "value": "message"}, {"name": "Channel", "value": "channel"}],
-             "default": "message"},
-            {"displayName": "Operation", "name": "operation", "type": "options", "noDataExpression": True,
-             "displayOptions": {"show": {"resource": ["message"]}},
-             "options": [{"name": "Send", "value": "post", "action": "Send a message"},
-                         {"name": "Delete", "value": "delete", "action": "Delete a message"}],
-             "default": "post"},
-            {"displayName": "Operation", "name": "operation", "type": "options", "noDataExpression": True,
-             "displayOptions": {"show": {"resource": ["channel"]}},
-             "options": [{"name": "Archive", "value": "archive", "action": "Archive a channel"}],
-             "default": "archive"},
-            {"displayName": "Channel", "name": "channelId", "type": "string", "required": True, "default": "",
-             "description": "The channel to send to",
-             "displayOptions": {"show": {"resource": ["message"], "operation": ["post"]}}},
-            {"displayName": "Text", "name": "text", "type": "string", "required": True, "default": "",
-             "displayOptions": {"show": {"resource": ["message"], "operation": ["post"]}}},
+            {
+                "displayName": "Resource",
+                "name": "resource",
+                "type": "options",
+                "noDataExpression": True,
+                "options": [{"name": "Message", "value": "message"}, {"name": "Channel", "value": "channel"}],
+                "default": "message",
+            },
+            {
+                "displayName": "Operation",
+                "name": "operation",
+                "type": "options",
+                "noDataExpression": True,
+                "displayOptions": {"show": {"resource": ["message"]}},
+                "options": [
+                    {"name": "Send", "value": "post", "action": "Send a message"},
+                    {"name": "Delete", "value": "delete", "action": "Delete a message"},
+                ],
+                "default": "post",
+            },
+            {
+                "displayName": "Operation",
+                "name": "operation",
+                "type": "options",
+                "noDataExpression": True,
+                "displayOptions": {"show": {"resource": ["channel"]}},
+                "options": [{"name": "Archive", "value": "archive", "action": "Archive a channel"}],
+                "default": "archive",
+            },
+            {
+                "displayName": "Channel",
+                "name": "channelId",
+                "type": "string",
+                "required": True,
+                "default": "",
+                "description": "The channel to send to",
+                "displayOptions": {"show": {"resource": ["message"], "operation": ["post"]}},
+            },
+            {
+                "displayName": "Text",
+                "name": "text",
+                "type": "string",
+                "required": True,
+                "default": "",
+                "displayOptions": {"show": {"resource": ["message"], "operation": ["post"]}},
+            },
         ],
     },
     {

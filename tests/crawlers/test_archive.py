@@ -59,7 +59,7 @@ def test_zip_member_escaping_the_folder_refuses_the_archive(tmp_path, name):
 def test_zip_symlink_refuses_the_archive(tmp_path):
     path = tmp_path / "link-1.0-py3-none-any.whl"
     info = zipfile.ZipInfo("link.py")
-    info.external_attr = (0o120777 << 16)
+    info.external_attr = 0o120777 << 16
     with zipfile.ZipFile(path, "w") as zf:
         zf.writestr(info, "/etc/passwd")
     with pytest.raises(UnsafeArchiveError, match="symlink"):

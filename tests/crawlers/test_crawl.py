@@ -181,5 +181,3 @@ def test_unknown_platform_names_the_setting(mirror, tmp_path):
     cfg = _config(mirror, tmp_path / "cache", "crawl.platforms=[zapier]")
     with pytest.raises(ValueError, match=r"crawl\.platforms"):
         crawl(cfg, out=str(tmp_path / "out"), sources_path=mirror / "sources.yaml")
-
-

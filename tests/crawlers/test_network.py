@@ -29,3 +29,14 @@ def test_one_real_package_per_platform(tmp_path):
     assert result.summary["package_errors"] == []
     for platform in SMALL:
         assert result.summary["per_platform"][platform]["tools"] > 0, platform
+
+
+def test_full_pinned_crawl_meets_the_acceptance_counts(tmp_path):
+    """The whole pinned catalog: >= 4,500 tools with the per-platform floors of the crawl issue."""
+    cfg = load_config(overrides=[f"crawl.cache_dir={tmp_path / 'cache'}"], environ={})
+    summary = crawl(cfg, out=str(tmp_path / "out")).summary
+    tools = {p: v["tools"] for p, v in summary["per_platform"].items()}
+    assert summary["tools"] >= 4500
+    floors = {"n8n": 3000, "llamaindex": 400, "langchain": 250, "crewai": 100, "mcp": 60}
+    assert all(tools[p] >= n for p, n in floors.items()), tools
+    assert summary["coverage"]["name"] == 1.0 and summary["coverage"]["description"] >= 0.95

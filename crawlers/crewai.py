@@ -1,0 +1,157 @@
+"""CrewAI tools (crewai-tools), read statically.
+
+A tool is a class whose package-internal ancestry reaches ``crewai.tools.BaseTool``. CrewAI declares
+more than LangChain does: ``env_vars`` (a ``default_factory`` lambda returning ``EnvVar(...)``
+calls), ``package_dependencies`` and a ``README.md`` beside most tool modules. ``local_id`` is the
+class name; ``name`` is CrewAI's human title (``"Search the internet with Serper"``).
+"""
+
+from __future__ import annotations
+
+import ast
+import posixpath
+from typing import Any
+
+from crawlers.base import ExtractedTool, Extraction, PackageFiles
+from crawlers.python_ast import (
+    ClassRef,
+    Evaluator,
+    PackageIndex,
+    dedupe,
+    deprecation,
+    doc_urls_in,
+    is_abstract,
+    own_attr,
+    read_metadata,
+    read_tool_class,
+    service_from_path,
+    want_python,
+)
+
+
+def want(path: str) -> bool:
+    return want_python(path) or posixpath.basename(path) == "README.md"
+
+
+def _is_crewai(qualname: str) -> bool:
+    return qualname.startswith("crewai.") or qualname.startswith("crewai_tools.")
+
+
+def extract(package: PackageFiles) -> Extraction:
+    out = Extraction()
+    index = PackageIndex(package.files)
+    meta_docs = read_metadata(package.files).doc_urls()
+    tool_classes = index.subclasses_of({"BaseTool"}, _is_crewai)
+    parents = {anc.key for c in tool_classes for anc in index.mro(c)[1:]}
+    for cls in tool_classes:
+        tool = _tool(index, package, cls, cls.key in parents, meta_docs, out)
+        if tool is not None:
+            out.tools.append(tool)
+    out.errors.extend(index.errors)
+    return out
+
+
+def _tool(
+    index: PackageIndex,
+    package: PackageFiles,
+    cls: ClassRef,
+    has_subclasses: bool,
+    meta_docs: list[str],
+    out: Extraction,
+) -> ExtractedTool | None:
+    info = read_tool_class(index, cls)
+    base_like = "Base" in cls.node.name or is_abstract(cls)
+    if has_subclasses and (base_like or not info.name):
+        out.skipped["abstract_base"] += 1
+        return None
+    if not info.name:
+        out.skipped["runtime_only_no_name"] += 1
+        return None
+    env_vars, _required = _env_vars(index, cls)
+    auth = info.auth
+    for env in env_vars:
+        auth.add_env(env)
+    flags = list(info.flags)
+    if env_vars:
+        flags.append("declared_env_vars")
+    deprecated, replacement = deprecation(cls.node, cls.module, index)
+    alias = own_attr(cls.node, "is_deprecated_alias")
+    if alias is not None and isinstance(alias[0], ast.Constant) and alias[0].value is True:
+        deprecated = True
+        replacement = replacement or _first_base_name(index, cls)
+    readme = posixpath.join(posixpath.dirname(cls.module.path), "README.md")
+    readme_docs = [readme] if readme in package.files else []
+    readme_text = package.text(readme) if readme_docs else ""
+    return ExtractedTool(
+        local_id=cls.node.name,
+        name=info.name,
+        description=info.description,
+        source_path=cls.module.path,
+        display_name=cls.node.name,
+        service=service_from_path(cls.module.path),
+        parameters=info.parameters,
+        auth_type=auth.auth_type(),  # type: ignore[arg-type]
+        auth_env_vars=auth.env_vars,
+        auth_credentials=auth.credentials,
+        endpoints=info.endpoints,
+        doc_urls=dedupe([*readme_docs, *doc_urls_in(info.doc_text), *doc_urls_in(readme_text)[:5], *meta_docs]),
+        package_dependencies=_package_dependencies(index, cls),
+        deprecated=deprecated,
+        replacement=replacement,
+        runtime_only=info.dynamic_description and not info.description,
+        flags=sorted(set(flags)),
+    )
+
+
+def _first_base_name(index: PackageIndex, cls: ClassRef) -> str | None:
+    mro = index.mro(cls)
+    return mro[1].node.name if len(mro) > 1 else None
+
+
+def _declared(index: PackageIndex, cls: ClassRef, attr: str) -> tuple[ClassRef, ast.expr] | None:
+    """The value expression of a list-valued field: ``Field(default_factory=lambda: [...])``,
+    ``Field(default=[...])`` or a bare list."""
+    found = index.class_attr(cls, attr)
+    if found is None or found[1] is None:
+        return None
+    owner, value, _ = found
+    if isinstance(value, ast.Call) and ast.unparse(value.func).rsplit(".", 1)[-1] == "Field":
+        for kw in value.keywords:
+            if kw.arg == "default_factory":
+                inner = kw.value
+                return owner, inner.body if isinstance(inner, ast.Lambda) else inner
+            if kw.arg == "default":
+                return owner, kw.value
+        if value.args:
+            return owner, value.args[0]
+    return owner, value
+
+
+def _env_vars(index: PackageIndex, cls: ClassRef) -> tuple[list[str], list[str]]:
+    """Names (and the required subset) from ``EnvVar(name=..., required=...)`` calls."""
+    found = _declared(index, cls, "env_vars")
+    if found is None:
+        return [], []
+    owner, node = found
+    ev = Evaluator(index)
+    names: list[str] = []
+    required: list[str] = []
+    for call in ast.walk(node):
+        if isinstance(call, ast.Call) and ast.unparse(call.func).rsplit(".", 1)[-1] == "EnvVar":
+            kws: dict[str, Any] = {kw.arg: kw.value for kw in call.keywords if kw.arg}
+            name = ev.eval_str(owner.module, kws.get("name") or (call.args[0] if call.args else None))
+            if not name:
+                continue
+            names.append(name)
+            req = ev.try_eval(owner.module, kws.get("required")) if "required" in kws else True
+            if req:
+                required.append(name)
+    return dedupe(names), dedupe(required)
+
+
+def _package_dependencies(index: PackageIndex, cls: ClassRef) -> list[str]:
+    found = _declared(index, cls, "package_dependencies")
+    if found is None:
+        return []
+    value = Evaluator(index).try_eval(found[0].module, found[1])
+    return dedupe(v for v in value if isinstance(v, str)) if isinstance(value, list | tuple) else []
