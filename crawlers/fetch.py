@@ -235,7 +235,8 @@ class Fetcher:
             if key:
                 found[key] = path
         if proc.returncode != 0 and not found:
-            raise FetchError(f"pip download failed: {_error_tail(proc)}")
+            # with --only-binary a package that publishes only an sdist looks like a missing version
+            raise FetchError(f"pip download failed (wheels only: sdists are never fetched): {_error_tail(proc)}")
         return found
 
     def _npm_pack(self, batch: list[Source], dest: Path) -> dict[str, Path]:
