@@ -47,8 +47,13 @@ class ExtractedTool:
     parameters: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
     auth_type: AuthType = "none"
     auth_env_vars: list[str] = field(default_factory=list)
+    # where the env vars come from: declared by the source (CrewAI EnvVar, README) or read in code
+    # (os.getenv, process.env); auth_env_vars is their union plus any the extractor cannot place
+    env_vars_declared: list[str] = field(default_factory=list)
+    env_vars_read: list[str] = field(default_factory=list)
     auth_credentials: list[str] = field(default_factory=list)
     endpoints: list[str] = field(default_factory=list)
+    http_methods: list[str] = field(default_factory=list)  # upper case, where the source says (n8n routing)
     doc_urls: list[str] = field(default_factory=list)
     categories: list[str] = field(default_factory=list)
     package_dependencies: list[str] = field(default_factory=list)

@@ -25,7 +25,7 @@ REDACTED = "[REDACTED]"
 # a version bump that changes nothing keeps the hash (incremental refresh relies on it).
 _CONTENT_FIELDS = (
     "platform", "name", "display_name", "description", "parameters", "auth_type", "auth_env_vars",
-    "auth_credentials", "endpoints", "doc_urls", "categories", "deprecated", "runtime_only",
+    "auth_credentials", "endpoints", "http_methods", "doc_urls", "categories", "deprecated", "runtime_only",
 )  # fmt: skip
 
 
@@ -71,9 +71,12 @@ def to_record(source: Source, tool: ExtractedTool) -> ToolRecord:
         "parameters": parameters_json,
         "required_parameters": sorted(set(params.get("required", []))),
         "auth_type": tool.auth_type,
-        "auth_env_vars": _sorted_unique(tool.auth_env_vars),
+        "auth_env_vars": _sorted_unique([*tool.auth_env_vars, *tool.env_vars_declared, *tool.env_vars_read]),
+        "auth_env_vars_declared": _sorted_unique(tool.env_vars_declared),
+        "auth_env_vars_read": _sorted_unique(tool.env_vars_read),
         "auth_credentials": _sorted_unique(tool.auth_credentials),
         "endpoints": _sorted_unique(tool.endpoints),
+        "http_methods": _sorted_unique([m.upper() for m in tool.http_methods]),
         "doc_urls": _sorted_unique(tool.doc_urls),
         "categories": _sorted_unique(tool.categories),
         "package_dependencies": _sorted_unique(tool.package_dependencies),

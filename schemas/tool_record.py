@@ -1,13 +1,12 @@
 """The ToolRecord contract: one row of ``tools.parquet``.
 
 The pydantic model is the source of truth; the polars schema and the checked-in JSON Schema
-(``tool_record.schema.json``) are derived from it and tested to stay in sync.
+(``tool_record.schema.json``, written by ``python -m schemas``) are derived from it and tested to
+stay in sync.
 """
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Literal
 
 import polars as pl
@@ -18,8 +17,6 @@ AuthType = Literal["none", "api_key", "oauth2", "basic", "other"]
 Listing = Literal["official", "platform", "community"]
 LinkKind = Literal["doc", "endpoint", "placeholder"]
 LinkStatus = Literal["unknown", "ok", "redirect", "client_error", "server_error", "dns_error", "timeout"]
-
-JSON_SCHEMA_PATH = Path(__file__).with_name("tool_record.schema.json")
 
 
 class Link(BaseModel):
@@ -52,9 +49,12 @@ class ToolRecord(BaseModel):
     parameters: str = Field(description="JSON Schema object (as a JSON string) of the tool's input")
     required_parameters: list[str]
     auth_type: AuthType
-    auth_env_vars: list[str]
+    auth_env_vars: list[str] = Field(description="every environment variable the tool needs (declared or read)")
+    auth_env_vars_declared: list[str] = Field(description="env vars the source declares (CrewAI EnvVar, README, ...)")
+    auth_env_vars_read: list[str] = Field(description="env vars the code reads (os.getenv, process.env, ...)")
     auth_credentials: list[str] = Field(description="credential types or constructor fields holding secrets")
     endpoints: list[str]
+    http_methods: list[str] = Field(description="HTTP methods the tool is known to call (n8n routing), upper case")
     doc_urls: list[str]
     links: list[Link]
     categories: list[str]
@@ -68,7 +68,12 @@ class ToolRecord(BaseModel):
     content_hash: str = Field(description="sha256 of the tool's content, independent of package version")
 
 
-_SCALARS: dict[str, pl.DataType] = {"string": pl.String(), "boolean": pl.Boolean()}
+_SCALARS: dict[str, pl.DataType] = {
+    "string": pl.String(),
+    "boolean": pl.Boolean(),
+    "number": pl.Float64(),
+    "integer": pl.Int64(),
+}
 
 
 def _polars_type(prop: dict, defs: dict) -> pl.DataType:
@@ -85,24 +90,21 @@ def _polars_type(prop: dict, defs: dict) -> pl.DataType:
     return _SCALARS[prop["type"]]
 
 
+def polars_schema(model: type[BaseModel]) -> pl.Schema:
+    """The polars schema of a record model, in field order (derived from its JSON Schema)."""
+    js = model.model_json_schema()
+    defs = js.get("$defs", {})
+    return pl.Schema({name: _polars_type(prop, defs) for name, prop in js["properties"].items()})
+
+
 def tool_record_json_schema() -> dict:
     return ToolRecord.model_json_schema()
 
 
 def tool_record_polars_schema() -> pl.Schema:
-    """The polars schema of ``tools.parquet``, in model field order."""
-    js = tool_record_json_schema()
-    defs = js.get("$defs", {})
-    return pl.Schema({name: _polars_type(prop, defs) for name, prop in js["properties"].items()})
+    """The polars schema of ``tools.parquet``."""
+    return polars_schema(ToolRecord)
 
 
-def records_to_frame(records: list[ToolRecord]) -> pl.DataFrame:
-    return pl.DataFrame([r.model_dump() for r in records], schema=tool_record_polars_schema(), orient="row")
-
-
-def write_json_schema(path: Path = JSON_SCHEMA_PATH) -> None:
-    path.write_text(json.dumps(tool_record_json_schema(), indent=2, sort_keys=True) + "\n")
-
-
-if __name__ == "__main__":  # regenerate the checked-in JSON Schema: python -m schemas.tool_record
-    write_json_schema()
+def records_to_frame(records: list[BaseModel], model: type[BaseModel] = ToolRecord) -> pl.DataFrame:
+    return pl.DataFrame([r.model_dump() for r in records], schema=polars_schema(model), orient="row")

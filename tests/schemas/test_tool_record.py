@@ -2,8 +2,8 @@ import json
 
 import polars as pl
 
+from schemas.json_files import JSON_SCHEMA_FILES
 from schemas.tool_record import (
-    JSON_SCHEMA_PATH,
     Link,
     ToolRecord,
     records_to_frame,
@@ -19,7 +19,8 @@ def _record(**overrides) -> ToolRecord:
         package_version="1.0.0", source_path="dist/index.js", source_symbol="slack_post_message",
         service="slack", name="slack_post_message", display_name="Post message", description="Post a message",
         parameters='{"properties": {}, "type": "object"}', required_parameters=[], auth_type="api_key",
-        auth_env_vars=["SLACK_BOT_TOKEN"], auth_credentials=[], endpoints=["https://slack.com/api"],
+        auth_env_vars=["SLACK_BOT_TOKEN"], auth_env_vars_declared=[], auth_env_vars_read=["SLACK_BOT_TOKEN"],
+        auth_credentials=[], endpoints=["https://slack.com/api"], http_methods=["POST"],
         doc_urls=[], links=[Link(url="https://slack.com/api", kind="endpoint")], categories=[],
         package_dependencies=[], deprecated=False, replacement=None, runtime_only=False, usable_as_tool=None,
         flags=[], duplicate_group=None, content_hash="0" * 64,
@@ -28,9 +29,11 @@ def _record(**overrides) -> ToolRecord:
     return ToolRecord(**fields)
 
 
-def test_checked_in_json_schema_matches_the_model():
-    # regenerate with: python -m schemas.tool_record
-    assert json.loads(JSON_SCHEMA_PATH.read_text()) == tool_record_json_schema()
+def test_checked_in_json_schemas_match_the_models():
+    # regenerate with: python -m schemas
+    for model, path in JSON_SCHEMA_FILES.items():
+        assert json.loads(path.read_text()) == model.model_json_schema(), path.name
+    assert json.loads(JSON_SCHEMA_FILES[ToolRecord].read_text()) == tool_record_json_schema()
 
 
 def test_polars_schema_has_every_model_field_in_order():
