@@ -8,9 +8,11 @@ ARGS ?=
 
 .PHONY: setup run test lint bench-crawl
 
+# torch goes first, pinned: it then resolves to the local CPU wheel instead of a multi-GB CUDA build.
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet torch==2.13.0
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	touch $(STAMP)
 

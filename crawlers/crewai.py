@@ -4,6 +4,12 @@ A tool is a class whose package-internal ancestry reaches ``crewai.tools.BaseToo
 more than LangChain does: ``env_vars`` (a ``default_factory`` lambda returning ``EnvVar(...)``
 calls), ``package_dependencies`` and a ``README.md`` beside most tool modules. ``local_id`` is the
 class name; ``name`` is CrewAI's human title (``"Search the internet with Serper"``).
+
+Env var provenance: ``env_vars_declared`` are the ``EnvVar`` names (the first class in the MRO that
+sets ``env_vars``); ``env_vars_read`` are the names the code reads (``os.environ[...]``,
+``os.getenv``, ``os.environ.get``, ``"X" in os.environ``) in the tool class, its in-package bases,
+the in-package classes its fields are typed with and the module-level helpers they call, the same
+scope ``auth_env_vars`` has always been harvested from.
 """
 
 from __future__ import annotations
@@ -70,7 +76,7 @@ def _tool(
     env_vars, _required = _env_vars(index, cls)
     auth = info.auth
     for env in env_vars:
-        auth.add_env(env)
+        auth.add_env(env, "declared")
     flags = list(info.flags)
     if env_vars:
         flags.append("declared_env_vars")
@@ -92,6 +98,8 @@ def _tool(
         parameters=info.parameters,
         auth_type=auth.auth_type(),  # type: ignore[arg-type]
         auth_env_vars=auth.env_vars,
+        env_vars_declared=list(auth.env_declared),
+        env_vars_read=list(auth.env_read),
         auth_credentials=auth.credentials,
         endpoints=info.endpoints,
         doc_urls=dedupe([*readme_docs, *doc_urls_in(info.doc_text), *doc_urls_in(readme_text)[:5], *meta_docs]),

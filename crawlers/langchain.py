@@ -8,6 +8,13 @@ Three shapes make a tool:
   such class many times (``local_id`` = ``Class:mode``);
 * factory calls ``Tool(name=..., description=...)`` / ``StructuredTool.from_function(...)`` with a
   literal name (``local_id`` = that name).
+
+Env var provenance: ``env_vars_declared`` are the names given to LangChain's pydantic-field helpers
+(``secret_from_env("X")``, ``from_env("X")``, ``get_from_dict_or_env(values, "k", "X")``,
+``get_from_env("k", "X")``); ``env_vars_read`` are direct reads (``os.environ[...]``, ``os.getenv``,
+``os.environ.get``, ``"X" in os.environ``). Both come from the tool class, its in-package bases, the
+in-package wrapper classes its fields are typed with (``api_wrapper: XAPIWrapper``) and module-level
+helpers they call; a factory tool defined in a class has that class's scope, one in a function none.
 """
 
 from __future__ import annotations
@@ -122,6 +129,8 @@ def _tool(
         parameters=info.parameters,
         auth_type=info.auth.auth_type(),  # type: ignore[arg-type]
         auth_env_vars=info.auth.env_vars,
+        env_vars_declared=list(info.auth.env_declared),
+        env_vars_read=list(info.auth.env_read),
         auth_credentials=info.auth.credentials,
         endpoints=info.endpoints,
         doc_urls=dedupe([*doc_urls_in(info.doc_text), *meta_docs]),

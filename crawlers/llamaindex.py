@@ -4,6 +4,15 @@ A tool spec is a class whose ancestry reaches ``llama_index``'s ``BaseToolSpec``
 ``spec_functions`` (a method name, or a ``(sync, async)`` pair) becomes one ``FunctionTool`` at run
 time: name = method name, description = method docstring, parameters = the signature plus the
 docstring's ``Args:`` section. ``local_id`` is ``SpecClass.method``.
+
+Env var provenance: ``env_vars_read`` are the names the code reads directly (``os.environ[...]``,
+``os.getenv``, ``os.environ.get``, ``"X" in os.environ``) in the spec class, its in-package bases,
+the classes its fields are typed with and module-level helpers they call (a ``FunctionTool`` factory:
+its whole module). ``env_vars_declared`` are the names the package README (the wheel's METADATA body)
+declares: credential-like names (``X_API_KEY``, ``X_TOKEN``...) and names an example sets or reads
+(``export X=``, ``os.environ["X"]``); see ``_readme_env_declared`` / ``_readme_declared``. llama-index
+has no declaration mechanism of its own, and the README is package-wide, so every tool of the package
+shares it.
 """
 
 from __future__ import annotations
@@ -40,6 +49,30 @@ from crawlers.python_ast import (
 _README_ENV = re.compile(r"\b[A-Z][A-Z0-9]*_(?:API_KEY|API_TOKEN|ACCESS_TOKEN|BOT_TOKEN|TOKEN|SECRET|SECRET_KEY|KEY)\b")
 
 
+# Declared side: any credential-like name, also with several segments (MAGIC_HOUR_API_KEY, which
+# _README_ENV misses), and any name the README sets or reads in an example (export X=, .env lines,
+# os.environ["X"], os.getenv("X")): a README's word for "set this variable".
+_README_CRED = re.compile(
+    r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:API_KEY|API_TOKEN|ACCESS_TOKEN|BOT_TOKEN|TOKEN|SECRET|SECRET_KEY|KEY)\b"
+)
+_README_SET_SHELL = re.compile(r"^\s*(?:export\s+|set\s+|\$env:)?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)=(?!=)", re.M)
+_README_SET_PY = re.compile(r"""(?:environ\[|environ\.get\(|getenv\()\s*["']([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)["']""")
+# placeholders, not variables: api_key="API_KEY", project="YOUR_PROJECT_KEY"
+_GENERIC_NAMES = {"API_KEY", "API_TOKEN", "ACCESS_TOKEN", "BOT_TOKEN", "SECRET_KEY"}
+_PLACEHOLDER = re.compile(r"^(YOUR|MY|EXAMPLE)_")
+
+
+def _readme_env_declared(body: str) -> list[str]:
+    """Env var names a README declares, in order of appearance (``.env``/shell lines are
+    ``NAME=value`` without spaces, so a Python ``CONSTANT = ...`` in an example does not count)."""
+    found = sorted(
+        [(m.start(1), m.group(1)) for m in _README_SET_SHELL.finditer(body)]
+        + [(m.start(1), m.group(1)) for m in _README_SET_PY.finditer(body)]
+        + [(m.start(), m.group(0)) for m in _README_CRED.finditer(body)]
+    )
+    return dedupe(name for _, name in found if name not in _GENERIC_NAMES and not _PLACEHOLDER.match(name))
+
+
 _LLM_KEY = re.compile(r"^(OPENAI|ANTHROPIC|AZURE_OPENAI|GROQ|MISTRAL|COHERE|GOOGLE|GEMINI|LLAMA_CLOUD)_")
 
 
@@ -56,18 +89,21 @@ def extract(package: PackageFiles) -> Extraction:
     index = PackageIndex(package.files)
     meta = read_metadata(package.files)
     readme_env = dedupe(_README_ENV.findall(meta.body))
+    readme_declared = _readme_env_declared(meta.body)
     for cls in _spec_classes(index):
         names = _spec_functions(index, cls, out)
         if names is None:
             continue
         docs = _assigned_docs(index, cls)
         for sync_name, async_name in names:
-            tool = _tool(index, package, cls, sync_name or async_name, docs, meta.doc_urls(), readme_env)
+            tool = _tool(
+                index, package, cls, sync_name or async_name, docs, meta.doc_urls(), readme_env, readme_declared
+            )
             if tool is None:
                 out.skipped["method_not_found"] += 1
             else:
                 out.tools.append(tool)
-    _factory_tools(index, package, meta.doc_urls(), readme_env, out)
+    _factory_tools(index, package, meta.doc_urls(), readme_env, readme_declared, out)
     out.errors.extend(index.errors)
     return out
 
@@ -114,6 +150,7 @@ def _tool(
     docs: dict[str, tuple[str, bool]],
     meta_docs: list[str],
     readme_env: list[str],
+    readme_declared: list[str],
 ) -> ExtractedTool | None:
     found = index.method(cls, method_name)
     if found is None:
@@ -130,6 +167,7 @@ def _tool(
         flags.add("inherited")
     parameters = signature_schema(index, owner.module, func, doc=doc)
     auth, related = tool_auth(index, index.mro(cls))
+    declared = _readme_declared(auth, readme_declared)
     _add_readme_env(auth, readme_env, flags)
     deprecated, replacement = deprecation(cls.node, cls.module, index)
     title = _title(cls.node.name)
@@ -143,6 +181,8 @@ def _tool(
         parameters=parameters,
         auth_type=auth.auth_type(),  # type: ignore[arg-type]
         auth_env_vars=auth.env_vars,
+        env_vars_declared=declared,
+        env_vars_read=list(auth.env_read),
         auth_credentials=auth.credentials,
         endpoints=endpoint_urls(index, cls.module, related),
         doc_urls=dedupe([*doc_urls_in(clean_docstring(cls.node)), *meta_docs]),
@@ -150,6 +190,18 @@ def _tool(
         replacement=replacement,
         flags=sorted(flags),
     )
+
+
+def _readme_declared(auth: AuthInfo, readme_declared: list[str]) -> list[str]:
+    """The env vars the package README tells the user to set, as this tool's declared ones.
+
+    Unlike the ``auth_env_vars`` fallback below, this applies whether or not the code reads anything:
+    it is the declaration side of a read/declared comparison. LLM provider keys a README exports for
+    the agent are left out, except those this tool's own code reads (then the README documents them).
+    Names declared in code (``secret_from_env``-style helpers, rare in llama-index) come first.
+    """
+    names = [env for env in readme_declared if not _LLM_KEY.match(env) or env in auth.env_read]
+    return dedupe([*auth.env_declared, *names])
 
 
 def _add_readme_env(auth: AuthInfo, readme_env: list[str], flags: set[str]) -> None:
@@ -271,7 +323,12 @@ def _doc_target(node: ast.expr, cls: ClassRef, env: dict[str, Any]) -> str | Non
 
 
 def _factory_tools(
-    index: PackageIndex, package: PackageFiles, meta_docs: list[str], readme_env: list[str], out: Extraction
+    index: PackageIndex,
+    package: PackageFiles,
+    meta_docs: list[str],
+    readme_env: list[str],
+    readme_declared: list[str],
+    out: Extraction,
 ) -> None:
     seen = {t.local_id for t in out.tools}
     for module in index.modules():
@@ -287,7 +344,7 @@ def _factory_tools(
             ref = index.class_ref(module, node.func.value)
             if not (isinstance(ref, str) and _is_llama(ref) and ref.endswith("FunctionTool")):
                 continue
-            tool = _factory_tool(index, module, node, meta_docs, readme_env)
+            tool = _factory_tool(index, module, node, meta_docs, readme_env, readme_declared)
             if tool is None:
                 out.skipped["factory_dynamic_name"] += 1
             elif tool.local_id not in seen:
@@ -296,7 +353,12 @@ def _factory_tools(
 
 
 def _factory_tool(
-    index: PackageIndex, module: ModuleInfo, call: ast.Call, meta_docs: list[str], readme_env: list[str]
+    index: PackageIndex,
+    module: ModuleInfo,
+    call: ast.Call,
+    meta_docs: list[str],
+    readme_env: list[str],
+    readme_declared: list[str],
 ) -> ExtractedTool | None:
     kws = {kw.arg: kw.value for kw in call.keywords if kw.arg}
     fn_node = kws.get("fn") or kws.get("async_fn") or (call.args[0] if call.args else None)
@@ -326,6 +388,7 @@ def _factory_tool(
         flags.add("docstring_description")
     parameters = signature_schema(index, module, func) if func is not None else {"type": "object", "properties": {}}
     auth = harvest_auth(index, module, [module.tree])
+    declared = _readme_declared(auth, readme_declared)
     _add_readme_env(auth, readme_env, flags)
     if func is not None:
         for cred in secret_fields(func):
@@ -340,6 +403,8 @@ def _factory_tool(
         parameters=parameters,
         auth_type=auth.auth_type(),  # type: ignore[arg-type]
         auth_env_vars=auth.env_vars,
+        env_vars_declared=declared,
+        env_vars_read=list(auth.env_read),
         auth_credentials=auth.credentials,
         endpoints=module_endpoints(index, module),
         doc_urls=list(meta_docs),

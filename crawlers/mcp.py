@@ -12,6 +12,12 @@ The packages ship compiled TypeScript (ESM) under ``dist/``. Tools appear in two
 The JS is parsed with tree-sitter and evaluated only as far as literals, identifiers bound to
 literals (same module or imported from a sibling ``dist`` module) and zod builder chains go.
 Nothing from the package is ever executed.
+
+Env vars are package-wide (one server process serves every tool): ``env_vars_read`` are the
+credential-like names (``_AUTH_ENV_RE``) the code reads as ``process.env.X``, ``process.env["X"]`` or
+``const {X} = process.env`` (what ``auth_env_vars`` holds); ``env_vars_declared`` are the
+credential-like names the README tells the user to set (``"env": {...}`` blocks of config examples,
+``-e NAME`` docker flags, ``export NAME=``). Config variables (``MEMORY_FILE_PATH``) count on neither side.
 """
 
 from __future__ import annotations
@@ -950,6 +956,30 @@ def _env_vars(root: Node) -> list[str]:
     return names
 
 
+_README_ENV_BLOCK_RE = re.compile(r'"env"\s*:\s*\{')
+# one '"NAME": value,' entry of an env block, with // comments (JSONC examples) around it
+_README_ENV_PAIR_RE = re.compile(
+    r'\s*(?://[^\n]*\s*)*"([A-Za-z_][A-Za-z0-9_]*)"\s*:\s*(?:"(?:[^"\\]|\\.)*"|[^,\n}]*)\s*,?(?:[ \t]*//[^\n]*)?'
+)
+# docker run -e NAME / -e NAME=value / "args": ["-e", "NAME"] / --env NAME, and shell export NAME=...
+_README_ENV_FLAG_RE = re.compile(
+    r"""(?:(?<=[\s"'\[,])(?:-e|--env)["']?\s*,?\s*["']?|\bexport\s+)([A-Z][A-Z0-9_]+)(?=[=\s"',\]]|$)"""
+)
+
+
+def _readme_env_declared(readme: str) -> list[str]:
+    """Env var names the README tells the user to set: keys of ``"env": {...}`` blocks in config
+    examples, ``-e NAME`` docker flags and ``export NAME=...`` lines, in order of appearance."""
+    names: list[str] = []
+    for block in _README_ENV_BLOCK_RE.finditer(readme):
+        pos = block.end()
+        while (pair := _README_ENV_PAIR_RE.match(readme, pos)) is not None:
+            names.append(pair.group(1))
+            pos = pair.end()
+    names.extend(m.group(1) for m in _README_ENV_FLAG_RE.finditer(readme))
+    return list(dict.fromkeys(n for n in names if re.fullmatch(r"[A-Z][A-Z0-9_]*", n)))
+
+
 def _urls(root: Node) -> list[str]:
     urls: list[str] = []
     for node in _walk(root):
@@ -1065,6 +1095,8 @@ def extract(package: PackageFiles) -> Extraction:
     registry_deprecated = pkg.get("deprecated")
     readme = next((package.text(p) for p in package.files if p.lower() == "readme.md"), "")
     readme_deprecated, readme_replacement = _readme_notice(readme)
+    # same credential-like filter as the reads, so config vars (MEMORY_FILE_PATH) count on neither side
+    declared_env = [n for n in _readme_env_declared(readme) if _AUTH_ENV_RE.search(n)]
     service = service_name(package.name)
 
     seen: set[str] = set()
@@ -1107,6 +1139,8 @@ def extract(package: PackageFiles) -> Extraction:
                 parameters=item.parameters,
                 auth_type=auth_type,
                 auth_env_vars=list(auth_env),
+                env_vars_declared=list(declared_env),
+                env_vars_read=list(auth_env),
                 auth_credentials=list(auth_env),
                 endpoints=list(endpoints),
                 doc_urls=list(doc_urls),

@@ -12,6 +12,8 @@ vectorStorePinecone -> pinecone). ``auth_type`` is the kind of the credential us
 settings (e.g. the default ``authentication`` choice); "none" with flag ``auth_optional`` when credentials
 exist but none is on by default. Credentials from another package (the langchain package reuses base
 credentials) are judged by name and flagged ``external_credentials``. Endpoints keep templates verbatim.
+``http_methods`` come from declarative routing (``routing.request.method``; see ``_http_methods``), so
+programmatic nodes, which call their APIs from ``execute()``, have none; n8n nodes declare no env vars.
 
 Counting rule (``COUNTING_RULE``, printed by the summary):
 """
@@ -636,6 +638,9 @@ def _build_tool(
     name = f"{display}: {action}" if action else display
     description = _compose_description(node_description, action, detail)
     endpoints = _endpoints(entry, option, [])
+    http_methods, default_method = _http_methods(entry, props, selector, resource, option)
+    if default_method:
+        flags.append("http_method_default")
     credentials, auth_by_default = _admitted_credentials(entry, props, selector)
     for cred in credentials:
         _add_credential_endpoints(ctx.credentials.get(cred), endpoints)
@@ -655,6 +660,7 @@ def _build_tool(
         auth_type=ctx.credential_kind(credentials[0]) if auth_by_default else "none",
         auth_credentials=credentials,
         endpoints=endpoints,
+        http_methods=http_methods,
         doc_urls=common["doc_urls"]
         + [u for c in credentials for u in _credential_docs(ctx.credentials.get(c)) if u not in common["doc_urls"]],
         categories=common["categories"],
@@ -773,6 +779,61 @@ def _endpoints(entry: dict, option: dict | None, endpoints: list[str]) -> list[s
         if isinstance(url, str) and url.lstrip("=").strip().startswith(("http://", "https://")):
             _add(endpoints, url)
     return endpoints
+
+
+_HTTP_METHODS = {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"}
+
+
+def _routing_request(item: Any) -> dict | None:
+    routing = item.get("routing") if isinstance(item, dict) else None
+    request = routing.get("request") if isinstance(routing, dict) else None
+    return request if isinstance(request, dict) else None
+
+
+def _http_methods(
+    entry: dict, props: list[dict], selector: dict[str, Any], resource: str | None, option: dict | None
+) -> tuple[list[str], bool]:
+    """HTTP methods a declarative (routing) action sends, and whether the method is n8n's default.
+
+    n8n's RoutingNode starts from ``requestDefaults`` and merges the ``routing.request`` of every
+    displayed property and of the selected option of an options property, a later ``method``
+    overriding an earlier one. So the candidates are: the selected operation option, the selected
+    resource option, and the top-level properties displayed for this action (the operation property
+    itself, or e.g. the n8n node's ``workflowId`` with ``method: POST``), else ``requestDefaults``.
+    Properties gated on user input are taken as displayed, so an action can list more than one
+    method. When the action has a routing request and a URL (its own or ``requestDefaults.url``) but
+    no method anywhere, the request goes out as GET: ``IHttpRequestOptions.method`` is optional and
+    core's ``convertN8nRequestToAxios`` passes it through to axios, whose default is GET (core's
+    ``removeEmptyBody`` also reads a missing method as GET). Programmatic nodes have no routing:
+    no methods.
+    """
+    requests: list[dict] = []
+    if (request := _routing_request(option)) is not None:
+        requests.append(request)
+    for prop in props:
+        if not _admits(prop.get("displayOptions"), selector):
+            continue
+        if (request := _routing_request(prop)) is not None:
+            requests.append(request)
+        if prop["name"] == "resource" and resource is not None and isinstance(prop.get("options"), list):
+            for res in prop["options"]:
+                request = _routing_request(res) if isinstance(res, dict) and res.get("value") == resource else None
+                if request is not None:
+                    requests.append(request)
+    methods: list[str] = []
+    for request in requests:
+        method = request.get("method")
+        if isinstance(method, str) and method.upper() in _HTTP_METHODS:
+            _add(methods, method.upper())
+    if methods or not requests:
+        return methods, False
+    defaults = entry.get("requestDefaults") if isinstance(entry.get("requestDefaults"), dict) else {}
+    method = defaults.get("method")
+    if isinstance(method, str) and method.upper() in _HTTP_METHODS:
+        return [method.upper()], False
+    if any(isinstance(r.get("url"), str) and r["url"] for r in [*requests, defaults]):
+        return ["GET"], True
+    return [], False
 
 
 def _add_credential_endpoints(cred: dict | None, endpoints: list[str]) -> None:

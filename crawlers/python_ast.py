@@ -887,14 +887,41 @@ def is_secret_field(name: str) -> bool:
 
 @dataclass
 class AuthInfo:
+    """Credentials found for one tool.
+
+    ``env_vars`` is every env var name found, whatever its provenance (what ``auth_env_vars`` has
+    always held). ``env_declared`` and ``env_read`` split it by provenance: declared by the source
+    (LangChain's pydantic field helpers ``secret_from_env`` / ``from_env`` / ``get_from_dict_or_env``
+    / ``get_from_env``, CrewAI ``EnvVar``, a README) versus read directly by the code
+    (``os.environ[...]``, ``os.environ.get``, ``os.getenv``, ``"X" in os.environ``). A name can be in
+    both; an assignment ``os.environ["X"] = ...`` is in neither (it sets, not reads). Membership tests
+    are only in ``env_read``, so ``env_vars`` keeps its historical content.
+    """
+
     env_vars: list[str] = field(default_factory=list)
     credentials: list[str] = field(default_factory=list)
     oauth: bool = False
     basic: bool = False
+    env_declared: list[str] = field(default_factory=list)
+    env_read: list[str] = field(default_factory=list)
 
-    def add_env(self, name: Any) -> None:
-        if isinstance(name, str) and _ENV_NAME.match(name) and name not in self.env_vars:
+    def add_env(self, name: Any, kind: str | None = None) -> None:
+        """Record ``name``; ``kind`` "declared" or "read" also records its provenance."""
+        if not (isinstance(name, str) and _ENV_NAME.match(name)):
+            return
+        if name not in self.env_vars:
             self.env_vars.append(name)
+        self._add_kind(name, kind)
+
+    def _add_kind(self, name: str, kind: str | None) -> None:
+        target = self.env_declared if kind == "declared" else self.env_read if kind == "read" else None
+        if target is not None and name not in target:
+            target.append(name)
+
+    def add_read_only(self, name: Any) -> None:
+        """A read that ``env_vars`` never held (``"X" in os.environ``): provenance only."""
+        if isinstance(name, str) and _ENV_NAME.match(name):
+            self._add_kind(name, "read")
 
     def add_credential(self, name: str) -> None:
         if name not in self.credentials:
@@ -903,6 +930,10 @@ class AuthInfo:
     def merge(self, other: AuthInfo) -> None:
         for env in other.env_vars:
             self.add_env(env)
+        for env in other.env_declared:
+            self._add_kind(env, "declared")
+        for env in other.env_read:
+            self._add_kind(env, "read")
         for cred in other.credentials:
             self.add_credential(cred)
         self.oauth |= other.oauth
@@ -921,38 +952,54 @@ class AuthInfo:
         return "other"
 
 
+# helper -> (position of the env var name argument, provenance). LangChain's pydantic-field helpers
+# (``Field(default_factory=secret_from_env("X"))``, ``get_from_dict_or_env(values, "k", "X")`` in a
+# validator) declare the variable as the field's fallback; ``getenv`` and the two generic helpers are
+# plain reads in code.
 _ENV_CALLS = {
-    "getenv": 0,
-    "get_from_env": 1,
-    "get_from_dict_or_env": 2,
-    "secret_from_env": 0,
-    "from_env": 0,
-    "get_env_var": 0,
-    "get_secret_from_env": 0,
+    "getenv": (0, "read"),
+    "get_from_env": (1, "declared"),
+    "get_from_dict_or_env": (2, "declared"),
+    "secret_from_env": (0, "declared"),
+    "from_env": (0, "declared"),
+    "get_env_var": (0, "read"),
+    "get_secret_from_env": (0, "read"),
 }
 
 
+def _is_environ(node: ast.expr) -> bool:
+    return ast.unparse(node).endswith("environ")
+
+
 def harvest_auth(index: PackageIndex, info: ModuleInfo, nodes: Iterable[ast.AST]) -> AuthInfo:
-    """Env vars read in ``nodes`` (os.environ[...], os.getenv, get_from_dict_or_env, secret_from_env,
-    from_env) and OAuth hints (scopes, credentials.json)."""
+    """Env vars in ``nodes`` (os.environ[...], os.getenv, get_from_dict_or_env, secret_from_env,
+    from_env), with their provenance (see ``AuthInfo``), and OAuth hints (scopes, credentials.json)."""
     out = AuthInfo()
     ev = Evaluator(index)
     for root in nodes:
         for node in ast.walk(root):
-            if isinstance(node, ast.Subscript) and ast.unparse(node.value).endswith("environ"):
-                out.add_env(ev.try_eval(info, node.slice))
+            if isinstance(node, ast.Subscript) and _is_environ(node.value):
+                # os.environ["X"] = ... sets the variable: kept in env_vars as always, but not a read
+                out.add_env(ev.try_eval(info, node.slice), "read" if isinstance(node.ctx, ast.Load) else None)
+            elif (
+                isinstance(node, ast.Compare)
+                and len(node.ops) == 1
+                and isinstance(node.ops[0], ast.In | ast.NotIn)
+                and _is_environ(node.comparators[0])
+            ):
+                out.add_read_only(ev.try_eval(info, node.left))  # "X" in os.environ
             elif isinstance(node, ast.Call):
                 name = ast.unparse(node.func)
                 short = name.rsplit(".", 1)[-1]
                 if name.endswith("environ.get") or name.endswith("environ.setdefault"):
                     if node.args:
-                        out.add_env(ev.try_eval(info, node.args[0]))
+                        out.add_env(ev.try_eval(info, node.args[0]), "read")
                 elif short in _ENV_CALLS:
-                    pos = _ENV_CALLS[short]
+                    pos, kind = _ENV_CALLS[short]
                     arg = node.args[pos] if len(node.args) > pos else (_kw(node, "env_key") or _kw(node, "key"))
                     value = ev.try_eval(info, arg)
                     for env in value if isinstance(value, list | tuple) else [value]:
-                        out.add_env(env)
+                        out.add_env(env, kind)
                 elif short in {"HTTPBasicAuth", "BasicAuth"}:
                     out.basic = True
             elif (

@@ -20,6 +20,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, help="EcoAgent: bu
 console = Console(stderr=True)
 
 OutOpt = Annotated[str | None, typer.Option("--out", help="Write this stage's outputs here (default: the store).")]
+InOpt = Annotated[str | None, typer.Option("--in", help="Read this stage's inputs from here (default: the store).")]
 ProfileOpt = Annotated[str | None, typer.Option("--profile", "-p", help="Config profile (default, production, ...).")]
 SetOpt = Annotated[list[str] | None, typer.Option("--set", help="Override a setting: section.key=value (repeatable).")]
 
@@ -132,14 +133,102 @@ def crawl(
     raise typer.Exit(_run_crawl(_config(profile, overrides, extra), out, sources))
 
 
+def _print_score_summary(summary: dict, out: str) -> None:
+    table = Table(title=f"score: {summary['tools']} tools")
+    for col in (
+        "platform",
+        "tools",
+        "reliable",
+        "mean r_static",
+        "critical flaw",
+        "any flaw",
+        "read-only",
+        "unknown tier",
+    ):
+        table.add_column(col, justify="right" if col != "platform" else "left")
+    for platform, row in summary["per_platform"].items():
+        table.add_row(
+            platform, str(row["tools"]), f"{row['reliable_share']:.1%}", f"{row['r_static_mean']:.3f}",
+            f"{row['critical_flaw_share']:.1%}", f"{row['any_flaw_share']:.1%}",
+            str(row["side_effect"]["read_only"]), str(row["side_effect"]["unknown"]),
+        )  # fmt: skip
+    console.print(table)
+    dist = summary["distribution"]["r_static"]
+    console.print(
+        f"reliable (r_static >= {summary['reliable_threshold']}): {summary['reliable']} of {summary['tools']} = "
+        f"{summary['reliable_share']:.1%} (the paper reports {summary['paper_reliable_share']:.1%}); "
+        f"r_static median {dist['quantiles']['median']:.3f}, p10 {dist['quantiles']['p10']:.3f}, "
+        f"p90 {dist['quantiles']['p90']:.3f}"
+    )
+    console.print("r_static histogram: " + ", ".join(f"{k}: {v}" for k, v in dist["histogram"].items()))
+    console.print("side effects: " + ", ".join(f"{k}={v}" for k, v in summary["side_effect"].items()))
+    tok = summary["prompt_tokens"]
+    console.print(f"prompt tokens: total {tok['total']:,}, median {tok['median']:.0f}, p90 {tok['p90']:.0f}")
+    cache = summary["embedding_cache"]
+    console.print(
+        f"embedding cache hits {cache['hits']}, misses {cache['misses']}; "
+        f"total {summary['seconds']['total']}s\noutputs: {out}"
+    )
+
+
+def _run_score(config, in_dir: str | None, out: str | None, run_gate: bool = True) -> int:
+    from scoring.score import score
+
+    try:
+        with console.status("scoring the catalog (embeddings are cached by text hash)..."):
+            result = score(config, in_dir=in_dir, out=out)
+    except (FileNotFoundError, ValueError, RuntimeError) as exc:
+        console.print(f"[red]score failed:[/] {exc}")
+        return 1
+    _print_score_summary(result.summary, result.out)
+    return _run_gate(config, result.out) if run_gate else 0
+
+
+def _run_gate(config, in_dir: str | None) -> int:
+    from scoring.score import gate
+
+    with console.status("quality gate (great-expectations)..."):
+        result = gate(config, in_dir=in_dir)
+    failures = result.failures()
+    if failures:
+        console.print(f"[red]quality gate failed[/]: {len(failures)} expectation(s); report: {result.report_path}")
+        for failure in failures:
+            console.print(f"  {failure}")
+        return 1
+    console.print(f"quality gate passed ({len(result.results)} expectations); report: {result.report_path}")
+    return 0
+
+
+@app.command()
+def score(
+    in_dir: InOpt = None,
+    out: OutOpt = None,
+    profile: ProfileOpt = None,
+    overrides: SetOpt = None,
+    no_gate: Annotated[bool, typer.Option("--no-gate", help="Skip the quality gate step.")] = False,
+) -> None:
+    """Score every crawled tool (reliability, flaws, side effects, permission, tokens), then gate it."""
+    raise typer.Exit(_run_score(_config(profile, overrides), in_dir, out, run_gate=not no_gate))
+
+
+@app.command()
+def gate(in_dir: InOpt = None, profile: ProfileOpt = None, overrides: SetOpt = None) -> None:
+    """Run the quality gate over a scored catalog (fails with exit code 1 when an expectation fails)."""
+    raise typer.Exit(_run_gate(_config(profile, overrides), in_dir))
+
+
 @app.command()
 def run(out: OutOpt = None, profile: ProfileOpt = None, overrides: SetOpt = None) -> None:
-    """Run the whole pipeline on the configured profile (so far: the crawl)."""
+    """Run the whole pipeline on the configured profile (so far: crawl, score and its gate)."""
     config = _config(profile, overrides)
-    crawl_out = f"{out.rstrip('/')}/crawl" if out else None
+    root = out.rstrip("/") if out else None
+    crawl_out = f"{root}/crawl" if root else None
     code = _run_crawl(config, crawl_out, None)
     # a partial crawl (exit 3) still produced a usable catalog; later stages run on it
-    raise typer.Exit(code)
+    if code not in (0, 3):
+        raise typer.Exit(code)
+    score_code = _run_score(config, crawl_out, f"{root}/score" if root else None)
+    raise typer.Exit(score_code or code)
 
 
 @app.command("config")

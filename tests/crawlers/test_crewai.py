@@ -123,3 +123,64 @@ def test_syntax_error_is_an_entry() -> None:
     ex, tools = _tools()
     assert ex.errors[0][0] == "crewai_tools/tools/broken_tool/broken.py"
     assert len(tools) == 4
+
+
+PROVENANCE_FILES = {
+    "crewai_tools/__init__.py": "",
+    "crewai_tools/tools/__init__.py": "",
+    "crewai_tools/tools/vector/config.py": """
+import os
+from pydantic import BaseModel
+class VectorConfig(BaseModel):
+    def connect(self):
+        return os.getenv("MONGODB_URI")
+""",
+    "crewai_tools/tools/vector/vector_search.py": """
+import os
+from crewai.tools import BaseTool, EnvVar
+from pydantic import Field
+from crewai_tools.tools.vector.config import VectorConfig
+def _client():
+    return os.environ.get("AZURE_OPENAI_ENDPOINT")
+class VectorSearchTool(BaseTool):
+    name: str = "VectorSearchTool"
+    description: str = "Search vectors"
+    config: VectorConfig
+    client: object = Field(default_factory=_client)
+    env_vars: list[EnvVar] = Field(default_factory=lambda: [
+        EnvVar(name="BROWSERBASE_API_KEY", description="copied from another tool", required=False),
+        EnvVar(name="OPENAI_API_KEY", description="embeddings", required=True),
+    ])
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        if "OPENAI_API_KEY" not in os.environ:
+            raise ValueError("OPENAI_API_KEY is required")
+class OtherTool(BaseTool):
+    name: str = "OtherTool"
+    description: str = "Another tool in the same module"
+    def _run(self) -> str:
+        return os.environ["OTHER_TOKEN"]
+""",
+}
+
+
+def test_env_var_provenance_declared_vs_read() -> None:
+    ex = crewai.extract(package_files("crewai-tools", "1.0.0", "pypi", PROVENANCE_FILES))
+    tools = {t.local_id: t for t in ex.tools}
+    tool = tools["VectorSearchTool"]
+    assert tool.env_vars_declared == ["BROWSERBASE_API_KEY", "OPENAI_API_KEY"]
+    # own body (membership test), a typed-field wrapper class in another module, a module helper
+    assert set(tool.env_vars_read) == {"OPENAI_API_KEY", "MONGODB_URI", "AZURE_OPENAI_ENDPOINT"}
+    assert set(tool.env_vars_declared) - set(tool.env_vars_read) == {"BROWSERBASE_API_KEY"}
+    assert set(tool.env_vars_read) - set(tool.env_vars_declared) == {"MONGODB_URI", "AZURE_OPENAI_ENDPOINT"}
+    # auth_env_vars as before: membership tests are not in it, EnvVar names are
+    assert set(tool.auth_env_vars) == {"BROWSERBASE_API_KEY", "OPENAI_API_KEY", "MONGODB_URI", "AZURE_OPENAI_ENDPOINT"}
+    other = tools["OtherTool"]  # the other class's reads stay with it
+    assert other.env_vars_read == ["OTHER_TOKEN"] and other.env_vars_declared == []
+
+
+def test_fixture_tools_provenance() -> None:
+    _, tools = _tools()
+    assert tools["SerperDevTool"].env_vars_declared == ["SERPER_API_KEY"]
+    assert tools["SerperDevTool"].env_vars_read == []
+    assert tools["OxylabsGoogleSearchScraperTool"].env_vars_declared == ["OXYLABS_USERNAME", "OXYLABS_PASSWORD"]

@@ -213,3 +213,57 @@ def test_reads_a_real_wheel_through_want(tmp_path) -> None:
     assert "lc_pkg-0.1.0.dist-info/METADATA" in contents.files
     ex = langchain.extract(PackageFiles("lc-pkg", "0.1.0", "pypi", contents.files))
     assert _by_id(ex)["BraveSearch"].doc_urls == ["https://docs.example.org/lc"]
+
+
+PROVENANCE_FILES = {
+    "lc_pkg/__init__.py": "",
+    "lc_pkg/utilities/__init__.py": "",
+    "lc_pkg/utilities/acme.py": """
+from langchain_core.utils import get_from_dict_or_env
+from pydantic import BaseModel, model_validator
+class AcmeWrapper(BaseModel):
+    acme_api_key: str | None = None
+    @model_validator(mode="before")
+    @classmethod
+    def validate_environment(cls, values):
+        values["acme_api_key"] = get_from_dict_or_env(values, "acme_api_key", "ACME_API_KEY")
+        return values
+""",
+    "lc_pkg/tools/__init__.py": "",
+    "lc_pkg/tools/acme/__init__.py": "",
+    "lc_pkg/tools/acme/utils.py": """
+import os
+def login():
+    return os.environ["ACME_CLIENT_SECRET"], os.getenv("ACME_REGION")
+""",
+    "lc_pkg/tools/acme/tool.py": """
+from langchain_core.tools import BaseTool
+from pydantic import Field
+from lc_pkg.utilities.acme import AcmeWrapper
+from lc_pkg.tools.acme.utils import login
+class AcmeSearch(BaseTool):
+    name: str = "acme_search"
+    description: str = "Search Acme."
+    api_wrapper: AcmeWrapper = Field(default_factory=AcmeWrapper)
+    session: object = Field(default_factory=login)
+    def _run(self, query: str) -> str:
+        return ""
+class Unrelated(BaseTool):
+    name: str = "unrelated"
+    description: str = "No credentials."
+    def _run(self, query: str) -> str:
+        return ""
+""",
+}
+
+
+def test_env_var_provenance_field_helpers_declare_os_reads_read() -> None:
+    ex = langchain.extract(package_files("lc-pkg", "0.1.0", "pypi", PROVENANCE_FILES))
+    tools = _by_id(ex)
+    acme = tools["AcmeSearch"]
+    assert acme.env_vars_declared == ["ACME_API_KEY"]  # wrapper reached through the typed field
+    assert set(acme.env_vars_read) == {"ACME_CLIENT_SECRET", "ACME_REGION"}  # helper function it references
+    assert set(acme.auth_env_vars) == {"ACME_API_KEY", "ACME_CLIENT_SECRET", "ACME_REGION"}
+    assert tools["Unrelated"].env_vars_declared == [] and tools["Unrelated"].env_vars_read == []
+    brave = _by_id(_extract())["BraveSearch"]  # secret_from_env in the wrapper: declared, not read
+    assert brave.env_vars_declared == ["BRAVE_SEARCH_API_KEY"] and brave.env_vars_read == []

@@ -124,3 +124,58 @@ def test_function_tool_factory() -> None:
     assert tool.description == "Send USDC to an address."
     assert tool.parameters["required"] == ["to", "amount"]
     assert tool.auth_env_vars == ["PAYIT_KEY"]
+
+
+ACME = {
+    "llama_index/tools/acme/base.py": '''
+import os
+from llama_index.core.tools.tool_spec.base import BaseToolSpec
+class AcmeToolSpec(BaseToolSpec):
+    spec_functions = ["search"]
+    def __init__(self, api_key=None):
+        self.api_key = api_key or os.getenv("ACME_API_KEY")
+        self.base = os.environ.get("ACME_BASE_URL", "https://api.acme.example")
+        if "ACME_DEBUG" in os.environ:
+            pass
+    def search(self, query: str) -> str:
+        """Search Acme."""
+''',
+    "llama_index_tools_acme-0.1.0.dist-info/METADATA": (
+        "Metadata-Version: 2.1\nName: llama-index-tools-acme\nVersion: 0.1.0\n\n"
+        "```bash\nexport ACME_API_KEY=...\nexport OPENAI_API_KEY=sk-...\nACME_WORKSPACE_ID=ws_1\n```\n"
+        'Also set MAGIC_ACME_SECRET_KEY. Pass `api_key="API_KEY"` or `YOUR_ACME_KEY`.\n'
+        '```python\nSYSTEM_PROMPT = \'not an env var\'\nos.environ["ACME_REGION"] = "eu"\n```\n'
+    ),
+}
+
+
+def test_readme_declares_and_code_reads() -> None:
+    _, tools = _extract(ACME)
+    tool = tools["AcmeToolSpec.search"]
+    # README side: credential-like names (multi-segment too) and names an example sets; not the agent's
+    # LLM key, placeholders or a Python constant
+    assert tool.env_vars_declared == ["ACME_API_KEY", "ACME_WORKSPACE_ID", "MAGIC_ACME_SECRET_KEY", "ACME_REGION"]
+    assert set(tool.env_vars_read) == {"ACME_API_KEY", "ACME_BASE_URL", "ACME_DEBUG"}
+    # the README fallback of auth_env_vars did not fire: the code reads env vars
+    assert set(tool.auth_env_vars) == {"ACME_API_KEY", "ACME_BASE_URL"} and "readme_env" not in tool.flags
+
+
+def test_readme_declared_without_reads_and_llm_key_kept_when_read() -> None:
+    _, tools = _extract(SLACK)
+    send = tools["SlackToolSpec.send_message"]
+    assert send.env_vars_declared == ["SLACK_BOT_TOKEN"] and send.env_vars_read == []
+    files = dict(SLACK)
+    files["llama_index/tools/slack/base.py"] = SLACK["llama_index/tools/slack/base.py"].replace(
+        "self.token = slack_token", "import os; self.token = slack_token or os.environ['OPENAI_API_KEY']"
+    )
+    _, tools = _extract(files)
+    send = tools["SlackToolSpec.send_message"]
+    assert send.env_vars_declared == ["SLACK_BOT_TOKEN", "OPENAI_API_KEY"]  # the tool's own key this time
+    assert send.env_vars_read == ["OPENAI_API_KEY"]
+
+
+def test_factory_and_spec_reads() -> None:
+    _, tools = _extract(FACTORY)
+    assert tools["payit_pay"].env_vars_read == ["PAYIT_KEY"] and tools["payit_pay"].env_vars_declared == []
+    _, tools = _extract(TWITTR)
+    assert tools["TwittrToolSpec.get_user"].env_vars_read == ["TWITTR_API_KEY"]

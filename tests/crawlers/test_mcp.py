@@ -385,3 +385,49 @@ const tools = [{ name: "query", description: "Run SQL",
         "properties": {"sql": {"type": "string", "description": "SQL"}},
         "required": ["sql"],
     }
+
+
+README_WITH_ENV = """# GitHub MCP Server
+
+```bash
+export GITHUB_APP_SECRET=...
+docker run -i --rm -e GITHUB_PERSONAL_ACCESS_TOKEN -e GITHUB_HOST=github.com mcp/github
+```
+
+```json
+{
+  "mcpServers": {
+    "github": {
+      "command": "docker",
+      "args": ["run", "-i", "--rm", "-e", "GITHUB_DOCKER_TOKEN", "mcp/github"],
+      "env": {
+        // JSONC comment lines are allowed
+        "GITHUB_PERSONAL_ACCESS_TOKEN": "<YOUR_TOKEN>",
+        "GITHUB_API_URL": "https://api.github.com", // optional
+        "MEMORY_FILE_PATH": "${input:memory_path}"
+      }
+    }
+  }
+}
+```
+"""
+
+
+def test_readme_env_declarations_are_parsed_in_order() -> None:
+    assert mcp._readme_env_declared(README_WITH_ENV) == [
+        "GITHUB_PERSONAL_ACCESS_TOKEN",
+        "GITHUB_API_URL",
+        "MEMORY_FILE_PATH",
+        "GITHUB_APP_SECRET",
+        "GITHUB_HOST",
+        "GITHUB_DOCKER_TOKEN",
+    ]
+
+
+def test_env_provenance_declared_in_readme_read_in_code() -> None:
+    # code reads EVERYTHING_TOKEN (credential) and CONFIG_PATH (config, left out on both sides)
+    tool = _by_name(_everything(**{"README.md": README_WITH_ENV}))["echo"]
+    assert tool.env_vars_read == ["EVERYTHING_TOKEN"] == tool.auth_env_vars
+    assert tool.env_vars_declared == ["GITHUB_PERSONAL_ACCESS_TOKEN", "GITHUB_APP_SECRET", "GITHUB_DOCKER_TOKEN"]
+    plain = _by_name(_brave())["brave_web_search"]  # README without env instructions
+    assert plain.env_vars_declared == []

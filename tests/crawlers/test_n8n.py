@@ -653,3 +653,59 @@ def test_hidden_resource_and_operation_properties_give_their_single_value():
         ("database:database:insert", "Database: Insert rows in a table"),
         ("runner:-:call", "Runner"),
     ]
+
+
+ROUTED = {
+    "displayName": "Routed", "name": "n8n-nodes-base.routed", "group": ["transform"], "version": 1,
+    "description": "Declarative node", "inputs": ["main"], "outputs": ["main"],
+    "requestDefaults": {"baseURL": "https://api.routed.example", "method": "PUT"},
+    "properties": [
+        {"displayName": "Resource", "name": "resource", "type": "options", "default": "item",
+         "options": [{"name": "Item", "value": "item"},
+                     {"name": "Job", "value": "job", "routing": {"request": {"method": "post", "url": "/jobs"}}}]},
+        {"displayName": "Operation", "name": "operation", "type": "options", "default": "get",
+         "displayOptions": {"show": {"resource": ["item"]}},
+         "options": [
+             {"name": "Get", "value": "get", "routing": {"request": {"method": "GET", "url": "=/items/{{$value}}"}}},
+             {"name": "Delete", "value": "delete",
+              "routing": {"request": {"method": "DELETE", "url": "=/items/{{$value}}"}}},
+             {"name": "Activate", "value": "activate"},
+             {"name": "Touch", "value": "touch", "routing": {"request": {"url": "/touch"}}},
+             {"name": "Local", "value": "local"},
+         ]},
+        {"displayName": "Operation", "name": "operation", "type": "options", "default": "run",
+         "displayOptions": {"show": {"resource": ["job"]}},
+         "options": [{"name": "Run", "value": "run"}]},
+        # a parameter carries the request of one operation (n8n node's workflowId: POST .../activate)
+        {"displayName": "ID", "name": "id", "type": "string", "default": "",
+         "displayOptions": {"show": {"operation": ["activate"]}},
+         "routing": {"request": {"method": "PATCH", "url": "=/items/{{$value}}/activate"}}},
+        {"displayName": "Query", "name": "q", "type": "string", "default": "",
+         "displayOptions": {"show": {"operation": ["local"]}}, "routing": {"send": {"type": "query", "property": "q"}}},
+    ],
+}  # fmt: skip
+
+
+def test_http_methods_from_declarative_routing():
+    plain = {**ROUTED, "name": "n8n-nodes-base.plain", "requestDefaults": {"baseURL": "https://plain.example"}}
+    by_id = {t.local_id: t for t in n8n.extract(base_package([ROUTED, plain])).tools}
+    assert by_id["routed:item:get"].http_methods == ["GET"]
+    assert by_id["routed:item:delete"].http_methods == ["DELETE"]
+    assert by_id["routed:item:activate"].http_methods == ["PATCH"]  # from the displayed parameter
+    assert by_id["routed:job:run"].http_methods == ["POST"]  # the selected resource option, upper-cased
+    # a routing request without a method: requestDefaults' method, else n8n's default GET (flagged)
+    assert by_id["routed:item:touch"].http_methods == ["PUT"]
+    touch = by_id["plain:item:touch"]
+    assert touch.http_methods == ["GET"] and "http_method_default" in touch.flags
+    assert "http_method_default" not in by_id["routed:item:get"].flags
+    # no routing request for the action (only routing.send, or none): nothing known
+    assert by_id["routed:item:local"].http_methods == [] and by_id["plain:item:local"].http_methods == []
+    # no env vars on n8n
+    assert all(not t.env_vars_declared and not t.env_vars_read for t in by_id.values())
+
+
+def test_http_methods_on_fixture_catalog(base):
+    _, by_id = base
+    assert by_id["chatly:message:post"].http_methods == ["POST"]
+    assert by_id["chatly:channel:archive"].http_methods == ["GET"]  # url, no method: n8n's default
+    assert by_id["chatly:message:update"].http_methods == []  # no routing: programmatic

@@ -180,3 +180,34 @@ def test_metadata_doc_urls() -> None:
     )
     assert meta.doc_urls() == ["https://docs.x.dev", "https://x.dev"]
     assert "Body text" in meta.body
+
+
+def test_env_var_provenance_declared_read_and_set() -> None:
+    """LangChain field helpers declare; os.* reads and membership tests read; an assignment does neither."""
+    index = _index(
+        {
+            "m.py": """
+import os
+from langchain_core.utils import get_from_dict_or_env, get_from_env, secret_from_env
+class W:
+    a = Field(default_factory=secret_from_env("DECL_KEY"))
+    def v(self, values):
+        values["k"] = get_from_dict_or_env(values, "k", "DICT_KEY")
+        values["j"] = get_from_env("j", "GET_FROM_ENV_KEY")
+        os.environ["SET_ONLY_KEY"] = "x"
+        if "MEMBER_KEY" in os.environ and "ABSENT_KEY" not in os.environ:
+            pass
+        return os.environ["ENVIRON_KEY"], os.getenv("GETENV_KEY"), os.environ.get("DICT_KEY")
+"""
+        }
+    )
+    info = index.module("m")
+    auth = harvest_auth(index, info, [info.classes["W"]])
+    assert set(auth.env_declared) == {"DECL_KEY", "DICT_KEY", "GET_FROM_ENV_KEY"}
+    assert set(auth.env_read) == {"MEMBER_KEY", "ABSENT_KEY", "ENVIRON_KEY", "GETENV_KEY", "DICT_KEY"}
+    # env_vars keeps its historical content: the set-only name, no membership-test names
+    expected = {"DECL_KEY", "DICT_KEY", "GET_FROM_ENV_KEY", "SET_ONLY_KEY", "ENVIRON_KEY", "GETENV_KEY"}
+    assert set(auth.env_vars) == expected
+    merged = harvest_auth(index, info, [])
+    merged.merge(auth)
+    assert merged.env_declared == auth.env_declared and merged.env_read == auth.env_read

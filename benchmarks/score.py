@@ -1,0 +1,71 @@
+"""Benchmark: scoring the full crawled catalog cold (empty embedding and tokenizer caches) and warm.
+
+Target (issue: scoring): cold <= 5 minutes on 2 cores, warm rerun >= 10x faster (an unchanged tool
+is never re-embedded). Prints both times and their ratio, and whether the outputs are identical.
+
+    .venv/bin/python benchmarks/score.py [--in CRAWL_DIR]
+
+Without --in it scores the store's crawl output, crawling first (with the package cache) if needed.
+The quality gate is a separate step and is not timed here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import tempfile
+import time
+from pathlib import Path
+
+from crawlers.crawl import crawl
+from ecoagent.config import load_config
+from ecoagent.store import ArtifactStore
+from scoring.score import score
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--in", dest="in_dir", help="a crawl output folder (tools.parquet)")
+    parser.add_argument("--profile", default="default")
+    args = parser.parse_args()
+    base = load_config(args.profile)
+    in_dir = args.in_dir or ArtifactStore(base.store).url("crawl")
+    if not ArtifactStore(in_dir).exists("tools.parquet"):
+        crawl(base, out=in_dir)
+    with tempfile.TemporaryDirectory(prefix="ecoagent-bench-score-") as tmp:
+        root = Path(tmp)
+        cfg = load_config(
+            args.profile,
+            overrides=[f"score.embedding_cache={root / 'emb'}", f"score.tokenizer_cache={root / 'tok'}"],
+        )
+        runs = {}
+        for name in ("cold", "warm"):
+            started = time.perf_counter()
+            result = score(cfg, in_dir=in_dir, out=str(root / name))
+            seconds = time.perf_counter() - started
+            digest = hashlib.sha256((root / name / "tools_scored.parquet").read_bytes()).hexdigest()
+            runs[name] = (seconds, result.summary, digest)
+    (cold_s, cold, cold_sha), (warm_s, warm, warm_sha) = runs["cold"], runs["warm"]
+    report = {
+        "tools": cold["tools"],
+        "cold_seconds": round(cold_s, 1),
+        "cold_stage_seconds": cold["seconds"],
+        "warm_seconds": round(warm_s, 1),
+        "warm_stage_seconds": warm["seconds"],
+        "cold_over_warm": round(cold_s / warm_s, 1),
+        "embeddings_cold": cold["embedding_cache"],
+        "embeddings_warm": warm["embedding_cache"],
+        "identical_outputs": cold_sha == warm_sha,
+        "targets": {"cold_seconds_max": 300, "cold_over_warm_min": 10},
+        "meets_targets": cold_s <= 300 and cold_s / warm_s >= 10,
+    }
+    print(json.dumps(report, indent=2))
+    print(
+        f"score cold {cold_s:.1f}s (target <= 300s), warm {warm_s:.1f}s, cold/warm = {cold_s / warm_s:.1f}x "
+        f"(target >= 10x), identical outputs: {cold_sha == warm_sha}"
+    )
+
+
+if __name__ == "__main__":
+    main()

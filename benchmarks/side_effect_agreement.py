@@ -1,0 +1,48 @@
+"""Agreement of the side-effect rules with the hand-labelled sample, plus the catalog distribution.
+
+    .venv/bin/python benchmarks/side_effect_agreement.py [--catalog data/tools.parquet] [--show-disagreements]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import polars as pl
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from scoring.side_effect import agreement_with_labels, classify_side_effects  # noqa: E402
+
+SAMPLE = Path(__file__).resolve().parents[1] / "tests" / "scoring" / "data" / "side_effect_sample.jsonl"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sample", type=Path, default=SAMPLE)
+    parser.add_argument("--catalog", type=Path, help="tools.parquet: also print the tier distribution over it")
+    parser.add_argument("--show-disagreements", action="store_true")
+    args = parser.parse_args()
+
+    sample = pl.read_ndjson(args.sample)
+    print(agreement_with_labels(sample).render())
+    if args.show_disagreements:
+        out = sample.select("tool_id", "label").with_columns(classify_side_effects(sample).drop("tool_id"))
+        bad = out.filter(pl.col("label") != pl.col("side_effect"))
+        with pl.Config(tbl_rows=-1, fmt_str_lengths=90, tbl_width_chars=250):
+            print(bad.select("tool_id", "label", "side_effect", "side_effect_rule"))
+
+    if args.catalog:
+        tools = pl.read_parquet(args.catalog)
+        scored = classify_side_effects(tools)
+        dist = scored.group_by("side_effect").len().sort("len", descending=True)
+        dist = dist.with_columns(share=(pl.col("len") / pl.col("len").sum()).round(3))
+        with pl.Config(tbl_rows=-1, tbl_hide_dataframe_shape=True):
+            print(f"\ncatalog {args.catalog}: {tools.height} tools")
+            print(dist)
+            print(f"with inverse_tool_id: {scored['inverse_tool_id'].is_not_null().sum()}")
+
+
+if __name__ == "__main__":
+    main()

