@@ -1,6 +1,6 @@
 """Agreement of the side-effect rules with the hand-labelled sample, plus the catalog distribution.
 
-    .venv/bin/python benchmarks/side_effect_agreement.py [--catalog data/tools.parquet] [--show-disagreements]
+.venv/bin/python benchmarks/side_effect_agreement.py [--catalog data/tools.parquet] [--show-disagreements]
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scoring.side_effect import agreement_with_labels, classify_side_effects  # noqa: E402
+from scoring.side_effect import agreement_with_labels, classify_side_effects
 
 SAMPLE = Path(__file__).resolve().parents[1] / "tests" / "scoring" / "data" / "side_effect_sample.jsonl"
 

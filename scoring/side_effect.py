@@ -12,16 +12,19 @@ tool's declared action.  The first rule that fires decides, and ``side_effect_ru
    any-method HTTP requests.  What it does depends on the input, so we take the worst case: tier
    ``irreversible`` and scope ``admin`` (never granted by a read or write scope).  This is the documented
    answer to "code/shell/SQL/HTTP tools are ambiguous".
-3. ``n8n_data_transformation``: n8n core nodes in the "Data Transformation" category (Set, Sort, Filter,
-   Edit Image, ...) only rewrite the workflow's items in memory.
+3. ``n8n_data_transformation`` / ``n8n_flow_control``: n8n core nodes in the "Data Transformation" or
+   "Flow" category (Set, Sort, Filter, Edit Image, If, Wait, ...) only rewrite or route the workflow's
+   items in memory.
 4. ``n8n_operation:<op>``: the operation n8n declares (``node:resource:operation``), read as verb + object.
 5. ``http_method:<M>``: the HTTP methods the tool is known to call, when the crawl filled them: GET/HEAD
    only -> read_only, any DELETE -> irreversible, PUT/PATCH -> reversible, POST -> compensable.  Only used
    when no operation verb decided, because n8n nodes often POST to search endpoints.
 6. ``name_verb:<verb>``: the first known verb in the LangChain toolkit mode, the tool name or the class
    name (snake, kebab and camel case are split).
-7. ``description_verb:<verb>``: the first known verb in the description's opening.  Words that are
-   often nouns ("post", "message", "set", ...) only count where they read as a verb.
+7. ``handoff:human`` ("ask a human") -> external, then ``description_verb:<verb>``: the first known verb
+   in the description's opening (for n8n, after the node's own first sentence).  Words that are often
+   nouns ("post", "message", "set", ...) only count where they read as a verb; in names a plural or an
+   article marks them as nouns (youtube_comments, "Promote an alert").
 8. ``no_rule``: nothing matched -> ``unknown``.  Unknown stays unknown: we never guess a tier.
 
 A verb maps to a tier (``_VERBS``) and is then refined by its object: creating a message, tweet,
@@ -29,7 +32,9 @@ comment, email or alert is an ``external_side_effect``; creating a charge, payme
 refund is ``irreversible`` (money moved); closing a session is ``irreversible``; "message a model" or
 "create a completion" is model inference and ``read_only``.  Verbs with an ambiguous run semantics
 (run, execute, invoke, trigger) decide by their object: code -> arbitrary execution, a report or search
--> read_only, a job/workflow/pipeline -> ``unknown`` (``ambiguous_run:<verb>``).
+-> read_only, a job/workflow/pipeline/agent -> ``unknown`` (``ambiguous_run:<verb>``).  Adding to or
+removing from a set (a team member, a label, a contact to a list) is ``reversible`` (``+membership``),
+and a soft delete is ``reversible`` (``+soft``), even when the opposite tool is not in the frame.
 
 Tiers:
 
@@ -284,8 +289,12 @@ def _find_action(tokens: list[str], source: str, prose: bool = False) -> _Action
     return None
 
 
-def _refine(action: _Action, context: tuple[str, ...]) -> tuple[str, str] | _Verdict:
-    """Tier of an action after looking at its object; context holds extra object words (n8n resource)."""
+def _refine(action: _Action, context: tuple[str, ...], label: tuple[str, ...] = ()) -> tuple[str, str] | _Verdict:
+    """Tier of an action after looking at its object.
+
+    context holds extra object words (the n8n resource); label is the n8n action label ("Message a
+    model"), consulted only to recognise model inference, whose object n8n leaves out of the operation.
+    """
     obj = tuple(_singular(t) for t in (*action.obj[:8], *context))
     # The verb's own object decides; the n8n resource only stands in when the operation has none
     # (gmail:message:addLabels adds labels, it does not create a message).
@@ -305,7 +314,7 @@ def _refine(action: _Action, context: tuple[str, ...]) -> tuple[str, str] | _Ver
         if action.verb == "evaluate":  # "evaluate an expression" is maths, not eval()
             return READ_ONLY, rule
         return UNKNOWN, f"ambiguous_run:{action.verb}"
-    if objset & _AI_NOUNS and action.cls in (_SEND, _CREATE, _TOGGLE):
+    if (objset | {_singular(t) for t in label}) & _AI_NOUNS and action.cls in (_SEND, _CREATE, _TOGGLE):
         return READ_ONLY, f"ai_inference:{action.verb}"  # message a model, create a completion / embedding
     if action.cls == _CREATE and objset & _MONEY_NOUNS:
         return IRREVERSIBLE, f"{rule}+money"
@@ -382,7 +391,7 @@ def _classify_one(row: dict) -> _Verdict:
                 return _Verdict(READ_ONLY, "n8n_flow_control")
         if op_action is not None:
             extra = resource_toks + (tuple(_tokens(name_text)) if op_action.cls == _RUN else ())
-            verdict = _as_verdict(_refine(op_action, extra), op_action)
+            verdict = _as_verdict(_refine(op_action, extra, tuple(_tokens(name_text))), op_action)
             if verdict.rule.startswith("n8n_operation:"):
                 # keep n8n's own spelling of the operation in the rule code (getAll, not get)
                 verdict.rule = "n8n_operation:" + op + verdict.rule[len("n8n_operation:") + len(op_action.verb) :]
