@@ -7,7 +7,7 @@ call. Outputs, in ``out`` (default ``<store>/score/``):
 - ``score_summary.json``: reliable share, score distribution, flaw shares per platform,
   side-effect distribution, prompt-token totals, cache statistics, timings
 - ``reliability_by_platform.png``: the r_static distribution per platform
-- ``score_gate.md`` / ``score_gate.json``: the quality-gate report (the gate is its own step)
+- ``scored_catalog_gate.md`` / ``scored_catalog_gate.json``: the quality-gate report (the gate is its own step)
 """
 
 from __future__ import annotations
