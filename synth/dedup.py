@@ -22,11 +22,11 @@ in the same split, which is why it is computed for every item, kept or not.
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from datasketch import LeanMinHash, MinHash, MinHashLSH
+from datasketch import MinHash, MinHashLSH
 from datasketch.hashfunc import sha1_hash32
 
 # Miss probability allowed for a pair whose Jaccard sits exactly at the threshold. Pairs above it are
@@ -133,11 +133,19 @@ def near_duplicates(
             parent[x], x = root, parent[x]
         return root
 
-    # Steps 2-3: LSH candidates among distinct sets, each verified exactly.
+    # Steps 2-3: LSH candidates among distinct sets, each verified exactly. Each candidate pair is
+    # yielded once, so nothing is collected or sorted (the candidate count is dominated by
+    # low-similarity pairs and can reach millions on 70k queries).
     checked = confirmed = 0
     for a, b in _candidate_pairs(sets, threshold, num_perm, seed):
         checked += 1
-        if jaccard(sets[a], sets[b]) > threshold:
+        sa, sb = sets[a], sets[b]
+        la, lb = len(sa), len(sb)
+        # J <= min/max size ratio: an exact, complete filter that skips most set intersections.
+        if (la if la < lb else lb) <= threshold * (la if la > lb else lb):
+            continue
+        inter = len(sa & sb)
+        if inter / (la + lb - inter) > threshold:
             confirmed += 1
             ra, rb = find(a), find(b)
             if ra != rb:
@@ -164,25 +172,28 @@ def _identity(value: int) -> int:
 
 def _candidate_pairs(
     sets: Sequence[frozenset[str]], threshold: float, num_perm: int, seed: int
-) -> list[tuple[int, int]]:
-    """Distinct LSH candidate pairs ``(i, j)``, ``i < j``, sorted, among the non-empty ``sets``."""
+) -> Iterator[tuple[int, int]]:
+    """Yield each LSH candidate pair ``(i, j)`` among the non-empty ``sets`` exactly once."""
     # Hash each distinct word once (queries draw from a small vocabulary) with datasketch's default
     # sha1_hash32, and feed the integers through an identity hashfunc: same signatures as
     # MinHash.update_batch over the UTF-8 words, at a fraction of the hashing cost.
     word_hash: dict[str, int] = {}
-    ids = [i for i, s in enumerate(sets) if s]  # the empty set has J = 0 with everything non-empty
-    hashed = (
-        [word_hash[w] if w in word_hash else word_hash.setdefault(w, sha1_hash32(w.encode("utf-8"))) for w in sets[i]]
-        for i in ids
-    )
+
+    def hashed(words: frozenset[str]) -> list[int]:
+        out = []
+        for w in words:
+            h = word_hash.get(w)
+            if h is None:
+                h = word_hash[w] = sha1_hash32(w.encode("utf-8"))
+            out.append(h)
+        return out
+
+    ids = [i for i, s in enumerate(sets) if s]  # the empty set has J = 0 with every non-empty set
+    signatures = MinHash.generator((hashed(sets[i]) for i in ids), num_perm=num_perm, seed=seed, hashfunc=_identity)
     lsh = MinHashLSH(num_perm=num_perm, params=lsh_params(threshold, num_perm))
-    pairs: set[tuple[int, int]] = set()
-    # Query before insert, streaming: each pair is found once (from its later member), and no
-    # signature is held after its own query/insert, so memory is the LSH buckets only.
-    for i, m in zip(ids, MinHash.generator(hashed, num_perm=num_perm, seed=seed, hashfunc=_identity), strict=True):
-        lean = LeanMinHash(m)
-        key: Hashable
-        for key in lsh.query(lean):
-            pairs.add((key, i) if key < i else (i, key))
-        lsh.insert(i, lean, check_duplication=False)
-    return sorted(pairs)
+    # Query before insert, streaming: a pair is found once, from its later member, and no signature is
+    # kept after its own query/insert (the index stores only band hashes), so memory is the buckets.
+    for i, m in zip(ids, signatures, strict=True):
+        for key in lsh.query(m):
+            yield key, i
+        lsh.insert(i, m, check_duplication=False)

@@ -10,19 +10,27 @@ from __future__ import annotations
 
 import re
 
-# A line that opens a new few-shot block: "Tool:", "[Tool]", "### Tool name:", "Example 3:", "Description:"...
-# Queries after it describe another (invented) tool, so everything from here on is discarded.
-_BLOCK_LABELS = r"tool(?:\s*name)?|api|function|description|task|example(?:\s*\d+)?|input|output|parameters|answer"
+# A line that opens a new few-shot block or repeats the prompt's scaffolding: "Tool:", "[Tool]", "### Tool name:",
+# "Example 3:", "Description:", "tool_name:", "<tool_data>", "[Requirements]"... Queries after it describe another
+# (invented) tool or are part of an echoed prompt, so everything from here on is discarded.
+_BLOCK_LABELS = (
+    r"tool(?:[\s_]*(?:name|description))?|api|function|description|tool[\s_]*data|task|inputs?|requirements"
+    r"|num[\s_]*queries|example(?:\s*\d+)?|parameters"
+)
 _BLOCK_START = re.compile(
-    rf"^\s*(?:#+\s*|\*\*|__)?(?:\[\s*(?:{_BLOCK_LABELS})\s*\]|(?:{_BLOCK_LABELS})\s*(?:\*\*|__)?\s*:)",
+    rf"^\s*(?:#+\s*|\*\*|__)?(?:\[\s*(?:{_BLOCK_LABELS})\s*\]|(?:{_BLOCK_LABELS})\s*(?:\*\*|__)?\s*:"
+    r"|<\s*/?\s*tool_data\s*>)",
     re.IGNORECASE,
 )
-# End-of-text markers some base models print literally, and markdown rules that separate blocks.
-_STOP_LINE = re.compile(r"^\s*(?:</s>|<\|endoftext\|>|<\|im_end\|>|<end_of_turn>|<eos>|-{3,}|\*{3,}|={3,})\s*$")
-# A header or chat preamble, not a query: "Queries:", "User queries:", "Here are 10 queries for this tool:".
+# End-of-text markers some base models print literally: the text ends there, even mid-line.
+_END_OF_TEXT = re.compile(r"</s>|<\|endoftext\|>|<\|im_end\|>|<\|eot_id\|>|<end_of_turn>|<eos>")
+# Markdown rules that separate blocks.
+_STOP_LINE = re.compile(r"^\s*(?:-{3,}|\*{3,}|={3,})\s*$")
+# A header or chat preamble, not a query: "Queries:", "Requests:", "[Output]", "Here are 10 queries for this tool:".
 _HEADER = re.compile(
-    r"^\s*(?:#+\s*)?(?:\*\*)?(?:(?:user\s+|example\s+|sample\s+)?(?:queries|questions|requests)\b.*"
-    r"|(?:here\s+(?:are|is)|sure\b|certainly\b|below\s+(?:are|is)|okay\b|ok\b).*)[:：]\s*(?:\*\*)?\s*$",
+    r"^\s*(?:#+\s*)?(?:\*\*)?(?:(?:user\s+|example\s+|sample\s+)?(?:queries|questions|requests|output|answer)\b.*"
+    r"|(?:here\s+(?:are|is)|sure\b|certainly\b|below\s+(?:are|is)|okay\b|ok\b).*)[:：]\s*(?:\*\*)?\s*$"
+    r"|^\s*\[\s*(?:output|answer|queries|requests)\s*\]\s*$",
     re.IGNORECASE,
 )
 _NUMBERING = re.compile(r"^\s*(?:\(\d{1,3}\)|\[\d{1,3}\]|\d{1,3}\s*[.):\]](?=\s|$))\s*")
@@ -71,10 +79,13 @@ def parse_queries(text: str) -> list[str]:
 
     Removes numbering ("1.", "2)", "(3)", "[4]"), bullets ("-", "*", "•"), surrounding quotes, "Query:"-style labels
     and markdown emphasis; drops blank lines, list headers ("Queries:") and chat preambles ("Here are ...:").
-    Stops at "Tool:", "[Tool]", "Description:", "Example 2:", "---" or an end-of-text marker, because base models
-    continue the few-shot pattern with queries for a tool of their own invention.
+    Stops at "Tool:", "[Tool]", "Description:", "Example 2:", "tool_name:", "<tool_data>", "---" or an end-of-text
+    marker, because base models continue the few-shot pattern with queries for a tool of their own invention.
     """
     queries: list[str] = []
+    end = _END_OF_TEXT.search(text)
+    if end:
+        text = text[: end.start()]
     for raw in text.splitlines():
         if not raw.strip():
             continue

@@ -1,0 +1,373 @@
+"""The one LLM client every stage uses: OpenAI-compatible, async, bounded, retrying, resumable.
+
+A request is a frozen value (:class:`LLMRequest`) whose ``request_id`` is a sha256 over all of
+its fields, so the same item, prompt version, model and sampling always get the same id. The
+client looks ids up in a :class:`~ecoagent.llm.cache.ResponseCache` first and sends only the
+missing ones; each success is written to the cache as soon as it arrives. A killed run therefore
+loses only what was in flight, and a rerun sends exactly the requests that have no answer yet.
+
+The same client talks to vLLM in production and to the embedded llama.cpp server (see
+:mod:`ecoagent.llm.backends`). The SDK's own retries are off (``max_retries=0``): retries,
+backoff and error classification live here, where they can be tested and where errors can be
+sanitized before anybody logs them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import inspect
+import json
+import logging
+import random
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from typing import TYPE_CHECKING, Any, Literal
+
+import httpx
+import openai
+
+if TYPE_CHECKING:
+    from ecoagent.llm.cache import ResponseCache
+
+log = logging.getLogger(__name__)
+
+# set by the client itself; a sampling key with one of these names would silently override it
+_RESERVED = frozenset(
+    {"model", "prompt", "messages", "stream", "response_format"}
+    | {"extra_headers", "extra_query", "extra_body", "timeout"}
+)
+_MAX_BACKOFF_S = 60.0
+_MAX_ERROR_CHARS = 500
+
+
+def sampling(**params: Any) -> tuple[tuple[str, Any], ...]:
+    """Sampling settings in the canonical form ``LLMRequest.sampling`` wants: sorted pairs, None dropped."""
+    return tuple(sorted((k, _freeze(v)) for k, v in params.items() if v is not None))
+
+
+def _freeze(value: Any) -> Any:
+    return tuple(_freeze(v) for v in value) if isinstance(value, list) else value
+
+
+@dataclass(frozen=True)
+class LLMRequest:
+    """One LLM call, identified by a deterministic hash of everything that shapes its answer."""
+
+    key: str
+    prompt_version: str
+    model: str
+    kind: Literal["chat", "completion"]
+    prompt: str | None = None
+    messages: tuple[dict, ...] | None = None
+    sampling: tuple[tuple[str, Any], ...] = ()
+    json_schema: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind == "completion":
+            if self.prompt is None or self.messages is not None:
+                raise ValueError(f"{self.key}: a completion request needs prompt= and no messages=")
+        elif self.kind == "chat":
+            if not self.messages or self.prompt is not None:
+                raise ValueError(f"{self.key}: a chat request needs messages= and no prompt=")
+            if not isinstance(self.messages, tuple):
+                object.__setattr__(self, "messages", tuple(self.messages))
+        else:
+            raise ValueError(f"{self.key}: kind must be 'chat' or 'completion', not {self.kind!r}")
+        pairs = tuple(sorted((str(k), _freeze(v)) for k, v in self.sampling))
+        names = [k for k, _ in pairs]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{self.key}: duplicate sampling keys in {names}")
+        if clash := _RESERVED.intersection(names):
+            raise ValueError(f"{self.key}: sampling may not set {sorted(clash)} (the client sets them)")
+        # sorted here so two requests that differ only in key order get one id
+        object.__setattr__(self, "sampling", pairs)
+        if self.json_schema is not None:
+            json.loads(self.json_schema)  # fail at construction, not after a queue of requests
+
+    @cached_property
+    def request_id(self) -> str:
+        payload = {
+            "key": self.key,
+            "prompt_version": self.prompt_version,
+            "model": self.model,
+            "kind": self.kind,
+            "prompt": self.prompt,
+            "messages": self.messages,
+            "sampling": self.sampling,
+            # parsed and re-dumped: whitespace or key order in the schema text must not change the id
+            "json_schema": None if self.json_schema is None else json.loads(self.json_schema),
+        }
+        canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+    @property
+    def endpoint(self) -> str:
+        return "/v1/chat/completions" if self.kind == "chat" else "/v1/completions"
+
+    def body(self) -> dict[str, Any]:
+        """The JSON body as the server receives it (also the ``body`` of a batch request line)."""
+        body: dict[str, Any] = {"model": self.model}
+        if self.kind == "chat":
+            body["messages"] = [dict(m) for m in self.messages or ()]
+        else:
+            body["prompt"] = self.prompt
+        for name, value in self.sampling:
+            body[name] = list(value) if isinstance(value, tuple) else value
+        if self.json_schema is not None:
+            body["response_format"] = {
+                "type": "json_schema",
+                "json_schema": {"name": "out", "schema": json.loads(self.json_schema), "strict": True},
+            }
+        return body
+
+
+@dataclass
+class LLMResponse:
+    """The outcome of one request: text on success, a sanitized ``error`` otherwise."""
+
+    request_id: str
+    text: str | None
+    finish_reason: str | None
+    prompt_tokens: int
+    completion_tokens: int
+    model: str
+    error: str | None
+    attempts: int
+    cached: bool
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.text is not None
+
+
+class _Retryable(Exception):
+    def __init__(self, message: str, retry_after: float | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class _Final(Exception):
+    pass
+
+
+@lru_cache(maxsize=2)
+def _sdk_params(kind: str) -> frozenset[str]:
+    """Parameter names the SDK's create() knows; anything else must travel in extra_body."""
+    from openai.resources.chat.completions import AsyncCompletions as ChatCompletions
+    from openai.resources.completions import AsyncCompletions
+
+    method = ChatCompletions.create if kind == "chat" else AsyncCompletions.create
+    return frozenset(inspect.signature(method).parameters) - {"self"} - _RESERVED
+
+
+class LLMClient:
+    """OpenAI-compatible client: bounded concurrency, retries with backoff, response cache."""
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key: str | None = None,
+        concurrency: int = 4,
+        timeout_s: float = 120.0,
+        max_retries: int = 4,
+        backoff_s: float = 1.0,
+        cache: ResponseCache | None = None,
+    ):
+        if concurrency < 1:
+            raise ValueError("concurrency must be >= 1")
+        self.base_url = base_url
+        self.model = model
+        self.api_key = api_key
+        self.concurrency = concurrency
+        self.timeout_s = timeout_s
+        self.max_retries = max_retries
+        self.backoff_s = backoff_s
+        self.cache = cache
+
+    def __repr__(self) -> str:  # never show the key
+        return f"LLMClient(base_url={self.base_url!r}, model={self.model!r}, concurrency={self.concurrency})"
+
+    def generate(
+        self, requests: Sequence[LLMRequest], on_done: Callable[[LLMResponse], None] | None = None
+    ) -> list[LLMResponse]:
+        """Synchronous :meth:`agenerate` (not callable from inside a running event loop)."""
+        return asyncio.run(self.agenerate(requests, on_done))
+
+    async def agenerate(
+        self, requests: Sequence[LLMRequest], on_done: Callable[[LLMResponse], None] | None = None
+    ) -> list[LLMResponse]:
+        """One response per request, in input order.
+
+        Cached ids are answered from the cache (``cached=True``) and never sent; an id that
+        occurs several times is sent once. ``on_done`` is called once per distinct id as soon as
+        its response is final (cached, success or error). Errors are returned, never raised.
+        """
+        unique: dict[str, LLMRequest] = {}
+        for request in requests:
+            unique.setdefault(request.request_id, request)
+        results: dict[str, LLMResponse] = self.cache.get_many(unique) if self.cache is not None else {}
+        if on_done is not None:
+            for response in results.values():
+                on_done(response)
+        pending = [r for rid, r in unique.items() if rid not in results]
+        if pending:
+            semaphore = asyncio.Semaphore(self.concurrency)
+            client = openai.AsyncOpenAI(
+                base_url=self.base_url,
+                # servers without auth (llama.cpp, vLLM without --api-key) ignore it; the SDK insists on one
+                api_key=self.api_key or "EMPTY",
+                max_retries=0,
+                timeout=self.timeout_s,
+                # the pool must not be the bottleneck nor keep idle sockets past the semaphore's bound
+                http_client=httpx.AsyncClient(
+                    limits=httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency),
+                    timeout=self.timeout_s,
+                ),
+            )
+
+            async def run(request: LLMRequest) -> None:
+                response = await self._run_one(client, semaphore, request)
+                if response.ok and self.cache is not None:
+                    self.cache.put(response)  # before anything else can fail: finished work is kept
+                results[request.request_id] = response
+                if on_done is not None:
+                    on_done(response)
+
+            try:
+                await asyncio.gather(*(run(r) for r in pending))
+            finally:
+                await client.close()
+        return [results[r.request_id] for r in requests]
+
+    async def _run_one(
+        self, client: openai.AsyncOpenAI, semaphore: asyncio.Semaphore, request: LLMRequest
+    ) -> LLMResponse:
+        started = time.monotonic()
+        attempts = 0
+        while True:
+            attempts += 1
+            retry_after: float | None = None
+            # the semaphore covers the request only, not the backoff sleep: a backing-off
+            # request must not keep a slot from the others
+            async with semaphore:
+                try:
+                    text, finish, usage, model = await self._send(client, request)
+                    return LLMResponse(
+                        request_id=request.request_id,
+                        text=text,
+                        finish_reason=finish,
+                        prompt_tokens=usage[0],
+                        completion_tokens=usage[1],
+                        model=model or request.model,
+                        error=None,
+                        attempts=attempts,
+                        cached=False,
+                        seconds=round(time.monotonic() - started, 4),
+                    )
+                except _Final as exc:
+                    return self._error(request, str(exc), attempts, started)
+                except _Retryable as exc:
+                    error, retry_after = str(exc), exc.retry_after
+            if attempts > self.max_retries:
+                return self._error(request, f"{error} (gave up after {attempts} attempts)", attempts, started)
+            delay = self._backoff(attempts, retry_after)
+            log.debug("LLM request %s: %s; retry %d in %.2fs", request.request_id[:12], error, attempts, delay)
+            await asyncio.sleep(delay)
+
+    async def _send(
+        self, client: openai.AsyncOpenAI, request: LLMRequest
+    ) -> tuple[str, str | None, tuple[int, int], str | None]:
+        body = request.body()
+        known = _sdk_params(request.kind)
+        kwargs = {k: v for k, v in body.items() if k in known or k in _RESERVED}
+        extra = {k: v for k, v in body.items() if k not in kwargs}
+        if extra:
+            kwargs["extra_body"] = extra
+        try:
+            # the SDK timeout bounds each read; this one bounds the whole attempt (a trickling server)
+            async with asyncio.timeout(self.timeout_s):
+                if request.kind == "chat":
+                    raw = await client.chat.completions.create(**kwargs)
+                else:
+                    raw = await client.completions.create(**kwargs)
+        except (openai.APITimeoutError, TimeoutError) as exc:
+            raise _Retryable(f"timeout after {self.timeout_s}s") from exc
+        except openai.APIConnectionError as exc:
+            raise _Retryable(self._sanitize(f"connection error: {exc.__cause__ or exc}")) from exc
+        except openai.APIStatusError as exc:
+            message = self._sanitize(f"HTTP {exc.status_code}: {exc.message}")
+            if exc.status_code == 429 or exc.status_code >= 500 or exc.status_code == 408:
+                raise _Retryable(message, _retry_after(exc.response)) from exc
+            raise _Final(message) from exc
+        except (openai.APIResponseValidationError, json.JSONDecodeError) as exc:
+            raise _Retryable(self._sanitize(f"malformed response: {exc}")) from exc
+        try:
+            choice = raw.choices[0]
+            text = choice.message.content if request.kind == "chat" else choice.text
+            if not isinstance(text, str):
+                raise TypeError(f"no text in choice: {type(text).__name__}")
+            usage = raw.usage
+            tokens = (int(usage.prompt_tokens or 0), int(usage.completion_tokens or 0)) if usage else (0, 0)
+            model = raw.model if isinstance(raw.model, str) else None
+            return text, choice.finish_reason, tokens, model
+        except (AttributeError, IndexError, KeyError, TypeError, ValueError) as exc:
+            # e.g. a proxy answering 200 with an HTML page or a truncated body
+            raise _Retryable(self._sanitize(f"malformed response: {type(exc).__name__}: {exc}")) from exc
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        # full exponential growth with +-50% jitter, so many clients that failed together spread out
+        delay = self.backoff_s * (2 ** (attempt - 1)) * random.uniform(0.5, 1.5)
+        if retry_after is not None:
+            delay = max(delay, retry_after)
+        return min(delay, _MAX_BACKOFF_S)
+
+    def _error(self, request: LLMRequest, message: str, attempts: int, started: float) -> LLMResponse:
+        return LLMResponse(
+            request_id=request.request_id,
+            text=None,
+            finish_reason=None,
+            prompt_tokens=0,
+            completion_tokens=0,
+            model=request.model,
+            error=self._sanitize(message),
+            attempts=attempts,
+            cached=False,
+            seconds=round(time.monotonic() - started, 4),
+        )
+
+    def _sanitize(self, message: str) -> str:
+        return sanitize(message, secrets=(self.api_key,) if self.api_key else ())
+
+
+_SECRET_PATTERNS = (
+    (re.compile(r"(?i)(bearer\s+)[^\s'\",;]+"), r"\1***"),
+    (re.compile(r"(?i)((?:api[_-]?key|access[_-]?token|token|key|secret|password)[\"']?\s*[=:]\s*[\"']?)[^\s&'\",;]+"),
+     r"\1***"),
+    (re.compile(r"(?i)(https?://)[^/\s:@]+:[^/\s@]+@"), r"\1***:***@"),  # user:password@host
+    (re.compile(r"\b(sk|hf|rk)[-_][A-Za-z0-9_\-]{8,}"), r"\1-***"),
+)
+
+
+def sanitize(message: str, secrets: Sequence[str] = ()) -> str:
+    """An error message safe to log or store: known secrets and key-looking strings masked, length capped."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            message = message.replace(secret, "***")
+    for pattern, replacement in _SECRET_PATTERNS:
+        message = pattern.sub(replacement, message)
+    return message if len(message) <= _MAX_ERROR_CHARS else message[: _MAX_ERROR_CHARS - 3] + "..."
+
+
+def _retry_after(response: httpx.Response | None) -> float | None:
+    try:
+        value = response.headers.get("retry-after") if response is not None else None
+        return max(0.0, float(value)) if value is not None else None
+    except ValueError:  # an HTTP date: rare from inference servers, the backoff covers it
+        return None
