@@ -10,128 +10,32 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
-import threading
 import time
 from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from ecoagent.llm import LLMClient, LLMRequest, ResponseCache, sampling, sanitize
+from tests.fake_openai import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parents[3]
 SECRET = "sk-test-SECRET-0123456789abcdef"
 
 
-class FakeOpenAI:
-    """A tiny OpenAI-compatible server whose misbehaviour is scripted per prompt."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.plans: dict[str, list[str]] = {}  # prompt -> actions for its successive requests
-        self.default = "ok"
-        self.counts: Counter[str] = Counter()
-        self.bodies: list[dict] = []
-        self.auth: list[str | None] = []
-        self.in_flight = 0
-        self.max_in_flight = 0
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                self._json(200, {"object": "list", "data": [{"id": "fake", "object": "model"}]})
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                content = body["prompt"] if "prompt" in body else body["messages"][-1]["content"]
-                with fake.lock:
-                    fake.counts[content] += 1
-                    fake.bodies.append(body)
-                    fake.auth.append(self.headers.get("Authorization"))
-                    plan = fake.plans.get(content)
-                    action = plan.pop(0) if plan else fake.default
-                    fake.in_flight += 1
-                    fake.max_in_flight = max(fake.max_in_flight, fake.in_flight)
-                try:
-                    self._act(action, body, content)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (timeout): expected
-                finally:
-                    with fake.lock:
-                        fake.in_flight -= 1
-
-            def _act(self, action: str, body: dict, content: str) -> None:
-                name, _, arg = action.partition(":")
-                if name in ("slow", "hang"):
-                    time.sleep(float(arg))
-                    name = "ok"
-                if name == "ok":
-                    self._json(200, _answer(body, content))
-                elif name == "drop":
-                    self.close_connection = True
-                    self.connection.shutdown(socket.SHUT_RDWR)
-                elif name == "malformed":
-                    self._raw(200, b'{"choices": [{"text": "trunc')
-                elif name == "echo_auth":  # an error body that leaks the caller's header, as bad proxies do
-                    self._json(400, {"error": {"message": f"bad request from {self.headers.get('Authorization')}"}})
-                else:
-                    status = int(name)
-                    self._json(status, {"error": {"message": f"scripted {status}", "type": "fake"}},
-                               {"Retry-After": "0"} if status == 429 else None)
-
-            def _json(self, status: int, obj: dict, headers: dict | None = None) -> None:
-                self._raw(status, json.dumps(obj).encode(), headers)
-
-            def _raw(self, status: int, data: bytes, headers: dict | None = None) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                for key, value in (headers or {}).items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-
-    def __enter__(self) -> FakeOpenAI:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join(timeout=5)
-
-
-def _answer(body: dict, content: str) -> dict:
-    text = '{"score": 0.5}' if "response_format" in body else f"echo:{content}"
-    usage = {"prompt_tokens": len(content.split()), "completion_tokens": 3, "total_tokens": len(content.split()) + 3}
-    if "messages" in body:
-        choice = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
-        return {"id": "x", "object": "chat.completion", "created": 0, "model": body["model"], "choices": [choice],
-                "usage": usage}
-    choice = {"index": 0, "text": text, "finish_reason": "stop", "logprobs": None}
-    return {"id": "x", "object": "text_completion", "created": 0, "model": body["model"], "choices": [choice],
-            "usage": usage}
-
-
 def make_requests(n: int, prefix: str = "p") -> list[LLMRequest]:
     return [
-        LLMRequest(key=f"tool{i}@h", prompt_version="t_v1", model="fake", kind="completion",
-                   prompt=f"{prefix} {i}", sampling=sampling(max_tokens=8, temperature=0.0))
+        LLMRequest(
+            key=f"tool{i}@h",
+            prompt_version="t_v1",
+            model="fake",
+            kind="completion",
+            prompt=f"{prefix} {i}",
+            sampling=sampling(max_tokens=8, temperature=0.0),
+        )
         for i in range(n)
     ]
 
@@ -222,16 +126,30 @@ def test_cached_ids_are_never_sent_again_and_duplicates_once(server, tmp_path):
 
 def test_chat_json_schema_and_extra_sampling_keys_reach_the_server(server):
     schema = json.dumps({"type": "object", "properties": {"score": {"type": "number"}}, "required": ["score"]})
-    chat = LLMRequest("v@1", "verify_v1", "fake", "chat", messages=({"role": "user", "content": "rate"},),
-                      sampling=sampling(max_tokens=16, temperature=0.0, seed=7), json_schema=schema)
-    completion = LLMRequest("g@1", "fewshot_v1", "fake", "completion", prompt="Tool: x\n-",
-                            sampling=sampling(max_tokens=8, stop=["\n\n"], repeat_penalty=1.1, dry_multiplier=0.8,
-                                              repetition_penalty=1.05))
+    chat = LLMRequest(
+        "v@1",
+        "verify_v1",
+        "fake",
+        "chat",
+        messages=({"role": "user", "content": "rate"},),
+        sampling=sampling(max_tokens=16, temperature=0.0, seed=7),
+        json_schema=schema,
+    )
+    completion = LLMRequest(
+        "g@1",
+        "fewshot_v1",
+        "fake",
+        "completion",
+        prompt="Tool: x\n-",
+        sampling=sampling(max_tokens=8, stop=["\n\n"], repeat_penalty=1.1, dry_multiplier=0.8, repetition_penalty=1.05),
+    )
     r_chat, r_completion = client(server).generate([chat, completion])
     assert json.loads(r_chat.text) == {"score": 0.5} and r_completion.text == "echo:Tool: x\n-"
     body_chat = next(b for b in server.bodies if "messages" in b)
     assert body_chat["response_format"] == {
-        "type": "json_schema", "json_schema": {"name": "out", "schema": json.loads(schema), "strict": True}}
+        "type": "json_schema",
+        "json_schema": {"name": "out", "schema": json.loads(schema), "strict": True},
+    }
     assert body_chat["seed"] == 7 and body_chat["max_tokens"] == 16
     body_completion = next(b for b in server.bodies if "prompt" in b)
     assert body_completion["repeat_penalty"] == 1.1 and body_completion["dry_multiplier"] == 0.8
@@ -255,8 +173,10 @@ def test_api_key_never_reaches_cache_or_errors(server, tmp_path):
 
 
 def test_sanitize_masks_key_shapes():
-    text = ("GET https://user:pw@host/v1?api_key=abc123&x=1 Authorization: Bearer tok-999 "
-            "hf_abcdefghijklmnop sk-abcdefghijkl token=zzz")
+    text = (
+        "GET https://user:pw@host/v1?api_key=abc123&x=1 Authorization: Bearer tok-999 "
+        "hf_abcdefghijklmnop sk-abcdefghijkl token=zzz"
+    )
     clean = sanitize(text, secrets=("tok-999",))
     for secret in ("pw@", "abc123", "tok-999", "hf_abcdefghijklmnop", "sk-abcdefghijkl", "zzz"):
         assert secret not in clean
@@ -280,8 +200,12 @@ def test_kill_and_resume_loses_nothing_and_duplicates_nothing(server, tmp_path):
     n = 16
     server.default = "slow:0.15"
     cache_path = tmp_path / "resume.sqlite"
-    proc = subprocess.Popen([sys.executable, "-c", CHILD, server.base_url, str(cache_path), str(n)], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CHILD, server.base_url, str(cache_path), str(n)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         deadline = time.monotonic() + 30
         while not cache_path.exists() and time.monotonic() < deadline:
