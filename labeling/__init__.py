@@ -1,0 +1,1 @@
+"""EcoAgent-Real: real user queries mapped to catalog tools by retrieval plus verification."""
