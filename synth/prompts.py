@@ -21,7 +21,7 @@ MAX_DESCRIPTION_CHARS = 600
 
 # markers that would let tool text escape its slot: the data delimiters and the few-shot labels
 _BREAKOUT = re.compile(
-    r"</?\s*tool_data\s*>|\b(Tool|Description|Requests)\s*:|\[(Task|Inputs|Requirements|Output)\]", re.I
+    r"</?\s*(tool_data|tool|query)\s*>|\b(Tool|Description|Requests)\s*:|\[(Task|Inputs|Requirements|Output)\]", re.I
 )
 
 
