@@ -140,7 +140,6 @@ def label(
     kept = [q for q, keep in zip(kept, dedup.keep, strict=True) if keep]
     if cfg.max_queries is not None and len(kept) > cfg.max_queries:
         kept = sorted(random.Random(config.seed).sample(kept, cfg.max_queries), key=lambda q: q.query_id)
-        drops["not_sampled"] += 0  # sampling is not a quality drop; reported separately below
 
     # 1. candidates: top-k tools per query by cosine, above the floor
     cache_dir = config.resolve_path(config.score.embedding_cache)
@@ -174,7 +173,9 @@ def label(
     drops.update(r for r in llm_reasons if r and cfg.verifier == "llm")
 
     verified_queries = {p["query_id"] for p, lab in zip(pairs, labels, strict=True) if lab}
-    drops["no_verified_pair"] += sum(1 for q in kept if q.query_id not in verified_queries and candidates)
+    drops["no_verified_pair"] += sum(
+        1 for q, cands in zip(kept, candidates, strict=True) if cands and q.query_id not in verified_queries
+    )
     final = [q for q in kept if q.query_id in verified_queries]
     qframe = pl.DataFrame(
         {

