@@ -16,14 +16,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from labeling.sources import read_bfcl
-
 from ecoagent.config import load_config
-from ecoagent.embedding import Embedder
 from ecoagent.store import ArtifactStore
 from labeling.candidates import top_k_candidates, top_k_candidates_loop
 from labeling.label import fetch_data_wheel
-from synth.roundtrip import tool_text
+from labeling.sources import read_bfcl
+from synth.roundtrip import query_and_tool_encoders, tool_text
 
 
 def main() -> None:
@@ -36,9 +34,13 @@ def main() -> None:
     store = ArtifactStore(args.in_dir or ArtifactStore(cfg.store).url("score"))
     catalog = store.read_parquet("tools_scored.parquet")
     queries = read_bfcl(fetch_data_wheel(cfg, cfg.label.bfcl_package), cfg.label.bfcl_categories).queries
-    embedder = Embedder(cfg.label.retriever, cfg.resolve_path(cfg.score.embedding_cache), setting="label.retriever")
-    tool_vecs = embedder.encode([tool_text(n, d) for n, d in zip(catalog["name"], catalog["description"], strict=True)])
-    query_vecs = embedder.encode([q.text for q in queries])
+    query_encoder, tool_encoder = query_and_tool_encoders(
+        cfg.label.retriever, cfg.resolve_path(cfg.score.embedding_cache)
+    )
+    tool_vecs = tool_encoder.encode(
+        [tool_text(n, d) for n, d in zip(catalog["name"], catalog["description"], strict=True)]
+    )
+    query_vecs = query_encoder.encode([q.text for q in queries])
 
     t = time.perf_counter()
     fast = top_k_candidates(query_vecs, tool_vecs, cfg.label.top_k, cfg.label.min_cosine)

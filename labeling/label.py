@@ -107,7 +107,6 @@ def label(
     out: str | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> LabelResult:
-    from ecoagent.embedding import Embedder
     from labeling.candidates import top_k_candidates
     from labeling.review import export_review_sample
     from labeling.splits import assign_splits, check_no_leakage
@@ -143,10 +142,10 @@ def label(
 
     # 1. candidates: top-k tools per query by cosine, above the floor
     cache_dir = config.resolve_path(config.score.embedding_cache)
-    retriever = Embedder(cfg.retriever, cache_dir, config.score.embedding_batch_size, setting="label.retriever")
+    query_encoder, tool_encoder = query_and_tool_encoders(cfg.retriever, cache_dir)
     texts = [tool_text(n, d) for n, d in zip(catalog["name"], catalog["description"], strict=True)]
-    tool_vecs = retriever.encode(texts)
-    query_vecs = retriever.encode([q.text for q in kept])
+    tool_vecs = tool_encoder.encode(texts)
+    query_vecs = query_encoder.encode([q.text for q in kept])
     candidates = top_k_candidates(query_vecs, tool_vecs, cfg.top_k, cfg.min_cosine)
     tools = catalog.select("tool_id", "name", "description", "content_hash", "platform").to_dicts()
     pairs = [

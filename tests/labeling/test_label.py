@@ -61,7 +61,6 @@ def world(tmp_path_factory):
         *fixture_overrides(mirror, tmp / "cache"),
         f"score.embedding_cache={tmp / 'emb'}",
         f"store={tmp / 'store'}",
-        "label.min_cosine=0.2",
         "label.max_queries=null",
         "label.bfcl_categories=[live_simple, live_multiple, live_relevance]",
         "llm.backend=server",
