@@ -239,3 +239,63 @@ def crawl(
     store.write_text(dump_sources([p.source for p in fetched]), "sources.resolved.yaml")
     store.write_json(summary, "crawl_summary.json")
     return CrawlResult(out=store.url(), tools_path=tools_path, summary=summary, partial=bool(package_errors))
+
+
+def merge_crawl_shards(config: Config, shard_dirs: list[str], out: str) -> CrawlResult:
+    """Merge crawls of disjoint source subsets (the DAG maps the crawl per platform) into one catalog.
+
+    Exact-duplicate removal and the near-duplicate report run again over the union, so the merged
+    ``tools.parquet`` equals the one a single crawl of all the sources writes.
+    """
+    from schemas.tool_record import ToolRecord
+
+    shards = [ArtifactStore(d) for d in sorted(shard_dirs)]
+    summaries = [s.read_json("crawl_summary.json") for s in shards]
+    records = [
+        ToolRecord(**{**row, "duplicate_group": None})
+        for s in shards
+        for row in s.read_parquet("tools.parquet").iter_rows(named=True)
+    ]
+    dedup = deduplicate(records)
+    drops = Counter()
+    skipped = Counter()
+    for summary in summaries:
+        drops.update(summary["drops_by_reason"])
+        skipped.update(summary["skipped_by_reason"])
+    drops.update(dedup.drops)
+    package_errors = [e for s in summaries for e in s["package_errors"]]
+    per_platform = {}
+    for summary in summaries:
+        per_platform.update(summary["per_platform"])
+    for platform, row in per_platform.items():
+        row["tools"] = sum(r.platform == platform for r in dedup.records)
+    summary = {
+        **summaries[0],
+        "status": "partial" if package_errors else "complete",
+        "tools": len(dedup.records),
+        "per_platform": dict(sorted(per_platform.items())),
+        "coverage": _coverage(dedup.records),
+        "drops_by_reason": dict(sorted(drops.items())),
+        "skipped_by_reason": dict(sorted(skipped.items())),
+        "counting_rules": {k: v for s in summaries for k, v in s["counting_rules"].items()},
+        "near_duplicates": dedup.near_duplicates,
+        "packages": {
+            "total": sum(s["packages"]["total"] for s in summaries),
+            "failed": sum(s["packages"]["failed"] for s in summaries),
+            "with_errors": len({e["package"] for e in package_errors}),
+        },
+        "package_errors": package_errors,
+        "cache": {k: sum(s["cache"][k] for s in summaries) for k in ("hits", "misses")},
+        "seconds": {k: round(max(s["seconds"][k] for s in summaries), 2) for k in ("fetch", "extract", "total")},
+        "shards": len(shards),
+    }
+    store = ArtifactStore(out)
+    tools_path = store.write_parquet(records_to_frame(dedup.records), "tools.parquet")
+    store.write_json([row for s in shards for row in s.read_json("fetch_manifest.json")], "fetch_manifest.json")
+    dropped = [d for s in shards for d in s.read_json("crawl_drops.json")] + dedup.dropped
+    store.write_json(sorted(dropped, key=lambda d: d["tool_id"]), "crawl_drops.json")
+    store.write_text(
+        "".join(s.fs.cat(s.path("sources.resolved.yaml")).decode() for s in shards), "sources.resolved.yaml"
+    )
+    store.write_json(summary, "crawl_summary.json")
+    return CrawlResult(out=store.url(), tools_path=tools_path, summary=summary, partial=bool(package_errors))

@@ -101,20 +101,25 @@ def _norm_name(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "", name.lower())
 
 
-def label(
-    config: Config,
-    in_dir: str | None = None,
-    out: str | None = None,
-    progress: Callable[[int, int], None] | None = None,
-) -> LabelResult:
+@dataclass
+class LabelPlan:
+    """Everything before verification: deterministic, so a whole run and each shard agree on the pairs."""
+
+    catalog: pl.DataFrame
+    kept: list
+    candidates: list
+    pairs: list[dict]
+    drops: Counter
+    queries_in: int
+    mcp_tools: list[dict] | None
+
+
+def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
     from labeling.candidates import top_k_candidates
-    from labeling.review import export_review_sample
-    from labeling.splits import assign_splits, check_no_leakage
     from synth.dedup import near_duplicates
     from synth.filters import is_language
     from synth.roundtrip import query_and_tool_encoders, tool_text
 
-    started = time.perf_counter()
     cfg = config.label
     source = ArtifactStore(in_dir or ArtifactStore(config.store).url("score"))
     if not source.exists("tools_scored.parquet"):
@@ -123,7 +128,6 @@ def label(
         )
     catalog = source.read_parquet("tools_scored.parquet")
     raw, drops, mcp_tools = read_source(config)
-    queries_in = len(raw)
 
     kept = []
     for query in raw:
@@ -140,7 +144,7 @@ def label(
     if cfg.max_queries is not None and len(kept) > cfg.max_queries:
         kept = sorted(random.Random(config.seed).sample(kept, cfg.max_queries), key=lambda q: q.query_id)
 
-    # 1. candidates: top-k tools per query by cosine, above the floor
+    # candidates: top-k tools per query by cosine, above the floor
     cache_dir = config.resolve_path(config.score.embedding_cache)
     query_encoder, tool_encoder = query_and_tool_encoders(cfg.retriever, cache_dir)
     texts = [tool_text(n, d) for n, d in zip(catalog["name"], catalog["description"], strict=True)]
@@ -154,6 +158,50 @@ def label(
         for j, cos in cands
     ]
     drops["no_candidate_above_floor"] += sum(1 for c in candidates if not c)
+    return LabelPlan(catalog, kept, candidates, pairs, drops, len(raw), mcp_tools)
+
+
+def verify_shard(config: Config, in_dir: str | None, shard: int, shards: int) -> dict:
+    """Verify one shard of the candidate pairs (every ``shards``-th), filling the LLM response cache.
+
+    The Airflow DAG maps this over shards; ``label`` afterwards finds every answer in the cache."""
+    from ecoagent.llm.backends import default_cache_path, open_llm
+    from ecoagent.llm.cache import ResponseCache
+    from labeling.verify import build_verify_requests, load_verify_prompt
+
+    if not 0 <= shard < shards:
+        raise ValueError(f"shard {shard} is not in [0, {shards})")
+    pairs = plan(config, in_dir).pairs[shard::shards]
+    requests = build_verify_requests(
+        pairs, load_verify_prompt(), config.llm.model, config.label.max_tokens, config.seed
+    )
+    cache = ResponseCache(default_cache_path(config))
+    todo = [r for r in requests if r.request_id not in cache]
+    failed = 0
+    if todo:
+        with open_llm(config, cache_path=default_cache_path(config)) as client:
+            failed = sum(1 for r in client.generate(todo) if r.error)
+    return {"shard": shard, "pairs": len(pairs), "sent": len(todo), "failed": failed}
+
+
+def label(
+    config: Config,
+    in_dir: str | None = None,
+    out: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> LabelResult:
+    from labeling.review import export_review_sample
+    from labeling.splits import assign_splits, check_no_leakage
+    from synth.roundtrip import query_and_tool_encoders, tool_text
+
+    started = time.perf_counter()
+    cfg = config.label
+    the_plan = plan(config, in_dir)
+    catalog, kept, candidates, pairs, drops = (
+        the_plan.catalog, the_plan.kept, the_plan.candidates, the_plan.pairs, the_plan.drops,
+    )  # fmt: skip
+    queries_in, mcp_tools = the_plan.queries_in, the_plan.mcp_tools
+    cache_dir = config.resolve_path(config.score.embedding_cache)
 
     # 2. verification: the LLM score and the embedding-agreement score
     llm_scores, llm_reasons, llm_model, llm_stats = _llm_scores(config, pairs, progress)
@@ -245,7 +293,7 @@ def label(
 
 
 def _llm_scores(config: Config, pairs: list[dict], progress) -> tuple[list, list, str, dict]:
-    from ecoagent.llm.backends import open_llm
+    from ecoagent.llm.backends import default_cache_path, open_llm
     from ecoagent.llm.cache import ResponseCache
     from labeling.verify import build_verify_requests, load_verify_prompt, parse_score
 
@@ -253,9 +301,7 @@ def _llm_scores(config: Config, pairs: list[dict], progress) -> tuple[list, list
         return [], [], config.llm.model, {"requests": 0}
     prompt = load_verify_prompt()
     requests = build_verify_requests(pairs, prompt, config.llm.model, config.label.max_tokens, config.seed)
-    cache_path = config.resolve_path(
-        config.llm.cache_path or ArtifactStore(config.store).url("llm", "responses.sqlite")
-    )
+    cache_path = default_cache_path(config)
     cache = ResponseCache(cache_path)
     cached = sum(r.request_id in cache for r in requests)
     done = 0

@@ -129,19 +129,18 @@ def build_requests(tools: pl.DataFrame, template: PromptTemplate, config: Config
     return requests
 
 
-def synth(
-    config: Config,
-    in_dir: str | None = None,
-    out: str | None = None,
-    progress: Callable[[int, int], None] | None = None,
-) -> SynthResult:
-    from ecoagent.llm.backends import open_llm
-    from ecoagent.llm.cache import ResponseCache
-    from synth.dedup import near_duplicates
-    from synth.filters import filter_queries
-    from synth.parse import parse_queries
+@dataclass
+class SynthPlan:
+    """What the stage will ask the LLM: the same for the whole run and for each shard of it."""
 
-    started = time.perf_counter()
+    catalog: pl.DataFrame
+    tools: pl.DataFrame
+    template: PromptTemplate
+    requests: list
+    drops: Counter
+
+
+def plan(config: Config, in_dir: str | None = None) -> SynthPlan:
     cfg = config.synth
     source = ArtifactStore(in_dir or ArtifactStore(config.store).url("score"))
     if not source.exists("tools_scored.parquet"):
@@ -154,11 +153,52 @@ def synth(
     drops["tool_without_description"] = len(catalog) - len(eligible)
     tools = select_tools(eligible, cfg.tools, cfg.sample_size, config.seed)
     template = template_for(config.llm.model_kind, cfg.prompt)
-    requests = build_requests(tools, template, config)
+    return SynthPlan(catalog, tools, template, build_requests(tools, template, config), drops)
+
+
+def generate_shard(config: Config, in_dir: str | None, shard: int, shards: int) -> dict:
+    """Ask the LLM for one shard of the plan (every ``shards``-th request), filling the response cache.
+
+    The Airflow DAG maps this over shards in parallel; ``synth`` afterwards finds every answer in the
+    cache and only assembles. Shards are by position in the deterministic plan, so they never overlap.
+    """
+    from ecoagent.llm.backends import default_cache_path, open_llm
+    from ecoagent.llm.cache import ResponseCache
+
+    if not 0 <= shard < shards:
+        raise ValueError(f"shard {shard} is not in [0, {shards})")
+    requests = plan(config, in_dir).requests[shard::shards]
+    cache = ResponseCache(default_cache_path(config))
+    todo = [r for r in requests if r.request_id not in cache]
+    failed = 0
+    if todo:
+        with open_llm(config, cache_path=default_cache_path(config)) as client:
+            failed = sum(1 for r in client.generate(todo) if r.error)
+    return {"shard": shard, "requests": len(requests), "sent": len(todo), "failed": failed}
+
+
+def synth(
+    config: Config,
+    in_dir: str | None = None,
+    out: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> SynthResult:
+    from ecoagent.llm.backends import default_cache_path, open_llm
+    from ecoagent.llm.cache import ResponseCache
+    from synth.dedup import near_duplicates
+    from synth.filters import filter_queries
+    from synth.parse import parse_queries
+
+    started = time.perf_counter()
+    cfg = config.synth
+    the_plan = plan(config, in_dir)
+    catalog, tools, template, requests, drops = (
+        the_plan.catalog, the_plan.tools, the_plan.template, the_plan.requests, the_plan.drops,
+    )  # fmt: skip
 
     store = ArtifactStore(out or ArtifactStore(config.store).url(STAGE))
-    cache_path = config.llm.cache_path or ArtifactStore(config.store).url("llm", "responses.sqlite")
-    cache = ResponseCache(config.resolve_path(cache_path))
+    cache_path = default_cache_path(config)
+    cache = ResponseCache(cache_path)
     cached_before = sum(cache.get(r.request_id) is not None for r in requests)
     done = 0
 
@@ -174,7 +214,7 @@ def synth(
     if cached_before == len(requests):
         responses = [cache.get(r.request_id) for r in requests]  # nothing new: no server to start
     else:
-        with open_llm(config, cache_path=config.resolve_path(cache_path)) as client:
+        with open_llm(config, cache_path=cache_path) as client:
             responses = client.generate(requests, on_done=on_done)
     generation_seconds = time.perf_counter() - t
 

@@ -181,3 +181,18 @@ def test_unknown_platform_names_the_setting(mirror, tmp_path):
     cfg = _config(mirror, tmp_path / "cache", "crawl.platforms=[zapier]")
     with pytest.raises(ValueError, match=r"crawl\.platforms"):
         crawl(cfg, out=str(tmp_path / "out"), sources_path=mirror / "sources.yaml")
+
+
+def test_per_platform_shards_merge_into_the_single_crawl(mirror, tmp_path):
+    from crawlers.crawl import merge_crawl_shards
+
+    whole = _run(mirror, tmp_path, "whole")
+    shards = []
+    for platform in ("langchain", "crewai", "llamaindex", "n8n", "mcp"):
+        cfg = _config(mirror, tmp_path / "cache", f"crawl.platforms=[{platform}]")
+        crawl(cfg, out=str(tmp_path / f"shard-{platform}"), sources_path=mirror / "sources.yaml")
+        shards.append(str(tmp_path / f"shard-{platform}"))
+    merged = merge_crawl_shards(_config(mirror, tmp_path / "cache"), shards, str(tmp_path / "merged"))
+    assert (tmp_path / "merged" / "tools.parquet").read_bytes() == (tmp_path / "whole" / "tools.parquet").read_bytes()
+    assert merged.summary["tools"] == whole.summary["tools"]
+    assert merged.summary["per_platform"]["n8n"]["tools"] == whole.summary["per_platform"]["n8n"]["tools"]
