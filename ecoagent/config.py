@@ -156,6 +156,14 @@ class LabelConfig(_Section):
     dedup_threshold: float = 0.7
 
 
+class ReleaseConfig(_Section):
+    version: str | None = None  # default: the UTC date, YYYY.MM.DD (the CLI's --version wins)
+    repo_id: str | None = None  # Hub dataset repo for `ecoagent release publish`, e.g. my-org/ecoagent
+    token_env: str = "HF_TOKEN"  # the NAME of the env var holding the Hub token, never the token
+    previous: str | None = None  # the previous release folder; default: the newest one under <root>/release
+    repo_releases_dir: str = "releases"  # manifest, card and changelog of each release, tracked in git
+
+
 class Config(_Section):
     profile: str = "default"
     store: str = "data"
@@ -165,6 +173,7 @@ class Config(_Section):
     llm: LLMConfig = LLMConfig()
     synth: SynthConfig = SynthConfig()
     label: LabelConfig = LabelConfig()
+    release: ReleaseConfig = ReleaseConfig()
 
     def resolve_path(self, value: str) -> Path:
         """A path setting made absolute: ``~`` expanded, relative to the project root."""

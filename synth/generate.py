@@ -58,7 +58,12 @@ class SynthResult:
 
 
 def select_tools(tools: pl.DataFrame, mode: str, sample_size: int, seed: int) -> pl.DataFrame:
-    """``all``, or a sample stratified by platform: proportional, at least a few per platform, seeded."""
+    """``all``, or a sample stratified by platform: proportional, at least a few per platform, seeded.
+
+    Within a platform the tools with the smallest ``hash(seed, tool_id)`` are taken (consistent
+    sampling): a refresh that adds or removes a few tools keeps the rest of the sample, so their
+    cached queries are reused instead of regenerated.
+    """
     if mode == "all" or sample_size >= len(tools):
         return tools
     if mode != "sample":
@@ -70,11 +75,10 @@ def select_tools(tools: pl.DataFrame, mode: str, sample_size: int, seed: int) ->
     while sum(quota.values()) > sample_size:  # trim the largest strata first
         biggest = max(platforms, key=lambda p: (quota[p] - floor, p))
         quota[biggest] -= 1
-    rng = random.Random(seed)
     picked = []
     for p in platforms:
-        ids = sorted(tools.filter(pl.col("platform") == p)["tool_id"])
-        picked.extend(rng.sample(ids, quota[p]))
+        ids = tools.filter(pl.col("platform") == p)["tool_id"].to_list()
+        picked.extend(sorted(ids, key=lambda tid: hashlib.sha256(f"{seed}:{tid}".encode()).hexdigest())[: quota[p]])
     return tools.filter(pl.col("tool_id").is_in(picked)).sort("tool_id")
 
 

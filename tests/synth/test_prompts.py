@@ -54,6 +54,9 @@ def test_stratified_sample_covers_every_platform_and_is_seeded():
     assert a.equals(select_tools(tools, "sample", 12, seed=1))
     assert not a.equals(select_tools(tools, "sample", 12, seed=2))
     assert len(select_tools(tools, "all", 12, seed=1)) == 100
+    # consistent sampling: adding tools keeps the earlier picks unless a new one hashes lower
+    more = pl.concat([tools, pl.DataFrame({"tool_id": ["n8n:new"], "platform": ["n8n"]})])
+    assert len(set(a["tool_id"]) - set(select_tools(more, "sample", 12, seed=1)["tool_id"])) <= 1
 
 
 @pytest.mark.parametrize(
