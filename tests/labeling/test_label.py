@@ -63,6 +63,7 @@ def world(tmp_path_factory):
         f"store={tmp / 'store'}",
         "label.max_queries=null",
         "label.bfcl_categories=[live_simple, live_multiple, live_relevance]",
+        "label.verifier=llm",
         "llm.backend=server",
         "llm.model=fake-verifier",
         "llm.max_retries=0",
@@ -144,3 +145,14 @@ def test_a_rerun_asks_the_verifier_nothing_new(world):
     assert second.summary["llm"]["cached"] == second.summary["llm"]["requests"]
     for name in ("real_queries.parquet", "real_pairs.parquet"):
         assert (tmp / "r1" / name).read_bytes() == (tmp / "r2" / name).read_bytes()
+
+
+def test_the_embedding_agreement_can_decide_instead(world):
+    tmp, overrides = world
+    with FakeOpenAI(respond=_reply) as server:
+        cfg = _config(tmp, overrides, server, "label.verifier=embedding", "label.min_agreement_score=0.3")
+        result = label(cfg, in_dir=str(tmp / "score"), out=str(tmp / "emb"))
+    pairs = pl.read_parquet(tmp / "emb" / "real_pairs.parquet")
+    assert result.summary["verifier"] == "embedding"
+    assert ((pairs["agreement_score"] >= 0.3) == (pairs["label"] == 1)).all()
+    assert pairs["llm_score"].drop_nulls().len() > 0  # the LLM score is still recorded beside it

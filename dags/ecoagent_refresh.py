@@ -1,0 +1,210 @@
+"""``ecoagent_refresh``: crawl, score, gate, Syn, Real and the release build as one Airflow 3 DAG.
+
+Every task calls the same stage function as the CLI (see dags/README.md) and writes under a
+run-scoped partition ``<root>/runs/<run_id>/<stage>/``, so a rerun of a task overwrites its own
+outputs and two runs never mix. XCom carries folder paths and small dicts only.
+
+Parse time stays cheap: this module imports only ``airflow.sdk``, ``datetime`` and ``os``; every
+project module (polars, torch, great-expectations behind them) is imported inside a task.
+
+Schedule: weekly by default; ``ECOAGENT_REFRESH_SCHEDULE`` overrides it with any Airflow schedule
+string (a cron expression, ``@daily``, or ``none`` for manual runs only).
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timedelta
+
+from airflow.sdk import Asset, Param, dag, task
+
+# The release asset the downstream RATED DAG is scheduled on. A plain name without a scheme is a
+# valid Asset URI in Airflow 3.3 (only the "airflow" scheme is reserved); its events carry the
+# release folder in their extra.
+RELEASE_ASSET = Asset("ecoagent/release")
+
+_schedule = os.environ.get("ECOAGENT_REFRESH_SCHEDULE", "@weekly")
+SCHEDULE = None if _schedule.strip().lower() in ("", "none", "null") else _schedule
+
+# Only the tasks that talk to the outside (registries, the LLM server) retry: a failed gate or a
+# bug would fail the same way again, so everything else fails the run at once.
+NETWORK_RETRIES = {
+    "retries": int(os.environ.get("ECOAGENT_NETWORK_RETRIES", "2")),
+    "retry_delay": timedelta(seconds=int(os.environ.get("ECOAGENT_RETRY_DELAY_S", "60"))),
+    "retry_exponential_backoff": 2.0,
+}
+
+
+def _safe(run_id: str) -> str:
+    """A run id as one folder name (manual__2026-11-29T12:00:00+00:00 has ':' and '+')."""
+    return "".join(c if c.isalnum() or c in "._-" else "_" for c in run_id)
+
+
+def _config(params: dict, *extra: str):
+    """The run's config: the profile, the run's overrides, then the explicit params."""
+    from ecoagent.config import load_config
+
+    overrides = list(params.get("overrides") or [])
+    if params.get("out"):
+        # the store is the root, so stage defaults (the shared LLM response cache) live under it too
+        overrides.append(f"store={params['out']}")
+    if params.get("sample_size") is not None:
+        overrides.append(f"synth.sample_size={int(params['sample_size'])}")
+    return load_config(params.get("profile") or "default", overrides=[*overrides, *extra])
+
+
+def _partition(params: dict, run_id: str, stage: str) -> str:
+    """``<root>/runs/<run_id>/<stage>`` where root is the ``out`` param or the profile's store."""
+    config = _config(params)
+    root = params.get("out") or str(config.resolve_path(config.store))
+    if "://" in root and not root.startswith("file://"):
+        return f"{root.rstrip('/')}/runs/{_safe(run_id)}/{stage}"
+    return str(config.resolve_path(root.removeprefix("file://")) / "runs" / _safe(run_id) / stage)
+
+
+@dag(
+    dag_id="ecoagent_refresh",
+    schedule=SCHEDULE,
+    start_date=datetime(2026, 1, 1),
+    catchup=False,
+    max_active_runs=1,  # runs share the LLM response cache and the package cache
+    tags=["ecoagent", "refresh", "dataset"],
+    default_args={"owner": "ecoagent", "retries": 0},
+    params={
+        "profile": Param("default", type="string", description="config profile: default | production | fixture"),
+        "sample_size": Param(None, type=["null", "integer"], minimum=1,
+                             description="synth.sample_size (tools sampled for Syn); null = the profile's"),
+        "shards": Param(2, type="integer", minimum=1, description="parallel LLM shards (generation, verification)"),
+        "overrides": Param([], type="array", items={"type": "string"},
+                           description="extra section.key=value config overrides"),
+        "out": Param(None, type=["null", "string"],
+                     description="root folder (fsspec URL); null = the profile's store. Runs go to <root>/runs/"),
+        "version": Param(None, type=["null", "string"], description="release version; null = derived by the build"),
+    },  # fmt: skip
+    doc_md=__doc__,
+)
+def ecoagent_refresh():
+    @task
+    def platforms(params: dict | None = None) -> list[str]:
+        return list(_config(params).crawl.platforms)
+
+    @task(**NETWORK_RETRIES, map_index_template="{{ task.op_kwargs['platform'] }}")
+    def crawl_platform(platform: str, params: dict | None = None, run_id: str | None = None) -> str:
+        from crawlers.crawl import crawl
+
+        config = _config(params, f"crawl.platforms=[{platform}]")
+        out = _partition(params, run_id, f"crawl_shards/{platform}")
+        result = crawl(config, out=out)
+        print(f"crawl {platform}: {result.summary['tools']} tools, status {result.summary['status']}")
+        return out  # a partial crawl (exit 3) still wrote a catalog; StageFailed raises
+
+    @task
+    def merge_crawl(shard_dirs: list[str], params: dict | None = None, run_id: str | None = None) -> str:
+        from crawlers.crawl import merge_crawl_shards
+
+        out = _partition(params, run_id, "crawl")
+        result = merge_crawl_shards(_config(params), list(shard_dirs[:]), out)  # [:] = one XCom request
+        print(f"merged catalog: {result.summary['tools']} tools, status {result.summary['status']}")
+        return out
+
+    @task
+    def score(crawl_dir: str, params: dict | None = None, run_id: str | None = None) -> str:
+        from scoring.score import score as score_stage
+
+        out = _partition(params, run_id, "score")
+        score_stage(_config(params), in_dir=crawl_dir, out=out)
+        return out
+
+    @task
+    def score_gate(score_dir: str, params: dict | None = None) -> str:
+        """Fails the run (QualityGateFailed) before any LLM call when the scored catalog is bad."""
+        from ecoagent.quality_gate import enforce
+        from scoring.score import gate
+
+        result = gate(_config(params), in_dir=score_dir)
+        print(f"scored-catalog gate: success={result.success}, report {result.report_path}")
+        enforce(result)
+        return score_dir
+
+    @task
+    def shard_ids(params: dict | None = None) -> list[int]:
+        return list(range(int(params.get("shards") or 1)))
+
+    @task(**NETWORK_RETRIES)
+    def generate_shard(shard: int, score_dir: str, params: dict | None = None) -> dict:
+        from synth.generate import generate_shard as generate
+
+        return generate(_config(params), score_dir, shard, int(params.get("shards") or 1))
+
+    @task
+    def synth(score_dir: str, shard_results: list[dict], params: dict | None = None, run_id: str | None = None) -> str:
+        from synth.generate import synth as synth_stage
+
+        failed = sum(r["failed"] for r in shard_results[:])
+        print(f"generation shards done, {failed} failed requests (synth retries them once more)")
+        out = _partition(params, run_id, "synth")
+        synth_stage(_config(params), in_dir=score_dir, out=out)
+        return out
+
+    @task(**NETWORK_RETRIES)
+    def verify_shard(shard: int, score_dir: str, params: dict | None = None) -> dict:
+        from labeling.label import verify_shard as verify
+
+        return verify(_config(params), score_dir, shard, int(params.get("shards") or 1))
+
+    @task
+    def label(score_dir: str, shard_results: list[dict], params: dict | None = None, run_id: str | None = None) -> str:
+        from labeling.label import label as label_stage
+
+        failed = sum(r["failed"] for r in shard_results[:])
+        print(f"verification shards done, {failed} failed requests (label retries them once more)")
+        out = _partition(params, run_id, "label")
+        label_stage(_config(params), in_dir=score_dir, out=out)
+        return out
+
+    @task(outlets=[RELEASE_ASSET])
+    def build_release(
+        crawl_dir: str,
+        score_dir: str,
+        synth_dir: str,
+        label_dir: str,
+        params: dict | None = None,
+        run_id: str | None = None,
+        outlet_events=None,
+    ) -> str:
+        """Build, gate and promote the release; returns ``<root>/release/<version>``.
+
+        The build goes to the run's partition (``runs/<run_id>/release/<version>``); only once its gate
+        passed is it copied to ``<root>/release/<version>``, where ``ecoagent release publish``, the next
+        refresh (as ``previous``) and the RATED DAG look. A failing gate raises QualityGateFailed, so the
+        run fails, nothing is promoted and no asset event reaches RATED.
+        """
+        from ecoagent.release.build import ReleaseInputs
+        from ecoagent.release.build import build_release as build
+
+        config = _config(params)
+        version = _release_version(params, config)
+        releases = _partition(params, run_id, "release").rsplit("/runs/", 1)[0] + "/release"
+        previous = config.release.previous or _newest_release(releases, exclude=version)
+        result = build(
+            ReleaseInputs(crawl_dir=crawl_dir, score_dir=score_dir, synth_dir=synth_dir, label_dir=label_dir),
+            _partition(params, run_id, f"release/{version}"),
+            version=version,
+            config=config,
+            previous=previous,
+        )
+        folder = _promote(str(result.folder), f"{releases}/{version}")
+        print(f"release {version} built in {result.folder}, promoted to {folder} (previous: {previous})")
+        if outlet_events is not None:
+            outlet_events[RELEASE_ASSET].extra = {"folder": folder, "version": version, "run_id": run_id}
+        return folder
+
+    crawl_dir = merge_crawl(crawl_platform.expand(platform=platforms()))
+    gated = score_gate(score(crawl_dir))
+    shards = shard_ids()
+    synth_dir = synth(gated, generate_shard.partial(score_dir=gated).expand(shard=shards))
+    label_dir = label(gated, verify_shard.partial(score_dir=gated).expand(shard=shards))
+    build_release(crawl_dir, gated, synth_dir, label_dir)
+
+
+ecoagent_refresh_dag = ecoagent_refresh()
