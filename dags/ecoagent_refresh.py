@@ -35,6 +35,25 @@ NETWORK_RETRIES = {
 }
 
 
+# What a run can change (Trigger DAG w/ config, or `airflow dags test ecoagent_refresh -c '{...}'`).
+PARAMS = {
+    "profile": Param("default", type="string", description="config profile: default | production | fixture"),
+    "sample_size": Param(
+        None, type=["null", "integer"], minimum=1, description="synth.sample_size (tools sampled); null = the profile's"
+    ),
+    "shards": Param(2, type="integer", minimum=1, description="parallel LLM shards (generation, verification)"),
+    "overrides": Param(
+        [], type="array", items={"type": "string"}, description="extra section.key=value config overrides"
+    ),
+    "out": Param(
+        None, type=["null", "string"], description="root folder; null = the profile's store. Runs go to <root>/runs/"
+    ),
+    "version": Param(
+        None, type=["null", "string"], description="release version; null = release.version, else the UTC date"
+    ),
+}
+
+
 def _safe(run_id: str) -> str:
     """A run id as one folder name (manual__2026-11-29T12:00:00+00:00 has ':' and '+')."""
     return "".join(c if c.isalnum() or c in "._-" else "_" for c in run_id)
@@ -53,13 +72,38 @@ def _config(params: dict, *extra: str):
     return load_config(params.get("profile") or "default", overrides=[*overrides, *extra])
 
 
-def _partition(params: dict, run_id: str, stage: str) -> str:
-    """``<root>/runs/<run_id>/<stage>`` where root is the ``out`` param or the profile's store."""
+def _root(params: dict) -> str:
+    """The ``out`` param, else the profile's store; a local folder as an absolute path."""
     config = _config(params)
-    root = params.get("out") or str(config.resolve_path(config.store))
+    root = params.get("out") or config.store
     if "://" in root and not root.startswith("file://"):
-        return f"{root.rstrip('/')}/runs/{_safe(run_id)}/{stage}"
-    return str(config.resolve_path(root.removeprefix("file://")) / "runs" / _safe(run_id) / stage)
+        return root.rstrip("/")
+    return str(config.resolve_path(root.removeprefix("file://")))
+
+
+def _partition(params: dict, run_id: str, stage: str) -> str:
+    """``<root>/runs/<run_id>/<stage>``: a rerun of a task overwrites its own outputs, runs never mix."""
+    return f"{_root(params)}/runs/{_safe(run_id)}/{stage}"
+
+
+def _promote(built: str, target: str) -> str:
+    """Copy the gated build to ``target`` through a temporary sibling and a rename (replacing an older copy)."""
+    import shutil
+    import uuid
+    from pathlib import Path
+
+    target_path = Path(target)
+    target_path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target_path.parent / f".{target_path.name}.tmp-{uuid.uuid4().hex[:8]}"
+    shutil.copytree(built, tmp)
+    if target_path.exists():
+        old = target_path.parent / f".{target_path.name}.old-{uuid.uuid4().hex[:8]}"
+        target_path.rename(old)
+        tmp.rename(target_path)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        tmp.rename(target_path)
+    return str(target_path)
 
 
 @dag(
@@ -70,17 +114,7 @@ def _partition(params: dict, run_id: str, stage: str) -> str:
     max_active_runs=1,  # runs share the LLM response cache and the package cache
     tags=["ecoagent", "refresh", "dataset"],
     default_args={"owner": "ecoagent", "retries": 0},
-    params={
-        "profile": Param("default", type="string", description="config profile: default | production | fixture"),
-        "sample_size": Param(None, type=["null", "integer"], minimum=1,
-                             description="synth.sample_size (tools sampled for Syn); null = the profile's"),
-        "shards": Param(2, type="integer", minimum=1, description="parallel LLM shards (generation, verification)"),
-        "overrides": Param([], type="array", items={"type": "string"},
-                           description="extra section.key=value config overrides"),
-        "out": Param(None, type=["null", "string"],
-                     description="root folder (fsspec URL); null = the profile's store. Runs go to <root>/runs/"),
-        "version": Param(None, type=["null", "string"], description="release version; null = derived by the build"),
-    },  # fmt: skip
+    params=PARAMS,
     doc_md=__doc__,
 )
 def ecoagent_refresh():
@@ -174,26 +208,26 @@ def ecoagent_refresh():
     ) -> str:
         """Build, gate and promote the release; returns ``<root>/release/<version>``.
 
-        The build goes to the run's partition (``runs/<run_id>/release/<version>``); only once its gate
-        passed is it copied to ``<root>/release/<version>``, where ``ecoagent release publish``, the next
-        refresh (as ``previous``) and the RATED DAG look. A failing gate raises QualityGateFailed, so the
-        run fails, nothing is promoted and no asset event reaches RATED.
+        The build goes to the run's partition (``runs/<run_id>/release/<version>``, from that run's stage
+        folders, with the tracked copy in the repo's ``releases/<version>/``); only once its gate passed is
+        it copied to ``<root>/release/<version>``, where ``ecoagent release publish``, the next refresh (as
+        ``previous``) and the RATED DAG look. A failing gate raises QualityGateFailed: the run fails,
+        nothing is promoted and no asset event reaches RATED.
         """
-        from ecoagent.release.build import ReleaseInputs
-        from ecoagent.release.build import build_release as build
+        from pathlib import Path
+
+        from ecoagent.release.pipeline import default_version, newest_release, release_run
 
         config = _config(params)
-        version = _release_version(params, config)
-        releases = _partition(params, run_id, "release").rsplit("/runs/", 1)[0] + "/release"
-        previous = config.release.previous or _newest_release(releases, exclude=version)
-        result = build(
-            ReleaseInputs(crawl_dir=crawl_dir, score_dir=score_dir, synth_dir=synth_dir, label_dir=label_dir),
-            _partition(params, run_id, f"release/{version}"),
-            version=version,
-            config=config,
-            previous=previous,
-        )
-        folder = _promote(str(result.folder), f"{releases}/{version}")
+        run_root = _partition(params, run_id, "")
+        # release_run reads <run_root>/{crawl,score,synth,label}: the folders the upstream tasks returned
+        if any(Path(d).parent != Path(run_root) for d in (crawl_dir, score_dir, synth_dir, label_dir)):
+            raise ValueError(f"stage folders {crawl_dir}, {score_dir}, {synth_dir}, {label_dir} are not in {run_root}")
+        version = str(params.get("version") or config.release.version or default_version())
+        releases = Path(_root(params), "release")
+        previous = config.release.previous or newest_release(releases, exclude=version)
+        result = release_run(config, run_root, version=version, previous=str(previous) if previous else None)
+        folder = _promote(str(result.folder), str(releases / version))
         print(f"release {version} built in {result.folder}, promoted to {folder} (previous: {previous})")
         if outlet_events is not None:
             outlet_events[RELEASE_ASSET].extra = {"folder": folder, "version": version, "run_id": run_id}

@@ -6,6 +6,7 @@ Every stage command takes ``--out DIR`` (default: the stage's folder in the conf
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
@@ -349,9 +350,73 @@ def label_agreement(file: Annotated[Path, typer.Argument(help="A filled review_s
     typer.echo(format_agreement(report))
 
 
+release_app = typer.Typer(add_completion=False, no_args_is_help=True, help="Build and publish versioned releases.")
+app.add_typer(release_app, name="release")
+
+
+def _run_release(config, root: str | None, version: str | None, previous: str | None) -> int:
+    from ecoagent.quality_gate import QualityGateFailed
+    from ecoagent.release.pipeline import release_run
+    from ecoagent.store import ArtifactStore
+
+    root = root or ArtifactStore(config.store).url()
+    try:
+        with console.status("building the release (Parquet, card, Croissant, manifest) and its gate..."):
+            result = release_run(config, root, version=version, previous=previous)
+    except QualityGateFailed as exc:
+        console.print(f"[red]release gate failed, nothing released:[/] {exc}")
+        return 1
+    except (FileNotFoundError, ValueError, RuntimeError) as exc:
+        console.print(f"[red]release build failed:[/] {exc}")
+        return 1
+    counts = result.manifest.get("counts", {})
+    console.print(f"release {result.version}: {result.folder}")
+    if counts:
+        console.print("rows: " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items()) if not isinstance(v, dict)))
+    console.print(f"gate passed ({len(result.gate.results)} expectations); load it with "
+                  f"datasets.load_dataset('{result.folder}', 'real-queries')")  # fmt: skip
+    return 0
+
+
+@release_app.command("build")
+def release_build(
+    root: Annotated[str | None, typer.Option("--in", help="Folder holding crawl/ score/ synth/ label/.")] = None,
+    version: Annotated[str | None, typer.Option(help="Release version (default: today's date, YYYY.MM.DD).")] = None,
+    previous: Annotated[str | None, typer.Option(help="Previous release folder (default: the newest one).")] = None,
+    profile: ProfileOpt = None,
+    overrides: SetOpt = None,
+) -> None:
+    """Assemble <root>/release/<version>/ (Hub-ready) and copy its manifest, card and changelog to releases/."""
+    raise typer.Exit(_run_release(_config(profile, overrides), root, version, previous))
+
+
+@release_app.command("publish")
+def release_publish(
+    folder: Annotated[Path, typer.Argument(help="A built release folder.")],
+    repo_id: Annotated[str | None, typer.Option(help="Hub dataset repo (default: release.repo_id).")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print what would be uploaded, upload nothing.")] = False,
+    profile: ProfileOpt = None,
+    overrides: SetOpt = None,
+) -> None:
+    """Upload a release to the Hugging Face Hub, tagged with its version (token from the environment only)."""
+    from ecoagent.release.publish import PublishError, publish_release
+
+    config = _config(profile, overrides)
+    repo = repo_id or config.release.repo_id
+    if not repo:
+        console.print("[red]no Hub repo:[/] pass --repo-id or set release.repo_id")
+        raise typer.Exit(2)
+    try:
+        result = publish_release(folder, repo, token_env=config.release.token_env, dry_run=dry_run)
+    except PublishError as exc:
+        console.print(f"[red]publish failed:[/] {exc}")
+        raise typer.Exit(1) from exc
+    typer.echo(json.dumps(result, indent=2, default=str))
+
+
 @app.command()
 def run(out: OutOpt = None, profile: ProfileOpt = None, overrides: SetOpt = None) -> None:
-    """Run the whole pipeline on the configured profile (so far: crawl, score and its gate, synth)."""
+    """Run the whole refresh: crawl, score + gate, synth, label, release build + gate (under --out DIR)."""
     config = _config(profile, overrides)
     root = out.rstrip("/") if out else None
     crawl_out = f"{root}/crawl" if root else None
@@ -364,7 +429,13 @@ def run(out: OutOpt = None, profile: ProfileOpt = None, overrides: SetOpt = None
     if score_code:
         raise typer.Exit(score_code)
     synth_code = _run_synth(config, score_out, f"{root}/synth" if root else None)
-    raise typer.Exit(synth_code or code)
+    if synth_code:
+        raise typer.Exit(synth_code)
+    label_code = _run_label(config, score_out, f"{root}/label" if root else None)
+    if label_code:
+        raise typer.Exit(label_code)
+    release_code = _run_release(config, root, None, None)
+    raise typer.Exit(release_code or code)
 
 
 @app.command("config")

@@ -30,7 +30,8 @@ writes, into ``out_dir`` (the lead's ``<store>/release/<version>/``):
 
 Splits. Real queries arrive split (labeling/splits.py). Syn queries are split here with the same
 :func:`labeling.splits.assign_splits` (grouped by normalized text and near-duplicate cluster, a group's split a
-pure function of (seed, group id), ratios ``label.split_ratios``); groups that share a synth ``dedup_cluster``
+pure function of (seed, group id), ratios ``label.split_ratios``, near-duplicates above
+``label.dedup_threshold``, the same setting the gate's leakage check uses); groups that share a synth ``dedup_cluster``
 are merged and take the split of their smallest group id, so a refresh never moves an existing group.
 
 Temporal cold start. With a ``previous`` release folder, a tool whose ``tool_id`` is not among the previous
@@ -133,7 +134,9 @@ def build_release(
 
     out_dir = Path(out_dir)
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", version):
-        raise ValueError(f"release version {version!r} must be usable as a folder and a Hub tag (letters, digits . _ -)")
+        raise ValueError(
+            f"release version {version!r} must be usable as a folder and a Hub tag (letters, digits . _ -)"
+        )
     created = created or datetime.now(UTC).isoformat(timespec="seconds")
     if previous is not None and Path(previous).resolve() == out_dir.resolve():
         raise ValueError(f"the previous release {previous} is the folder being built; pass the one before it")
@@ -162,8 +165,9 @@ def build_release(
         info["croissant_warnings"] = validate_croissant(tmp / "croissant.json")
         store.write_text(_changelog(info, stage["tools"], prev), "CHANGELOG.md")
 
-        gate = run_release_gate(tmp, tmp / "gate", min_split_rows=min_split_rows,
-                                dedup_threshold=config.label.dedup_threshold)
+        gate = run_release_gate(
+            tmp, tmp / "gate", min_split_rows=min_split_rows, dedup_threshold=config.label.dedup_threshold
+        )
         if not gate.success:
             failed_dir = out_dir.parent / f"{out_dir.name}.gate-failed"
             shutil.rmtree(failed_dir, ignore_errors=True)
@@ -238,8 +242,11 @@ def _review_agreement(label: ArtifactStore) -> dict | None:
         return None
     if not report.labelled:
         return None
-    return {"labelled_pairs": report.labelled, "agreement": round(report.agreement, 4),
-            "cohen_kappa": round(report.cohen_kappa, 4)}  # fmt: skip
+    return {
+        "labelled_pairs": report.labelled,
+        "agreement": round(report.agreement, 4),
+        "cohen_kappa": round(report.cohen_kappa, 4),
+    }
 
 
 def _read_previous(folder: Path) -> dict[str, Any]:
@@ -252,8 +259,13 @@ def _read_previous(folder: Path) -> dict[str, Any]:
     tools = pl.concat([pl.read_parquet(p, columns=["tool_id", "content_hash"]) for p in parquet])
     manifest = json.loads((folder / "manifest.json").read_text()) if (folder / "manifest.json").exists() else {}
     changelog = (folder / "CHANGELOG.md").read_text() if (folder / "CHANGELOG.md").exists() else ""
-    return {"folder": str(folder), "tools": tools, "manifest": manifest, "changelog": changelog,
-            "version": manifest.get("version", folder.name)}  # fmt: skip
+    return {
+        "folder": str(folder),
+        "tools": tools,
+        "manifest": manifest,
+        "changelog": changelog,
+        "version": manifest.get("version", folder.name),
+    }
 
 
 # --------------------------------------------------------------------------- tables
@@ -279,8 +291,9 @@ def _tables(stage: dict, config: Config, prev: dict | None) -> tuple[dict[tuple[
     real_positive = real_pairs.filter(pl.col("label") == 1).select("query_id", "tool_id").unique().sort(pl.all())
     real_all = stage["real_queries"].sort("query_id")
     real = real_all.filter(pl.col("query_id").is_in(real_positive["query_id"].implode()))
-    groups = assign_splits(real.select("query_id", "text"), ratios=ratios, seed=config.seed,
-                           dedup_threshold=config.label.dedup_threshold)["group_id"]  # fmt: skip
+    groups = assign_splits(
+        real.select("query_id", "text"), ratios=ratios, seed=config.seed, dedup_threshold=config.label.dedup_threshold
+    )["group_id"]
     real = _cold_start(real.with_columns(groups), real_positive, new_tools)
 
     corpus = tools.select(
@@ -359,7 +372,10 @@ def _cold_start(queries: pl.DataFrame, positives: pl.DataFrame, new_tools: set[s
     cold_queries = set(positives.filter(pl.col("tool_id").is_in(sorted(new_tools)))["query_id"])
     cold_groups = set(queries.filter(pl.col("query_id").is_in(sorted(cold_queries)))["group_id"])
     return queries.with_columns(
-        pl.when(pl.col("group_id").is_in(sorted(cold_groups))).then(pl.lit(COLD_START)).otherwise("split").alias("split")
+        pl.when(pl.col("group_id").is_in(sorted(cold_groups)))
+        .then(pl.lit(COLD_START))
+        .otherwise("split")
+        .alias("split")
     )
 
 
@@ -381,8 +397,11 @@ def _file_table(folder: Path, layout: dict[str, dict[str, str]], tables: dict) -
     for (config_name, split), frame in tables.items():
         path = layout.get(config_name, {}).get(split)
         if path and path not in files:
-            files[path] = {"sha256": sha256_file(folder / path), "bytes": (folder / path).stat().st_size,
-                           "rows": len(frame)}  # fmt: skip
+            files[path] = {
+                "sha256": sha256_file(folder / path),
+                "bytes": (folder / path).stat().st_size,
+                "rows": len(frame),
+            }
     return dict(sorted(files.items()))
 
 
@@ -414,10 +433,13 @@ def _release_info(stage, config, prev, version, created, layout, files, stats) -
     syn_q, real_q = stage["syn_queries"], stage["real_queries"]
     backend = synth_summary.get("backend") or config.llm.backend
     packages = sorted(
-        ({k: p.get(k) for k in ("platform", "registry", "name", "version", "sha256")} for p in stage["fetch_manifest"]
-         if not p.get("error")),
+        (
+            {k: p.get(k) for k in ("platform", "registry", "name", "version", "sha256")}
+            for p in stage["fetch_manifest"]
+            if not p.get("error")
+        ),
         key=lambda p: (str(p["platform"]), str(p["name"])),
-    )  # fmt: skip
+    )
     counts = {c: {s: files[p]["rows"] for s, p in splits.items()} for c, splits in sorted(layout.items())}
     return {
         "name": NAME,
@@ -467,9 +489,12 @@ def _release_info(stage, config, prev, version, created, layout, files, stats) -
             "generation_request_seed": "sha256(f'{seed}:{tool_id}')[:8] per tool (synth.generate.request_seed)",
         },
         "dedup_threshold": {"syn": config.synth.dedup_threshold, "real": config.label.dedup_threshold},
-        "score": {"weights": list(config.score.weights), "quality_weights": list(config.score.quality_weights),
-                  "source_weights": dict(config.score.source_weights),
-                  "reliable_threshold": config.score.reliable_threshold},  # fmt: skip
+        "score": {
+            "weights": list(config.score.weights),
+            "quality_weights": list(config.score.quality_weights),
+            "source_weights": dict(config.score.source_weights),
+            "reliable_threshold": config.score.reliable_threshold,
+        },
         "config": _scrub(config.model_dump(mode="json")),
     }
 
@@ -480,8 +505,11 @@ def _manifest(info: dict, gate: GateResult) -> dict:
         "version": info["version"],
         "created": info["created"],
         "previous_version": info["previous_version"],
-        "sources": {"packages": info["packages"], "package_errors": info["package_errors"],
-                    "real_query_sources": info["real"]["sources"]},  # fmt: skip
+        "sources": {
+            "packages": info["packages"],
+            "package_errors": info["package_errors"],
+            "real_query_sources": info["real"]["sources"],
+        },
         "models": info["models"],
         "generator_backend": info["generator"]["backend"],
         "prompt_versions": info["generator"]["prompt_versions"],
@@ -525,8 +553,10 @@ def _changelog(info: dict, tools: pl.DataFrame, prev: dict | None) -> str:
         before = _query_counts(prev["manifest"].get("counts", {}))
         lines += [f"Changes since {prev['version']}.", "", f"- tools: {len(prev['tools'])} -> {info['tools']}"]
         lines += [f"- {k}: {before.get(k, 0)} -> {v}" for k, v in now.items()]
-        lines += [f"- cold_start queries (their positive tool is new): syn {info['stats']['syn_cold_start_queries']}, "
-                  f"real {info['stats']['real_cold_start_queries']}"]  # fmt: skip
+        lines += [
+            f"- cold_start queries (their positive tool is new): syn {info['stats']['syn_cold_start_queries']}, "
+            f"real {info['stats']['real_cold_start_queries']}"
+        ]
         for kind, ids in changes.items():
             lines += ["", f"### Tools {kind} ({len(ids)})", ""]
             lines += [f"- `{t}`" for t in ids] or ["- none"]

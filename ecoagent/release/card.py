@@ -25,7 +25,10 @@ PAPER_CITATION = """@inproceedings{rated2026,
 }"""
 # Hub names of the real-query sources, for source_datasets / the prose.
 REAL_SOURCES = {
-    "bfcl": ("gorilla-llm/Berkeley-Function-Calling-Leaderboard", "BFCL live categories (user-contributed), Apache-2.0"),
+    "bfcl": (
+        "gorilla-llm/Berkeley-Function-Calling-Leaderboard",
+        "BFCL live categories (user-contributed), Apache-2.0",
+    ),
     "toolbench": ("ToolBench", "ToolBench instructions (OpenBMB), Apache-2.0"),
     "livemcpbench": ("ICIP/LiveMCPBench", "LiveMCPBench tasks (human-annotated tools)"),
 }
@@ -40,8 +43,13 @@ NOT_A_BENCHMARK = (
 
 def size_category(n: int) -> str:
     """The Hub's size_categories bucket for ``n`` examples."""
-    for limit, label in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
-                         (10_000_000, "1M<n<10M")):  # fmt: skip
+    for limit, label in (
+        (1_000, "n<1K"),
+        (10_000, "1K<n<10K"),
+        (100_000, "10K<n<100K"),
+        (1_000_000, "100K<n<1M"),
+        (10_000_000, "1M<n<10M"),
+    ):
         if n < limit:
             return label
     return "10M<n<100M"
@@ -111,7 +119,7 @@ def render_card(info: dict) -> str:
         "",
     ]
     rows = [[f"`{c}`", s, n] for c, splits in info["counts"].items() for s, n in splits.items()]
-    lines += _table(["config", "split", "rows"], rows) + [""]
+    lines += [*_table(["config", "split", "rows"], rows), ""]
     lines += [
         "Splits: train / validation / test are grouped so that no query text and no near-duplicate cluster "
         f"(word Jaccard > {info['dedup_threshold']['real']}) crosses splits; ratios "
@@ -121,10 +129,13 @@ def render_card(info: dict) -> str:
         "tool is new since the previous release (its `tool_id` was not in the previous release's tools), moved "
         "out of train/validation/test with their near-duplicates, so a model trained on `train` has never seen a "
         "new tool as a positive. "
-        + (f"This release has {info['stats']['syn_cold_start_queries']} syn and "
-           f"{info['stats']['real_cold_start_queries']} real cold-start queries ({len(info['stats']['new_tools'])} "
-           "new tools)." if info["previous_version"] else
-           "This is an initial release, so it has no `cold_start` split."),  # fmt: skip
+        + (
+            f"This release has {info['stats']['syn_cold_start_queries']} syn and "
+            f"{info['stats']['real_cold_start_queries']} real cold-start queries ({len(info['stats']['new_tools'])} "
+            "new tools)."
+            if info["previous_version"]
+            else "This is an initial release, so it has no `cold_start` split."
+        ),
         "",
         "## Dataset creation",
         "",
@@ -136,8 +147,10 @@ def render_card(info: dict) -> str:
         "<details><summary>Pinned packages</summary>",
         "",
     ]
-    lines += _table(["platform", "registry", "package", "version"],
-                    [[p["platform"], p["registry"], p["name"], p["version"]] for p in info["packages"]])  # fmt: skip
+    lines += _table(
+        ["platform", "registry", "package", "version"],
+        [[p["platform"], p["registry"], p["name"], p["version"]] for p in info["packages"]],
+    )
     lines += ["", "</details>", ""]
     if info["package_errors"]:
         lines += [f"Packages that could not be read (recorded errors): {', '.join(info['package_errors'])}.", ""]
@@ -175,12 +188,18 @@ def render_card(info: dict) -> str:
     ]
     review = real.get("review")
     if review:
-        lines += [f"Human review: on {review['labelled_pairs']} labelled pairs the verifier agrees with people "
-                  f"{review['agreement']:.1%} of the time (Cohen's kappa {review['cohen_kappa']:.2f}; the paper "
-                  "reports 94 %).", ""]  # fmt: skip
+        lines += [
+            f"Human review: on {review['labelled_pairs']} labelled pairs the verifier agrees with people "
+            f"{review['agreement']:.1%} of the time (Cohen's kappa {review['cohen_kappa']:.2f}; the paper "
+            "reports 94 %).",
+            "",
+        ]
     else:
-        lines += ["Human review: no labelled review sample was available for this build, so the verifier's "
-                  "agreement with people is not measured here (the paper reports 94 %).", ""]  # fmt: skip
+        lines += [
+            "Human review: no labelled review sample was available for this build, so the verifier's "
+            "agreement with people is not measured here (the paper reports 94 %).",
+            "",
+        ]
     lines += [
         "## Licenses",
         "",
@@ -194,8 +213,7 @@ def render_card(info: dict) -> str:
         "",
         "- Reliability is *static*: computed from metadata, never by calling the tools. Links are unchecked "
         "unless the crawl ran online (`link_status = unknown`).",
-        "- Synthetic queries reflect the generator model's style; off-topic ones are marked (`on_topic`), not "
-        "removed.",
+        "- Synthetic queries reflect the generator model's style; off-topic ones are marked (`on_topic`), not removed.",
         "- Real labels come from an automatic verifier; false negatives are likely for tools outside the top-k "
         "candidates.",
         "- The catalog is English and its platforms are unbalanced (tools per platform: "

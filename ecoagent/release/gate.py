@@ -51,37 +51,70 @@ def release_expectations(
 
     E = gx.expectations
     exps: list[Expectation] = [
-        E.ExpectColumnValuesToBeBetween(column="tool_r_static", min_value=0, max_value=1,
-                                        description="tools: r_static in [0, 1]"),  # fmt: skip
-        E.ExpectColumnValuesToBeBetween(column="query_words", min_value=min_query_words, max_value=max_query_words,
-                                        description=f"queries: {min_query_words}..{max_query_words} words"),  # fmt: skip
-        E.ExpectColumnValuesToBeInSet(column="qrel_score", value_set=list(qrel_scores),
-                                      description="qrels: score is a relevance grade"),  # fmt: skip
+        E.ExpectColumnValuesToBeBetween(
+            column="tool_r_static", min_value=0, max_value=1, description="tools: r_static in [0, 1]"
+        ),
+        E.ExpectColumnValuesToBeBetween(
+            column="query_words",
+            min_value=min_query_words,
+            max_value=max_query_words,
+            description=f"queries: {min_query_words}..{max_query_words} words",
+        ),
+        E.ExpectColumnValuesToBeInSet(
+            column="qrel_score", value_set=list(qrel_scores), description="qrels: score is a relevance grade"
+        ),
         E.ExpectColumnValuesToNotBeNull(column="table"),
     ]
     for subset in SUBSETS:
         for kind in ("queries", "qrels"):
             for split in REQUIRED_SPLITS:
-                exps.append(metric_between(f"rows.{subset}-{kind}.{split}", min_value=min_split_rows,
-                                           description=f"{subset}-{kind} {split} has >= {min_split_rows} rows"))  # fmt: skip
+                exps.append(
+                    metric_between(
+                        f"rows.{subset}-{kind}.{split}",
+                        min_value=min_split_rows,
+                        description=f"{subset}-{kind} {split} has >= {min_split_rows} rows",
+                    )
+                )
         exps += [
-            metric_between(f"leakage.{subset}", min_value=0, max_value=0,
-                           description=f"{subset}: no query text or near-duplicate in two of train/validation/test"),
-            metric_between(f"cold_start_leakage.{subset}", min_value=0, max_value=0,
-                           description=f"{subset}: no cold_start query text or near-duplicate in another split"),
-            metric_between(f"ids_in_two_splits.{subset}", min_value=0, max_value=0,
-                           description=f"{subset}: no query id in two splits"),
-            metric_between(f"dangling_query_ids.{subset}", min_value=0, max_value=0,
-                           description=f"{subset}-qrels: every query-id is in {subset}-queries (same split)"),
-            metric_between(f"dangling_corpus_ids.{subset}", min_value=0, max_value=0,
-                           description=f"{subset}-qrels: every corpus-id is in {subset}-corpus"),
-        ]  # fmt: skip
+            metric_between(
+                f"leakage.{subset}",
+                min_value=0,
+                max_value=0,
+                description=f"{subset}: no query text or near-duplicate in two of train/validation/test",
+            ),
+            metric_between(
+                f"cold_start_leakage.{subset}",
+                min_value=0,
+                max_value=0,
+                description=f"{subset}: no cold_start query text or near-duplicate in another split",
+            ),
+            metric_between(
+                f"ids_in_two_splits.{subset}",
+                min_value=0,
+                max_value=0,
+                description=f"{subset}: no query id in two splits",
+            ),
+            metric_between(
+                f"dangling_query_ids.{subset}",
+                min_value=0,
+                max_value=0,
+                description=f"{subset}-qrels: every query-id is in {subset}-queries (same split)",
+            ),
+            metric_between(
+                f"dangling_corpus_ids.{subset}",
+                min_value=0,
+                max_value=0,
+                description=f"{subset}-qrels: every corpus-id is in {subset}-corpus",
+            ),
+        ]
     exps.append(metric_between("duplicate_tool_ids", min_value=0, max_value=0, description="tools: tool_id unique"))
     return exps
 
 
 def _read(folder: Path, splits: dict[str, str]) -> pl.DataFrame:
-    frames = [pl.read_parquet(folder / path).with_columns(pl.lit(split).alias("split")) for split, path in splits.items()]
+    frames = [
+        pl.read_parquet(folder / path).with_columns(pl.lit(split).alias("split")) for split, path in splits.items()
+    ]
     return pl.concat(frames, how="vertical_relaxed") if frames else pl.DataFrame()
 
 
@@ -111,7 +144,9 @@ def release_metrics(folder: Path, dedup_threshold: float = 0.7) -> tuple[pl.Data
     metrics: dict[str, float] = {}
     problems: dict[str, dict[str, list[str]]] = {}
     if not tools.is_empty():
-        rows.append(tools.select(pl.lit("tools").alias("table"), pl.col("r_static").cast(pl.Float64).alias("tool_r_static")))
+        rows.append(
+            tools.select(pl.lit("tools").alias("table"), pl.col("r_static").cast(pl.Float64).alias("tool_r_static"))
+        )
         metrics["duplicate_tool_ids"] = float(len(tools) - tools["tool_id"].n_unique())
     else:
         metrics["duplicate_tool_ids"] = 0.0
@@ -139,12 +174,18 @@ def release_metrics(folder: Path, dedup_threshold: float = 0.7) -> tuple[pl.Data
             ids = corpus["_id"].implode() if len(corpus) else pl.Series([], dtype=pl.String).implode()
             metrics[f"dangling_query_ids.{subset}"] = float(len(dangling_q))
             metrics[f"dangling_corpus_ids.{subset}"] = float((~qrels["corpus-id"].is_in(ids)).sum())
-            rows.append(qrels.select(pl.lit(f"{subset}-qrels").alias("table"),
-                                     pl.col("score").cast(pl.Int64).alias("qrel_score")))  # fmt: skip
+            rows.append(
+                qrels.select(
+                    pl.lit(f"{subset}-qrels").alias("table"), pl.col("score").cast(pl.Int64).alias("qrel_score")
+                )
+            )
         if len(queries):
-            rows.append(queries.select(pl.lit(f"{subset}-queries").alias("table"),
-                                       pl.col("text").fill_null("").str.count_matches(r"\S+")
-                                       .cast(pl.Int64).alias("query_words")))  # fmt: skip
+            rows.append(
+                queries.select(
+                    pl.lit(f"{subset}-queries").alias("table"),
+                    pl.col("text").fill_null("").str.count_matches(r"\S+").cast(pl.Int64).alias("query_words"),
+                )
+            )
     frame = pl.concat(rows, how="diagonal") if rows else pl.DataFrame({"table": []}, schema={"table": pl.String})
     for column, dtype in (("tool_r_static", pl.Float64), ("query_words", pl.Int64), ("qrel_score", pl.Int64)):
         if column not in frame.columns:
@@ -152,16 +193,22 @@ def release_metrics(folder: Path, dedup_threshold: float = 0.7) -> tuple[pl.Data
     return frame, metrics, problems
 
 
-def run_release_gate(folder: Path, out_dir: Path | str | None, *, min_split_rows: int = 1,
-                     dedup_threshold: float = 0.7) -> GateResult:  # fmt: skip
+def run_release_gate(
+    folder: Path, out_dir: Path | str | None, *, min_split_rows: int = 1, dedup_threshold: float = 0.7
+) -> GateResult:
     """Run the release gate over ``folder``; reports go to ``out_dir``. The caller decides whether to enforce."""
     frame, metrics, problems = release_metrics(Path(folder), dedup_threshold)
     for subset, found in problems.items():
         for kind, items in found.items():
             if items:
                 log.warning("%s %s: %d problems, e.g. %s", subset, kind, len(items), items[:3])
-    result = run_gate(GATE_NAME, frame, release_expectations(min_split_rows), None if out_dir is None else str(out_dir),
-                      metrics=metrics)  # fmt: skip
+    result = run_gate(
+        GATE_NAME,
+        frame,
+        release_expectations(min_split_rows),
+        None if out_dir is None else str(out_dir),
+        metrics=metrics,
+    )
     if out_dir is not None:
         Path(out_dir, "leakage.json").write_text(json.dumps(problems, indent=2, sort_keys=True) + "\n")
     return result

@@ -60,8 +60,10 @@ def publish_release(
         "dry_run": dry_run,
     }
     if dry_run:
-        lines = [f"dry run: would upload {len(files)} files ({summary['total_bytes']} bytes) to {REPO_TYPE} "
-                 f"{repo_id} and tag it {version}:"]  # fmt: skip
+        lines = [
+            f"dry run: would upload {len(files)} files ({summary['total_bytes']} bytes) to {REPO_TYPE} "
+            f"{repo_id} and tag it {version}:"
+        ]
         lines += [f"  {f['bytes']:>12}  {f['path']}" for f in files]
         print("\n".join(lines))
         return summary
@@ -88,8 +90,15 @@ def publish_release(
     )
     commit_id = getattr(commit, "oid", None)
     # A tag, not a branch: a version must not move. exist_ok=False makes re-publishing a version an error.
-    api.create_tag(repo_id, tag=version, tag_message=f"EcoAgent release {version}", revision=commit_id,
-                   repo_type=REPO_TYPE, exist_ok=False, token=token)  # fmt: skip
+    api.create_tag(
+        repo_id,
+        tag=version,
+        tag_message=f"EcoAgent release {version}",
+        revision=commit_id,
+        repo_type=REPO_TYPE,
+        exist_ok=False,
+        token=token,
+    )
     log.info("published %s to %s at commit %s", version, repo_id, commit_id)
     summary.update(commit=commit_id, url=str(getattr(repo, "url", "") or f"https://huggingface.co/datasets/{repo_id}"))
     return summary

@@ -23,13 +23,50 @@ def test_crawl_writes_to_out_and_prints_the_summary(tmp_path):
     assert json.loads((out / "crawl_summary.json").read_text())["tools"] == 8
 
 
-def test_run_puts_stage_outputs_under_out(tmp_path):
-    build_fixture_mirror(tmp_path / "mirror")
-    extra = ["--set", f"crawl.sources={tmp_path / 'mirror' / 'sources.yaml'}"]
-    args = ["run", "--out", str(tmp_path / "out"), "--profile", "fixture", *extra]
-    result = runner.invoke(app, [*args, *_set_args(tmp_path / "mirror", tmp_path / "cache")])
+def test_run_goes_from_crawl_to_a_loadable_release(tmp_path):
+    # the LLM is a local OpenAI-compatible server with scripted answers (the server backend's code path);
+    # the real embedded model runs in tests/synth and tests/ecoagent/llm
+    from tests.fake_openai import FakeOpenAI
+    from tests.labeling.fixtures import build_bfcl_wheel
+    from tests.synth.test_generate import _respond
+
+    mirror = tmp_path / "mirror"
+    build_fixture_mirror(mirror)
+    build_bfcl_wheel(mirror)
+
+    def reply(body: dict, content: str) -> str:
+        return '{"score": 0.9}' if "response_format" in body else _respond(body, content)
+
+    with FakeOpenAI(respond=reply) as server:
+        extra = [
+            f"crawl.sources={mirror / 'sources.yaml'}",
+            f"store={tmp_path / 'store'}",
+            f"score.embedding_cache={tmp_path / 'emb'}",
+            "llm.backend=server",
+            f"llm.base_url={server.base_url}",
+            "llm.model=fake",
+            "label.min_agreement_score=0.0",
+            "label.min_cosine=0.0",
+            "release.version=2026.11.29",
+            f"release.repo_releases_dir={tmp_path / 'releases'}",
+        ]
+        args = [
+            "run",
+            "--out",
+            str(tmp_path / "out"),
+            "--profile",
+            "fixture",
+            *(a for e in extra for a in ("--set", e)),
+        ]
+        result = runner.invoke(app, [*args, *_set_args(mirror, tmp_path / "cache")])
     assert result.exit_code == 0, result.output
-    assert (tmp_path / "out" / "crawl" / "tools.parquet").exists()
+    for stage in ("crawl", "score", "synth", "label"):
+        assert (tmp_path / "out" / stage).is_dir(), stage
+    release = tmp_path / "out" / "release" / "2026.11.29"
+    assert (release / "manifest.json").exists() and (release / "croissant.json").exists()
+    assert sorted(p.name for p in (tmp_path / "releases" / "2026.11.29").iterdir()) == [
+        "CHANGELOG.md", "README.md", "manifest.json",
+    ]  # fmt: skip
 
 
 def test_bad_override_is_a_clear_config_error(tmp_path):

@@ -1,0 +1,53 @@
+"""Build a release from one run's stage folders: the step shared by ``ecoagent run``, ``ecoagent
+release build`` and the refresh DAG.
+
+``<root>/{crawl,score,synth,label}/`` -> ``<root>/release/<version>/`` (the Hub-ready folder), and
+a copy of its manifest, card and changelog in the repository's ``releases/<version>/``.
+"""
+
+from __future__ import annotations
+
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ecoagent.config import Config
+from ecoagent.release.build import ReleaseInputs, ReleaseResult, build_release
+
+TRACKED_FILES = ("manifest.json", "README.md", "CHANGELOG.md")
+
+
+def default_version(now: datetime | None = None) -> str:
+    return (now or datetime.now(UTC)).strftime("%Y.%m.%d")
+
+
+def newest_release(release_root: Path, exclude: str | None = None) -> Path | None:
+    """The most recent release folder under ``release_root`` (by version name), other than ``exclude``."""
+    if not release_root.is_dir():
+        return None
+    folders = sorted(p for p in release_root.iterdir() if (p / "manifest.json").is_file() and p.name != exclude)
+    return folders[-1] if folders else None
+
+
+def release_run(
+    config: Config,
+    root: str,
+    version: str | None = None,
+    previous: str | None = None,
+    created: str | None = None,
+    track: bool = True,
+) -> ReleaseResult:
+    """Build ``<root>/release/<version>`` from the stage folders under ``root``."""
+    root_path = Path(root)
+    version = version or config.release.version or default_version()
+    prev = Path(previous or config.release.previous) if (previous or config.release.previous) else None
+    prev = prev or newest_release(root_path / "release", exclude=version)
+    inputs = ReleaseInputs(*(str(root_path / stage) for stage in ("crawl", "score", "synth", "label")))
+    result = build_release(inputs, root_path / "release" / version, version=version, config=config, previous=prev,
+                           created=created)  # fmt: skip
+    if track:
+        tracked = config.resolve_path(config.release.repo_releases_dir) / version
+        tracked.mkdir(parents=True, exist_ok=True)
+        for name in TRACKED_FILES:
+            shutil.copyfile(result.folder / name, tracked / name)
+    return result

@@ -1,0 +1,170 @@
+"""``ecoagent_refresh`` end to end on the fixture profile, then ``ecoagent_rated`` on its release.
+
+Nothing is faked: the real pip and npm clients fetch the fixture packages from a local mirror, the
+real MiniLM / e5 embedders score and retrieve, and the real embedded Gemma 3 270M (llama.cpp)
+generates the Syn queries and scores the Real pairs, with tiny outputs to stay fast. The run goes
+through ``dag.test()`` (in process) and once more through ``airflow dags test`` (the CLI CI uses);
+the second run finds every download, embedding and LLM answer in the caches under the same root.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from airflow.models import DagBag
+
+from tests.dags.conftest import AIRFLOW_ENV, DAGS_FOLDER, REPO
+from tests.fixture_packages import build_fixture_mirror, fixture_overrides
+from tests.labeling.fixtures import build_bfcl_wheel
+
+# Real queries a person might send to the fixture tools (weather, notes, web search, chat): the
+# shipped BFCL live categories ask for tools the fixture catalog does not have, so without these no
+# Real query is verified and the release gate (non-empty Real train and test) rightly fails.
+FIXTURE_QUERIES = [
+    "What is the current weather in Lisbon today?",
+    "Look up the weather forecast for Paris right now",
+    "Tell me the current weather conditions in Berlin",
+    "How warm is it in Tokyo at the moment?",
+    "Search my notes for the meeting agenda",
+    "Find the notes I wrote about the budget",
+    "Create a new note titled groceries with milk and eggs",
+    "Search the internet for the latest news about electric cars",
+    "Use a web search to find reviews of the new phone",
+    "Send a message to the general channel saying hello team",
+    "Archive the old project channel in the chat",
+    "Delete the last message I sent in the chat",
+]
+
+
+def _bfcl_record(i: int, text: str) -> dict:
+    return {
+        "id": f"live_relevance_{i}-{i}-0",
+        "question": [[{"role": "user", "content": text}]],
+        "function": [{"name": "unknown", "description": "Not in the catalog.", "parameters": {}}],
+    }
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory, airflow_db) -> dict:
+    tmp = tmp_path_factory.mktemp("refresh")
+    mirror = tmp / "mirror"
+    build_fixture_mirror(mirror)
+    lines = "\n".join(json.dumps(_bfcl_record(i, q)) for i, q in enumerate(FIXTURE_QUERIES))
+    build_bfcl_wheel(mirror, extra_files={"bfcl_eval/data/BFCL_v4_live_relevance.json": lines})
+    overrides = [
+        *fixture_overrides(mirror, tmp / "packages"),
+        f"crawl.sources={mirror / 'sources.yaml'}",
+        f"score.embedding_cache={tmp / 'embeddings'}",
+        "llm.backend=embedded",
+        "synth.max_tokens=32",
+        "label.source=bfcl",
+        "label.bfcl_categories=[live_relevance]",
+        "label.max_queries=12",
+        "label.top_k=2",
+        "label.max_tokens=12",
+        # the embedding agreement decides (the default profile's verifier; the 270M base model's scores are
+        # recorded but unusable); MiniLM puts these short fixture descriptions at ~0.4 from their queries
+        "label.min_agreement_score=0.35",
+        f"release.repo_releases_dir={tmp / 'repo_releases'}",  # not the repository's tracked releases/
+    ]
+    root = tmp / "root"
+    conf = {"profile": "fixture", "sample_size": 5, "shards": 2, "overrides": overrides, "out": str(root)}
+    return {"tmp": tmp, "root": root, "conf": conf, "dagbag": DagBag(dag_folder=str(DAGS_FOLDER))}
+
+
+def _runs(root: Path) -> set[str]:
+    return {p.name for p in (root / "runs").iterdir()} if (root / "runs").exists() else set()
+
+
+def test_refresh_end_to_end_with_dag_test(world) -> None:
+    root = world["root"]
+    dag = world["dagbag"].dags["ecoagent_refresh"]
+    dr = dag.test(run_conf=world["conf"])
+    assert dr.state == "success"
+
+    (run,) = _runs(root)
+    for stage in ("crawl_shards/n8n", "crawl", "score", "synth", "label"):
+        assert (root / "runs" / run / stage).is_dir(), stage
+    assert (root / "runs" / run / "score" / "scored_catalog_gate.json").exists()
+    (release,) = (root / "release").iterdir()  # promoted only after the release gate passed
+    manifest = json.loads((release / "manifest.json").read_text())
+    assert manifest["gate"]["success"] is True
+    assert manifest["counts"]["real-queries"]["test"] >= 1
+    assert (root / "runs" / run / "release" / release.name / "manifest.json").exists()
+    assert (world["tmp"] / "repo_releases" / release.name / "CHANGELOG.md").exists()
+    assert (root / "llm" / "responses.sqlite").exists()  # shared across runs: a refresh only asks what is new
+
+
+def test_rated_metrics_on_the_new_release(world) -> None:
+    root = world["root"]
+    before = _runs(root)
+    dag = world["dagbag"].dags["ecoagent_rated"]
+    conf = {k: world["conf"][k] for k in ("profile", "overrides", "out")}
+    dr = dag.test(run_conf=conf)  # a manual run: picks the newest release under <root>/release
+    assert dr.state == "success"
+
+    (run,) = _runs(root) - before
+    report = json.loads((root / "runs" / run / "rated" / "metrics.json").read_text())
+    assert report["release"] == str(next((root / "release").iterdir()))
+    real = report["metrics"]["real"]
+    assert real["queries"] >= 1 and real["corpus"] >= 5
+    for key in ("mrr", "recall@1", "recall@5"):
+        assert 0.0 <= real[key] <= 1.0
+    assert real["recall@1"] <= real["recall@5"]
+
+
+def test_refresh_through_the_airflow_cli(world) -> None:
+    root = world["root"]
+    before = _runs(root)
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("airflow")), "dags", "test", "ecoagent_refresh",
+         "-c", json.dumps(world["conf"])],
+        cwd=REPO, env={**os.environ, **AIRFLOW_ENV}, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, (done.stdout + done.stderr)[-4000:]
+    (run,) = _runs(root) - before
+    assert (root / "runs" / run / "label" / "real_queries.parquet").exists()
+
+
+def test_a_failing_gate_fails_the_run_and_releases_nothing(world) -> None:
+    root = world["root"]
+    released = _released(root)
+    conf = {**world["conf"], "overrides": [*world["conf"]["overrides"], "score.gate.min_tools=1000"]}
+    dr = world["dagbag"].dags["ecoagent_refresh"].test(run_conf=conf)
+    assert dr.state == "failed"
+    states = {ti.task_id: ti.state for ti in dr.get_task_instances()}
+    assert states["score_gate"] == "failed"
+    assert states["build_release"] == "upstream_failed"
+    assert {states["synth"], states["label"]} == {"upstream_failed"}
+    assert _released(root) == released
+
+
+def _released(root: Path) -> list[tuple[str, int]]:
+    folder = root / "release"
+    return sorted((p.name, p.stat().st_mtime_ns) for p in folder.iterdir()) if folder.exists() else []
+
+
+def _rated_module():
+    spec = importlib.util.spec_from_file_location("ecoagent_rated_dag_module", DAGS_FOLDER / "ecoagent_rated.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_retrieval_metrics_by_hand() -> None:
+    metrics = _rated_module().retrieval_metrics
+    scores = np.array([[0.9, 0.8, 0.1], [0.1, 0.2, 0.9], [0.5, 0.4, 0.3]])
+    # query 0: relevant doc ranked 1st; query 1: relevant docs ranked 2nd and 3rd; query 2: ranked 3rd
+    out = metrics(scores, [{0}, {0, 1}, {2}], ks=(1, 2))
+    assert out["queries"] == 3
+    assert out["mrr"] == pytest.approx((1 + 1 / 2 + 1 / 3) / 3, abs=1e-6)
+    assert out["recall@1"] == pytest.approx(1 / 3, abs=1e-6)
+    assert out["recall@2"] == pytest.approx((1 + 0.5 + 0) / 3, abs=1e-6)
+    assert metrics(np.zeros((0, 3)), [])["mrr"] is None
