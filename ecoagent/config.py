@@ -149,7 +149,8 @@ class LabelConfig(_Section):
     min_cosine: float = 0.7
     verifier: str = "llm"  # llm | embedding: which score decides the label (the card says which)
     min_verifier_score: float = 0.85
-    min_agreement_score: float = 0.5  # calibrated for MiniLM cosines (matching pairs ~0.5-0.8, unrelated < 0.3)
+    min_agreement_score: float = 0.42  # calibrated for MiniLM cosines on BFCL live (see README)
+    llm_prefilter_agreement: float | None = 0.3  # embedding verifier: pairs below this are not sent to the LLM
     max_tokens: int = 64
     review_sample: int = 200
     split_ratios: tuple[float, float, float] = (0.7, 0.1, 0.2)  # train, validation, test

@@ -158,7 +158,27 @@ def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
         for j, cos in cands
     ]
     drops["no_candidate_above_floor"] += sum(1 for c in candidates if not c)
+    # the embedding-agreement score: a second, independent embedder on the same pair
+    agree_q, agree_t = query_and_tool_encoders(cfg.agreement_embedder, cache_dir)
+    if pairs:
+        qa = agree_q.encode([p["text"] for p in pairs])
+        ta = agree_t.encode([tool_text(p["name"], p["description"]) for p in pairs])
+        for pair, score in zip(pairs, np.clip(np.einsum("ij,ij->i", qa, ta), 0.0, 1.0), strict=True):
+            pair["agreement_score"] = round(float(score), 6)
     return LabelPlan(catalog, kept, candidates, pairs, drops, len(raw), mcp_tools)
+
+
+def pairs_for_llm(config: Config, pairs: list[dict]) -> list[dict]:
+    """The pairs the LLM verifier is asked about.
+
+    When the LLM decides, all of them. When the embedding agreement decides, the LLM score is only
+    recorded beside it, so pairs the agreement already rejects far below its threshold
+    (``label.llm_prefilter_agreement``) are not sent: on the embedded model that is most of the time.
+    """
+    cfg = config.label
+    if cfg.verifier == "llm" or cfg.llm_prefilter_agreement is None:
+        return pairs
+    return [p for p in pairs if p["agreement_score"] >= cfg.llm_prefilter_agreement]
 
 
 def verify_shard(config: Config, in_dir: str | None, shard: int, shards: int) -> dict:
@@ -171,7 +191,7 @@ def verify_shard(config: Config, in_dir: str | None, shard: int, shards: int) ->
 
     if not 0 <= shard < shards:
         raise ValueError(f"shard {shard} is not in [0, {shards})")
-    pairs = plan(config, in_dir).pairs[shard::shards]
+    pairs = pairs_for_llm(config, plan(config, in_dir).pairs)[shard::shards]
     requests = build_verify_requests(
         pairs, load_verify_prompt(), config.llm.model, config.label.max_tokens, config.seed
     )
@@ -192,7 +212,6 @@ def label(
 ) -> LabelResult:
     from labeling.review import export_review_sample
     from labeling.splits import assign_splits, check_no_leakage
-    from synth.roundtrip import query_and_tool_encoders, tool_text
 
     started = time.perf_counter()
     cfg = config.label
@@ -201,17 +220,16 @@ def label(
         the_plan.catalog, the_plan.kept, the_plan.candidates, the_plan.pairs, the_plan.drops,
     )  # fmt: skip
     queries_in, mcp_tools = the_plan.queries_in, the_plan.mcp_tools
-    cache_dir = config.resolve_path(config.score.embedding_cache)
 
-    # 2. verification: the LLM score and the embedding-agreement score
-    llm_scores, llm_reasons, llm_model, llm_stats = _llm_scores(config, pairs, progress)
-    agree_q, agree_t = query_and_tool_encoders(cfg.agreement_embedder, cache_dir)
-    if pairs:
-        qa = agree_q.encode([p["text"] for p in pairs])
-        ta = agree_t.encode([tool_text(p["name"], p["description"]) for p in pairs])
-        agreement = np.clip(np.einsum("ij,ij->i", qa, ta), 0.0, 1.0)
-    else:
-        agreement = np.zeros(0)
+    # 2. verification: the LLM score (for the pairs it is asked about) beside the embedding agreement
+    asked = pairs_for_llm(config, pairs)
+    asked_scores, asked_reasons, llm_model, llm_stats = _llm_scores(config, asked, progress)
+    by_key = {
+        (p["query_id"], p["tool_id"]): (sc, r) for p, sc, r in zip(asked, asked_scores, asked_reasons, strict=True)
+    }
+    llm_scores = [by_key.get((p["query_id"], p["tool_id"]), (None, None))[0] for p in pairs]
+    llm_reasons = [by_key.get((p["query_id"], p["tool_id"]), (None, "not_sent_below_prefilter"))[1] for p in pairs]
+    agreement = np.array([p["agreement_score"] for p in pairs])
     decide = llm_scores if cfg.verifier == "llm" else list(agreement)
     floor = cfg.min_verifier_score if cfg.verifier == "llm" else cfg.min_agreement_score
     if cfg.verifier not in ("llm", "embedding"):
@@ -247,7 +265,7 @@ def label(
             "tool_id": [p["tool_id"] for p in pairs],
             "retrieval_cosine": [p["retrieval_cosine"] for p in pairs],
             "llm_score": llm_scores,
-            "agreement_score": [round(float(a), 6) for a in agreement],
+            "agreement_score": [p["agreement_score"] for p in pairs],
             "verifier_model": [llm_model] * len(pairs),
             "llm_drop_reason": llm_reasons,
             "label": labels,

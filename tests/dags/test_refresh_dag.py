@@ -101,6 +101,16 @@ def test_refresh_end_to_end_with_dag_test(world) -> None:
     assert (world["tmp"] / "repo_releases" / release.name / "CHANGELOG.md").exists()
     assert (root / "llm" / "responses.sqlite").exists()  # shared across runs: a refresh only asks what is new
 
+    # the asset event RATED is scheduled on names the promoted folder
+    from airflow.models.asset import AssetEvent, AssetModel
+    from airflow.utils.session import create_session
+    from sqlalchemy import select
+
+    with create_session() as session:
+        query = select(AssetEvent.extra).join(AssetModel, AssetEvent.asset_id == AssetModel.id)
+        extras = session.scalars(query.where(AssetModel.name == "ecoagent/release")).all()
+    assert extras and extras[-1]["folder"] == str(release)
+
 
 def test_rated_metrics_on_the_new_release(world) -> None:
     root = world["root"]
