@@ -8,7 +8,9 @@ configured dags folder (otherwise: "dag is not serialized"), hence DAGS_FOLDER =
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -19,6 +21,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 DAGS_FOLDER = REPO / "dags"
 AIRFLOW_HOME = Path(tempfile.mkdtemp(prefix="ecoagent-airflow-"))
+atexit.register(shutil.rmtree, AIRFLOW_HOME, True)  # the metadata DB and task logs of this session only
 
 AIRFLOW_ENV = {
     "AIRFLOW_HOME": str(AIRFLOW_HOME),
