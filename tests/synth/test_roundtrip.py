@@ -103,9 +103,9 @@ def test_same_service_counts_the_other_platforms_slack_tool(e5_result) -> None:
     assert result.same_service_rank[2] <= result.rank[2]
 
 
-def test_tool_vectors_are_cached_by_text(e5_result, catalog) -> None:
+def test_tool_and_query_vectors_are_cached_by_text(e5_result, catalog) -> None:
     _, cache = e5_result
-    assert len(list(cache.glob("*.npz"))) == 1  # tools only; queries are not cached
+    assert len(list(cache.glob("*.npz"))) == 2  # one file per prefix: passages (tools) and queries
     again = E5Embedder(cache, "passage")
     texts = [tool_text(n, d) for n, d in catalog.select("name", "description").iter_rows()]
     again.encode(texts)

@@ -1,0 +1,97 @@
+"""Benchmark: a full refresh, a second refresh with nothing changed, and one with a bumped package.
+
+Each refresh is the README's main command (`ecoagent run --out DIR`) in a fresh process, on the
+default profile, with empty package / embedding / LLM caches for the first run only (the Gemma
+tokenizer cache is left as installed). Target (issue: orchestration): the unchanged refresh takes
+at most 10 % of the full one; the bumped package only regenerates its own tools.
+
+    .venv/bin/python benchmarks/refresh.py [--bump llama-index-tools-wikipedia=0.5.0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(out: Path, overrides: list[str]) -> float:
+    cmd = [str(Path(sys.executable).with_name("ecoagent")), "run", "--out", str(out)]
+    for item in overrides:
+        cmd += ["--set", item]
+    started = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    seconds = time.perf_counter() - started
+    (out.parent / f"{out.name}.log").write_text(proc.stdout + proc.stderr)
+    if proc.returncode not in (0, 3):
+        raise SystemExit(f"`ecoagent run` failed ({proc.returncode}); see {out.parent / (out.name + '.log')}")
+    return seconds
+
+
+def _summary(out: Path, stage: str, name: str) -> dict:
+    return json.loads((out / stage / name).read_text())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bump", default="llama-index-tools-wikipedia=0.5.0", help="NAME=VERSION for the third run")
+    parser.add_argument("--keep", type=Path, help="keep everything here instead of a temp folder")
+    args = parser.parse_args()
+    name, version = args.bump.split("=")
+    with tempfile.TemporaryDirectory(prefix="ecoagent-bench-refresh-") as tmp:
+        work = args.keep or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        caches = [
+            f"crawl.cache_dir={work / 'cache' / 'packages'}",
+            f"score.embedding_cache={work / 'cache' / 'embeddings'}",
+            f"llm.cache_path={work / 'cache' / 'llm.sqlite'}",
+            f"release.repo_releases_dir={work / 'tracked'}",
+            "release.version=bench",
+        ]
+        full = _run(work / "full", caches)
+        unchanged = _run(work / "unchanged", caches)
+        sources = yaml.safe_load((ROOT / "crawlers" / "sources.yaml").read_text())
+        for row in sources["sources"]:
+            if row["name"] == name:
+                row["version"] = version
+        bumped_sources = work / "sources.bumped.yaml"
+        bumped_sources.write_text(yaml.safe_dump(sources, sort_keys=False))
+        bumped = _run(
+            work / "bumped",
+            [*caches, f"crawl.sources={bumped_sources}", f"release.previous={work / 'full' / 'release' / 'bench'}"],
+        )
+        synth_bumped = _summary(work / "bumped", "synth", "synth_summary.json")
+        label_bumped = _summary(work / "bumped", "label", "label_summary.json")
+        changelog = (work / "bumped" / "release" / "bench" / "CHANGELOG.md").read_text().splitlines()[:12]
+    report = {
+        "full_seconds": round(full, 1),
+        "unchanged_seconds": round(unchanged, 1),
+        "unchanged_over_full": round(unchanged / full, 3),
+        "bumped_package": args.bump,
+        "bumped_seconds": round(bumped, 1),
+        "bumped_over_full": round(bumped / full, 3),
+        "bumped_synth_requests": synth_bumped["requests"],
+        "bumped_synth_requests_new": synth_bumped["requests"] - synth_bumped["requests_cached_before"],
+        "bumped_label_requests_new": label_bumped["llm"]["requests"] - label_bumped["llm"]["cached"],
+        "bumped_changelog_head": changelog,
+        "target_unchanged_over_full_max": 0.10,
+        "meets_target": unchanged / full <= 0.10,
+    }
+    print(json.dumps(report, indent=2))
+    print(
+        f"full refresh {full:.0f}s, unchanged {unchanged:.0f}s ({unchanged / full:.1%}, target <= 10%), "
+        f"bumped {args.bump} {bumped:.0f}s ({bumped / full:.1%}); new LLM requests after the bump: "
+        f"synth {report['bumped_synth_requests_new']}, label {report['bumped_label_requests_new']}"
+    )
+
+
+if __name__ == "__main__":
+    main()
