@@ -57,6 +57,14 @@ class ArtifactStore:
         with self.fs.open(self.path(*parts), "rb") as fh:
             return pl.read_parquet(fh)
 
+    def require(self, name: str, producer: str) -> str:
+        """The path of an input file, or a FileNotFoundError naming the command that makes it."""
+        if not self.exists(name):
+            raise FileNotFoundError(
+                f"no {name} in {self.url()}: run `ecoagent {producer}` first or pass --in DIR with its outputs"
+            )
+        return self.path(name)
+
     def read_json(self, *parts: str) -> Any:
         with self.fs.open(self.path(*parts), "rb") as fh:
             return json.load(fh)

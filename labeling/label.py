@@ -122,10 +122,7 @@ def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
 
     cfg = config.label
     source = ArtifactStore(in_dir or ArtifactStore(config.store).url("score"))
-    if not source.exists("tools_scored.parquet"):
-        raise FileNotFoundError(
-            f"no tools_scored.parquet in {source.url()}: run `ecoagent score` first or pass --in DIR with its outputs"
-        )
+    source.require("tools_scored.parquet", "score")
     catalog = source.read_parquet("tools_scored.parquet")
     raw, drops, mcp_tools = read_source(config)
 
@@ -185,8 +182,7 @@ def verify_shard(config: Config, in_dir: str | None, shard: int, shards: int) ->
     """Verify one shard of the candidate pairs (every ``shards``-th), filling the LLM response cache.
 
     The Airflow DAG maps this over shards; ``label`` afterwards finds every answer in the cache."""
-    from ecoagent.llm.backends import default_cache_path, open_llm
-    from ecoagent.llm.cache import ResponseCache
+    from ecoagent.llm.backends import answer
     from labeling.verify import build_verify_requests, load_verify_prompt
 
     if not 0 <= shard < shards:
@@ -195,13 +191,9 @@ def verify_shard(config: Config, in_dir: str | None, shard: int, shards: int) ->
     requests = build_verify_requests(
         pairs, load_verify_prompt(), config.llm.model, config.label.max_tokens, config.seed
     )
-    cache = ResponseCache(default_cache_path(config))
-    todo = [r for r in requests if r.request_id not in cache]
-    failed = 0
-    if todo:
-        with open_llm(config, cache_path=default_cache_path(config)) as client:
-            failed = sum(1 for r in client.generate(todo) if r.error)
-    return {"shard": shard, "pairs": len(pairs), "sent": len(todo), "failed": failed}
+    responses, cached = answer(config, requests)
+    failed = sum(1 for r in responses if r.error)
+    return {"shard": shard, "pairs": len(pairs), "sent": len(requests) - cached, "failed": failed}
 
 
 def label(
@@ -311,17 +303,13 @@ def label(
 
 
 def _llm_scores(config: Config, pairs: list[dict], progress) -> tuple[list, list, str, dict]:
-    from ecoagent.llm.backends import default_cache_path, open_llm
-    from ecoagent.llm.cache import ResponseCache
+    from ecoagent.llm.backends import answer
     from labeling.verify import build_verify_requests, load_verify_prompt, parse_score
 
     if not pairs:
         return [], [], config.llm.model, {"requests": 0}
     prompt = load_verify_prompt()
     requests = build_verify_requests(pairs, prompt, config.llm.model, config.label.max_tokens, config.seed)
-    cache_path = default_cache_path(config)
-    cache = ResponseCache(cache_path)
-    cached = sum(r.request_id in cache for r in requests)
     done = 0
 
     def on_done(_r) -> None:
@@ -331,11 +319,7 @@ def _llm_scores(config: Config, pairs: list[dict], progress) -> tuple[list, list
             progress(done, len(requests))
 
     started = time.perf_counter()
-    if cached == len(requests):
-        responses = [cache.get(r.request_id) for r in requests]
-    else:
-        with open_llm(config, cache_path=cache_path) as client:
-            responses = client.generate(requests, on_done=on_done)
+    responses, cached = answer(config, requests, on_done=on_done)
     seconds = time.perf_counter() - started
     scores, reasons = [], []
     for response in responses:

@@ -152,10 +152,7 @@ def score(config: Config, in_dir: str | None = None, out: str | None = None) -> 
     started = time.perf_counter()
     cfg = config.score
     source = ArtifactStore(in_dir or ArtifactStore(config.store).url("crawl"))
-    if not source.exists("tools.parquet"):
-        raise FileNotFoundError(
-            f"no tools.parquet in {source.url()}: run `ecoagent crawl` first or pass --in DIR with its outputs"
-        )
+    source.require("tools.parquet", "crawl")
     tools = source.read_parquet("tools.parquet")
     timings = {}
 

@@ -147,10 +147,7 @@ class SynthPlan:
 def plan(config: Config, in_dir: str | None = None) -> SynthPlan:
     cfg = config.synth
     source = ArtifactStore(in_dir or ArtifactStore(config.store).url("score"))
-    if not source.exists("tools_scored.parquet"):
-        raise FileNotFoundError(
-            f"no tools_scored.parquet in {source.url()}: run `ecoagent score` first or pass --in DIR with its outputs"
-        )
+    source.require("tools_scored.parquet", "score")
     catalog = source.read_parquet("tools_scored.parquet")
     drops: Counter = Counter()
     eligible = catalog.filter(pl.col("description").str.strip_chars() != "")
@@ -166,19 +163,14 @@ def generate_shard(config: Config, in_dir: str | None, shard: int, shards: int) 
     The Airflow DAG maps this over shards in parallel; ``synth`` afterwards finds every answer in the
     cache and only assembles. Shards are by position in the deterministic plan, so they never overlap.
     """
-    from ecoagent.llm.backends import default_cache_path, open_llm
-    from ecoagent.llm.cache import ResponseCache
+    from ecoagent.llm.backends import answer
 
     if not 0 <= shard < shards:
         raise ValueError(f"shard {shard} is not in [0, {shards})")
     requests = plan(config, in_dir).requests[shard::shards]
-    cache = ResponseCache(default_cache_path(config))
-    todo = [r for r in requests if r.request_id not in cache]
-    failed = 0
-    if todo:
-        with open_llm(config, cache_path=default_cache_path(config)) as client:
-            failed = sum(1 for r in client.generate(todo) if r.error)
-    return {"shard": shard, "requests": len(requests), "sent": len(todo), "failed": failed}
+    responses, cached = answer(config, requests)
+    failed = sum(1 for r in responses if r.error)
+    return {"shard": shard, "requests": len(requests), "sent": len(requests) - cached, "failed": failed}
 
 
 def synth(
@@ -187,7 +179,7 @@ def synth(
     out: str | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> SynthResult:
-    from ecoagent.llm.backends import default_cache_path, open_llm
+    from ecoagent.llm.backends import answer, default_cache_path
     from ecoagent.llm.cache import ResponseCache
     from synth.dedup import near_duplicates
     from synth.filters import filter_queries
@@ -215,11 +207,7 @@ def synth(
     t = time.perf_counter()
     if config.llm.backend == "batch" and cached_before < len(requests):
         cached_before = _exchange_batch_files(config, requests, cache)
-    if cached_before == len(requests):
-        responses = [cache.get(r.request_id) for r in requests]  # nothing new: no server to start
-    else:
-        with open_llm(config, cache_path=cache_path) as client:
-            responses = client.generate(requests, on_done=on_done)
+    responses, _ = answer(config, requests, on_done=on_done)
     generation_seconds = time.perf_counter() - t
 
     rows = []

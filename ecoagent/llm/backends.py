@@ -23,7 +23,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -134,8 +134,10 @@ class EmbeddedServer:
         self.parallel = parallel
         self.startup_timeout_s = startup_timeout_s
         # the Gemma template only where the model is Gemma; other GGUFs bring their own
-        self.chat_template = chat_template if chat_template is not None else (
-            GEMMA_CHAT_TEMPLATE if "gemma" in self.gguf.name.lower() else None
+        self.chat_template = (
+            chat_template
+            if chat_template is not None
+            else (GEMMA_CHAT_TEMPLATE if "gemma" in self.gguf.name.lower() else None)
         )
         self.address: str | None = None
         self._proc: subprocess.Popen | None = None
@@ -351,9 +353,7 @@ def open_llm(config: Config, cache_path: Path | None = None) -> Iterator[LLMClie
 # --------------------------------------------------------------------------- batch files
 
 
-def write_batch_requests(
-    requests: Sequence[LLMRequest], path: Path, cache: ResponseCache | None = None
-) -> int:
+def write_batch_requests(requests: Sequence[LLMRequest], path: Path, cache: ResponseCache | None = None) -> int:
     """Write an OpenAI Batch JSONL file for ``vllm run-batch``; returns the number of lines.
 
     ``custom_id`` is the request id, so the output maps back without any side table. Ids already
@@ -370,8 +370,12 @@ def write_batch_requests(
                 if request.request_id in seen:
                     continue
                 seen.add(request.request_id)
-                line = {"custom_id": request.request_id, "method": "POST", "url": request.endpoint,
-                        "body": request.body()}
+                line = {
+                    "custom_id": request.request_id,
+                    "method": "POST",
+                    "url": request.endpoint,
+                    "body": request.body(),
+                }
                 fh.write(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n")
                 count += 1
         os.replace(tmp, path)
@@ -442,3 +446,23 @@ def _batch_line_response(custom_id: str, record: dict) -> LLMResponse | None:
         )
     except (KeyError, IndexError, TypeError, ValueError, AttributeError):
         return None
+
+
+def answer(
+    config: Config,
+    requests: Sequence[LLMRequest],
+    on_done: Callable[[LLMResponse], None] | None = None,
+) -> tuple[list[LLMResponse], int]:
+    """Every request's response, in order, and how many were already cached.
+
+    Answers come from the response cache; only the missing requests go to the configured backend,
+    and when nothing is missing no server is started at all (a refresh where nothing changed).
+    """
+    cache_path = default_cache_path(config)
+    cache = ResponseCache(cache_path)
+    cached = [cache.get(r.request_id) for r in requests]
+    hits = sum(r is not None for r in cached)
+    if hits == len(requests):
+        return cached, hits
+    with open_llm(config, cache_path=cache_path) as client:
+        return client.generate(requests, on_done=on_done), hits

@@ -50,7 +50,6 @@ depends on the clock, so two builds of the same inputs with the same ``created``
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import re
@@ -64,6 +63,7 @@ from typing import Any
 
 import polars as pl
 
+from crawlers.fetch import sha256_file
 from ecoagent.config import Config
 from ecoagent.quality_gate import GateResult, QualityGateFailed
 from ecoagent.store import ArtifactStore
@@ -102,14 +102,6 @@ def data_path(config_name: str, split: str) -> str:
     if config_name.endswith("-corpus"):
         return CORPUS_FILE
     return f"{config_name}/{split}-00000-of-00001.parquet"
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def build_release(
