@@ -54,7 +54,7 @@ def main() -> None:
             f"score.embedding_cache={work / 'cache' / 'embeddings'}",
             f"llm.cache_path={work / 'cache' / 'llm.sqlite'}",
             f"release.repo_releases_dir={work / 'tracked'}",
-            "release.version=bench",
+            "release.version=0.0.1",
         ]
         full = _run(work / "full", caches)
         unchanged = _run(work / "unchanged", caches)
@@ -66,11 +66,11 @@ def main() -> None:
         bumped_sources.write_text(yaml.safe_dump(sources, sort_keys=False))
         bumped = _run(
             work / "bumped",
-            [*caches, f"crawl.sources={bumped_sources}", f"release.previous={work / 'full' / 'release' / 'bench'}"],
+            [*caches, f"crawl.sources={bumped_sources}", f"release.previous={work / 'full' / 'release' / '0.0.1'}"],
         )
         synth_bumped = _summary(work / "bumped", "synth", "synth_summary.json")
         label_bumped = _summary(work / "bumped", "label", "label_summary.json")
-        changelog = (work / "bumped" / "release" / "bench" / "CHANGELOG.md").read_text().splitlines()[:12]
+        changelog = (work / "bumped" / "release" / "0.0.1" / "CHANGELOG.md").read_text().splitlines()[:12]
     report = {
         "full_seconds": round(full, 1),
         "unchanged_seconds": round(unchanged, 1),

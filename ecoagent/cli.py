@@ -381,7 +381,7 @@ def _run_release(config, root: str | None, version: str | None, previous: str | 
 @release_app.command("build")
 def release_build(
     root: Annotated[str | None, typer.Option("--in", help="Folder holding crawl/ score/ synth/ label/.")] = None,
-    version: Annotated[str | None, typer.Option(help="Release version (default: today's date, YYYY.MM.DD).")] = None,
+    version: Annotated[str | None, typer.Option(help="MAJOR.MINOR.PATCH (default: the UTC date, 2026.11.29).")] = None,
     previous: Annotated[str | None, typer.Option(help="Previous release folder (default: the newest one).")] = None,
     profile: ProfileOpt = None,
     overrides: SetOpt = None,

@@ -158,7 +158,7 @@ class LabelConfig(_Section):
 
 
 class ReleaseConfig(_Section):
-    version: str | None = None  # default: the UTC date, YYYY.MM.DD (the CLI's --version wins)
+    version: str | None = None  # MAJOR.MINOR.PATCH; default: the UTC date, e.g. 2026.11.29 (--version wins)
     repo_id: str | None = None  # Hub dataset repo for `ecoagent release publish`, e.g. my-org/ecoagent
     token_env: str = "HF_TOKEN"  # the NAME of the env var holding the Hub token, never the token
     previous: str | None = None  # the previous release folder; default: the newest one under <root>/release

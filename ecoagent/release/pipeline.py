@@ -7,6 +7,7 @@ a copy of its manifest, card and changelog in the repository's ``releases/<versi
 
 from __future__ import annotations
 
+import re
 import shutil
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,8 +18,13 @@ from ecoagent.release.build import ReleaseInputs, ReleaseResult, build_release
 TRACKED_FILES = ("manifest.json", "README.md", "CHANGELOG.md")
 
 
+SEMVER = re.compile(r"^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
+
+
 def default_version(now: datetime | None = None) -> str:
-    return (now or datetime.now(UTC)).strftime("%Y.%m.%d")
+    """The UTC date as MAJOR.MINOR.PATCH without leading zeros (Croissant wants semantic versions)."""
+    now = now or datetime.now(UTC)
+    return f"{now.year}.{now.month}.{now.day}"
 
 
 def newest_release(release_root: Path, exclude: str | None = None) -> Path | None:
@@ -40,6 +46,11 @@ def release_run(
     """Build ``<root>/release/<version>`` from the stage folders under ``root``."""
     root_path = Path(root)
     version = version or config.release.version or default_version()
+    if not SEMVER.match(version):
+        raise ValueError(
+            f"release version {version!r} must look like MAJOR.MINOR.PATCH, e.g. 2026.11.29 "
+            "(setting release.version or --version; Croissant requires a semantic version)"
+        )
     prev = Path(previous or config.release.previous) if (previous or config.release.previous) else None
     prev = prev or newest_release(root_path / "release", exclude=version)
     inputs = ReleaseInputs(*(str(root_path / stage) for stage in ("crawl", "score", "synth", "label")))
