@@ -235,6 +235,11 @@ def load_config(
             raise ConfigError(f"override {item!r} must look like section.key=value")
         key, raw = item.split("=", 1)
         _set_dotted(tree, key.strip(), yaml.safe_load(raw))
+    store = str(tree.get("store", "data"))
+    if "://" not in store:  # a local store, like every relative path in the file, is under the project root
+        tree["store"] = (
+            str(PROJECT_ROOT / Path(store).expanduser()) if not Path(store).expanduser().is_absolute() else store
+        )
     try:
         return Config.model_validate(tree)
     except ValidationError as exc:
