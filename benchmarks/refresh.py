@@ -5,7 +5,7 @@ default profile, with empty package / embedding / LLM caches for the first run o
 tokenizer cache is left as installed). Target (issue: orchestration): the unchanged refresh takes
 at most 10 % of the full one; the bumped package only regenerates its own tools.
 
-    .venv/bin/python benchmarks/refresh.py [--bump llama-index-tools-wikipedia=0.5.0]
+    .venv/bin/python benchmarks/refresh.py [--bump llama-index-tools-arxiv=0.1.0]
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def _summary(out: Path, stage: str, name: str) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bump", default="llama-index-tools-wikipedia=0.5.0", help="NAME=VERSION for the third run")
+    parser.add_argument("--bump", default="llama-index-tools-arxiv=0.1.0", help="NAME=VERSION for the third run")
     parser.add_argument("--keep", type=Path, help="keep everything here instead of a temp folder")
     args = parser.parse_args()
     name, version = args.bump.split("=")

@@ -369,10 +369,9 @@ def _run_release(config, root: str | None, version: str | None, previous: str | 
     except (FileNotFoundError, ValueError, RuntimeError) as exc:
         console.print(f"[red]release build failed:[/] {exc}")
         return 1
-    counts = result.manifest.get("counts", {})
     console.print(f"release {result.version}: {result.folder}")
-    if counts:
-        console.print("rows: " + ", ".join(f"{k}={v}" for k, v in sorted(counts.items()) if not isinstance(v, dict)))
+    for config_name, splits in sorted(result.manifest.get("counts", {}).items()):
+        console.print(f"  {config_name}: " + ", ".join(f"{split} {rows}" for split, rows in splits.items()))
     console.print(f"gate passed ({len(result.gate.results)} expectations); load it with "
                   f"datasets.load_dataset('{result.folder}', 'real-queries')")  # fmt: skip
     return 0
