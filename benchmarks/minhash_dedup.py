@@ -31,7 +31,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from synth.dedup import DedupResult, jaccard, lsh_params, near_duplicates, shingles
+from synth.dedup import DedupResult, DisjointSets, jaccard, lsh_params, near_duplicates, shingles
 
 THRESHOLD = 0.7
 
@@ -135,17 +135,10 @@ def evaluate(n: int, truth: set[tuple[int, int]], result: DedupResult) -> dict:
     recalled = sum(1 for i, j in truth if result.cluster[i] == result.cluster[j])
     has_partner = {k for pair in truth for k in pair}
     dropped = [i for i, k in enumerate(result.keep) if not k]
-    parent = list(range(n))
-
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
+    components = DisjointSets(range(n))
     for i, j in truth:
-        parent[find(i)] = find(j)
-    exact_drops = n - sum(1 for i in range(n) if find(i) == i)
+        components.union(i, j)
+    exact_drops = n - sum(1 for i in range(n) if components.find(i) == i)
     return {
         "true_pairs": len(truth),
         "recalled_pairs": recalled,

@@ -33,7 +33,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from synth.dedup import near_duplicates, shingles
+from synth.dedup import DisjointSets, near_duplicates, shingles
 
 SPLITS = ("train", "validation", "test")
 _NON_WORD = re.compile(r"[^\w]+")
@@ -131,18 +131,8 @@ def assign_splits(
     n = len(norms)
 
     # Union-find over rows, seeded with the MinHash clusters.
-    parent = list(range(n))
-
-    def find(x: int) -> int:
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    def union(a: int, b: int) -> None:
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
+    rows = DisjointSets(range(n))
+    union, find = rows.union, rows.find
 
     if n:
         result = near_duplicates(norms, threshold=dedup_threshold)

@@ -22,7 +22,7 @@ in the same split, which is why it is computed for every item, kept or not.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,6 +52,29 @@ class DedupResult:
     # above the threshold. Exact duplicates (identical sets) are grouped before LSH and not counted.
     pairs_checked: int
     pairs_confirmed: int
+
+
+class DisjointSets:
+    """Union-find over hashable items; the smallest item of a set represents it, so results are stable."""
+
+    def __init__(self, items: Iterable[Any] = ()):
+        self.parent: dict[Any, Any] = {x: x for x in items}
+
+    def find(self, x: Any) -> Any:
+        parent = self.parent
+        root = parent.setdefault(x, x)
+        while parent[root] != root:
+            root = parent[root]
+        while parent[x] != root:  # path compression keeps later finds O(1)-ish
+            parent[x], x = root, parent[x]
+        return root
+
+    def union(self, a: Any, b: Any) -> Any:
+        ra, rb = self.find(a), self.find(b)
+        if rb < ra:
+            ra, rb = rb, ra
+        self.parent[rb] = ra
+        return ra
 
 
 def shingles(text: str) -> set[str]:
@@ -123,15 +146,7 @@ def near_duplicates(
         group[i] = gid
     del set_ids
 
-    parent = list(range(len(sets)))
-
-    def find(x: int) -> int:
-        root = x
-        while parent[root] != root:
-            root = parent[root]
-        while parent[x] != root:  # path compression keeps later finds O(1)-ish
-            parent[x], x = root, parent[x]
-        return root
+    components = DisjointSets(range(len(sets)))
 
     # Steps 2-3: LSH candidates among distinct sets, each verified exactly. Each candidate pair is
     # yielded once, so nothing is collected or sorted (the candidate count is dominated by
@@ -147,14 +162,12 @@ def near_duplicates(
         inter = len(sa & sb)
         if inter / (la + lb - inter) > threshold:
             confirmed += 1
-            ra, rb = find(a), find(b)
-            if ra != rb:
-                parent[ra] = rb
+            components.union(a, b)
 
     # Survivor per component: smallest (order key, index) over all member texts.
     keys: Sequence[Any] = order if order is not None else range(n)
     survivor: dict[int, int] = {}
-    roots = [find(group[i]) for i in range(n)]
+    roots = [components.find(group[i]) for i in range(n)]
     for i, root in enumerate(roots):
         best = survivor.get(root)
         if best is None or (keys[i], i) < (keys[best], best):

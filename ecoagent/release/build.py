@@ -67,6 +67,7 @@ from crawlers.fetch import sha256_file
 from ecoagent.config import Config
 from ecoagent.quality_gate import GateResult, QualityGateFailed
 from ecoagent.store import ArtifactStore
+from synth.dedup import DisjointSets
 
 log = logging.getLogger(__name__)
 
@@ -331,24 +332,13 @@ def _tables(stage: dict, config: Config, prev: dict | None) -> tuple[dict[tuple[
 
 def _merge_dedup_clusters(frame: pl.DataFrame) -> pl.DataFrame:
     """Join assign_splits groups that share a synth ``dedup_cluster``; a merged group takes its smallest id's split."""
-    parent: dict[str, str] = {}
-
-    def find(x: str) -> str:
-        parent.setdefault(x, x)
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
+    groups = DisjointSets()  # the smallest group id represents a merged component
     first_of_cluster: dict[str, str] = {}
     for gid, cluster in zip(frame["group_id"], frame["dedup_cluster"], strict=True):
-        find(gid)
-        if cluster is None:
-            continue
-        other = first_of_cluster.setdefault(cluster, gid)
-        a, b = find(gid), find(other)
-        if a != b:
-            parent[max(a, b)] = min(a, b)  # the smallest group id represents the component
+        groups.find(gid)
+        if cluster is not None:
+            groups.union(gid, first_of_cluster.setdefault(cluster, gid))
+    find = groups.find
     split_of = dict(zip(frame["group_id"], frame["split"], strict=True))
     roots = [find(g) for g in frame["group_id"]]
     return frame.with_columns(
