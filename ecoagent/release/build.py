@@ -200,8 +200,7 @@ def _read_optional_json(store: ArtifactStore, name: str) -> Any:
 
 
 def _require(store: ArtifactStore, name: str, stage: str) -> pl.DataFrame:
-    if not store.exists(name):
-        raise FileNotFoundError(f"no {name} in {store.url()}: run `ecoagent {stage}` first or point the release there")
+    store.require(name, stage)
     return store.read_parquet(name)
 
 
