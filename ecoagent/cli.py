@@ -12,6 +12,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -30,7 +31,7 @@ def _config(profile: str | None, overrides: list[str] | None, extra: list[str] |
     try:
         return load_config(profile, [*(overrides or []), *(extra or [])])
     except ConfigError as exc:
-        console.print(f"[red]config error:[/] {exc}")
+        console.print(f"[red]config error:[/] {escape(str(exc))}")
         raise typer.Exit(2) from exc
 
 
@@ -79,7 +80,7 @@ def _print_crawl_summary(summary: dict, out: str) -> None:
     if errors:
         console.print(f"[yellow]{len(errors)} recorded errors in {summary['packages']['with_errors']} packages[/]:")
         for err in errors[:10]:
-            console.print(f"  {err['package']}: {err['where']}: {err['reason'][:160]}")
+            console.print(escape(f"  {err['package']}: {err['where']}: {err['reason'][:160]}"))
         if len(errors) > 10:
             console.print(f"  ... and {len(errors) - 10} more in crawl_summary.json")
     console.print(
@@ -105,7 +106,7 @@ def _run_crawl(config, out: str | None, sources: Path | None) -> int:
         try:
             result = crawl(config, out=out, sources_path=sources, progress=progress)
         except (StageFailed, ValueError) as exc:
-            console.print(f"[red]crawl failed:[/] {exc}")
+            console.print(f"[red]crawl failed:[/] {escape(str(exc))}")
             return 1
     _print_crawl_summary(result.summary, result.out)
     if result.partial:
@@ -179,7 +180,7 @@ def _run_score(config, in_dir: str | None, out: str | None, run_gate: bool = Tru
         with console.status("scoring the catalog (embeddings are cached by text hash)..."):
             result = score(config, in_dir=in_dir, out=out)
     except (FileNotFoundError, ValueError, RuntimeError) as exc:
-        console.print(f"[red]score failed:[/] {exc}")
+        console.print(f"[red]score failed:[/] {escape(str(exc))}")
         return 1
     _print_score_summary(result.summary, result.out)
     return _run_gate(config, result.out) if run_gate else 0
@@ -194,7 +195,7 @@ def _run_gate(config, in_dir: str | None) -> int:
     if failures:
         console.print(f"[red]quality gate failed[/]: {len(failures)} expectation(s); report: {result.report_path}")
         for failure in failures:
-            console.print(f"  {failure}")
+            console.print(escape(f"  {failure}"))
         return 1
     console.print(f"quality gate passed ({len(result.results)} expectations); report: {result.report_path}")
     return 0
@@ -245,7 +246,8 @@ def _print_synth_summary(summary: dict, out: str) -> None:
         console.print(f"[yellow]note:[/] {summary['not_a_benchmark']}")
     console.print("a random sample of kept queries, for a person to read:")
     for item in summary["review_sample"][:10]:
-        console.print(f"  [{item['tool']}] {item['query']}  (round-trip rank {item['roundtrip_rank']})")
+        # third-party text: escaped, or rich reads "[name]" as a style tag and swallows it
+        console.print(escape(f"  [{item['tool']}] {item['query']}  (round-trip rank {item['roundtrip_rank']})"))
     console.print(f"total {summary['seconds']['total']}s\noutputs: {out}")
 
 
@@ -263,7 +265,7 @@ def _run_synth(config, in_dir: str | None, out: str | None) -> int:
         try:
             result = synth(config, in_dir=in_dir, out=out, progress=progress)
         except (FileNotFoundError, ValueError, RuntimeError) as exc:
-            console.print(f"[red]synth failed:[/] {exc}")
+            console.print(f"[red]synth failed:[/] {escape(str(exc))}")
             return 1
     _print_synth_summary(result.summary, result.out)
     return 0
@@ -315,7 +317,7 @@ def _run_label(config, in_dir: str | None, out: str | None) -> int:
         try:
             result = label(config, in_dir=in_dir, out=out, progress=lambda d, t: bar.update(task, completed=d, total=t))
         except (FileNotFoundError, ValueError, RuntimeError) as exc:
-            console.print(f"[red]label failed:[/] {exc}")
+            console.print(f"[red]label failed:[/] {escape(str(exc))}")
             return 1
     _print_label_summary(result.summary, result.out)
     return 0
@@ -345,7 +347,7 @@ def label_agreement(file: Annotated[Path, typer.Argument(help="A filled review_s
     try:
         report = read_agreement(file)
     except (OSError, ValueError) as exc:
-        console.print(f"[red]cannot read {file}:[/] {exc}")
+        console.print(f"[red]cannot read {file}:[/] {escape(str(exc))}")
         raise typer.Exit(2) from exc
     typer.echo(format_agreement(report))
 
@@ -364,10 +366,10 @@ def _run_release(config, root: str | None, version: str | None, previous: str | 
         with console.status("building the release (Parquet, card, Croissant, manifest) and its gate..."):
             result = release_run(config, root, version=version, previous=previous)
     except QualityGateFailed as exc:
-        console.print(f"[red]release gate failed, nothing released:[/] {exc}")
+        console.print(f"[red]release gate failed, nothing released:[/] {escape(str(exc))}")
         return 1
     except (FileNotFoundError, ValueError, RuntimeError) as exc:
-        console.print(f"[red]release build failed:[/] {exc}")
+        console.print(f"[red]release build failed:[/] {escape(str(exc))}")
         return 1
     console.print(f"release {result.version}: {result.folder}")
     for config_name, splits in sorted(result.manifest.get("counts", {}).items()):
@@ -408,7 +410,7 @@ def release_publish(
     try:
         result = publish_release(folder, repo, token_env=config.release.token_env, dry_run=dry_run)
     except PublishError as exc:
-        console.print(f"[red]publish failed:[/] {exc}")
+        console.print(f"[red]publish failed:[/] {escape(str(exc))}")
         raise typer.Exit(1) from exc
     typer.echo(json.dumps(result, indent=2, default=str))
 
