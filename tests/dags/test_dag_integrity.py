@@ -67,7 +67,7 @@ def test_retries_only_on_network_facing_tasks(dagbag: DagBag) -> None:
 def test_rated_is_scheduled_on_the_release_asset(dagbag: DagBag) -> None:
     dag = dagbag.dags["ecoagent_rated"]
     assert [a.name for a in dag.timetable.asset_condition.objects] == ["ecoagent/release"]
-    assert set(dag.task_dict) == {"release_folder", "offline_metrics"}
+    assert set(dag.task_dict) == {"release_folder", "train_encoder", "evaluate"}
 
 
 def test_parsing_imports_no_heavy_module() -> None:

@@ -9,14 +9,12 @@ the second run finds every download, embedding and LLM answer in the caches unde
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 from airflow.models import DagBag
 
@@ -112,7 +110,8 @@ def test_refresh_end_to_end_with_dag_test(world) -> None:
     assert extras and extras[-1]["folder"] == str(release)
 
 
-def test_rated_metrics_on_the_new_release(world) -> None:
+def test_rated_on_the_new_release(world) -> None:
+    """The downstream DAG on the refresh's release: train, Tables 1-3, plots, report (fixture profile)."""
     root = world["root"]
     before = _runs(root)
     dag = world["dagbag"].dags["ecoagent_rated"]
@@ -121,13 +120,17 @@ def test_rated_metrics_on_the_new_release(world) -> None:
     assert dr.state == "success"
 
     (run,) = _runs(root) - before
-    report = json.loads((root / "runs" / run / "rated" / "metrics.json").read_text())
-    assert report["release"] == str(next((root / "release").iterdir()))
-    real = report["metrics"]["real"]
-    assert real["queries"] >= 1 and real["corpus"] >= 5
-    for key in ("mrr", "recall@1", "recall@5"):
-        assert 0.0 <= real[key] <= 1.0
-    assert real["recall@1"] <= real["recall@5"]
+    out = root / "runs" / run / "rated"
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert metrics["release"]["folder"] == str(next((root / "release").iterdir()))
+    assert (out / "model" / "rated_train.json").exists()
+    real = metrics["table1"]["real/test"]["RATED (Full)"]
+    assert real["queries"] >= 1 and 0.0 <= real["recall@1"] <= real["recall@5"] <= 1.0
+    stream = metrics["table2"][0]
+    assert "RATED (Full)" in stream["results"] and stream["config"]["seeds"] == [0, 1]
+    assert all((out / p).exists() for p in stream["plots"])
+    report = (out / "report.md").read_text()
+    assert "## Table 3" in report and "## Acceptance check" in report
 
 
 def test_refresh_through_the_airflow_cli(world) -> None:
@@ -159,22 +162,3 @@ def test_a_failing_gate_fails_the_run_and_releases_nothing(world) -> None:
 def _released(root: Path) -> list[tuple[str, int]]:
     folder = root / "release"
     return sorted((p.name, p.stat().st_mtime_ns) for p in folder.iterdir()) if folder.exists() else []
-
-
-def _rated_module():
-    spec = importlib.util.spec_from_file_location("ecoagent_rated_dag_module", DAGS_FOLDER / "ecoagent_rated.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_retrieval_metrics_by_hand() -> None:
-    metrics = _rated_module().retrieval_metrics
-    scores = np.array([[0.9, 0.8, 0.1], [0.1, 0.2, 0.9], [0.5, 0.4, 0.3]])
-    # query 0: relevant doc ranked 1st; query 1: relevant docs ranked 2nd and 3rd; query 2: ranked 3rd
-    out = metrics(scores, [{0}, {0, 1}, {2}], ks=(1, 2))
-    assert out["queries"] == 3
-    assert out["mrr"] == pytest.approx((1 + 1 / 2 + 1 / 3) / 3, abs=1e-6)
-    assert out["recall@1"] == pytest.approx(1 / 3, abs=1e-6)
-    assert out["recall@2"] == pytest.approx((1 + 0.5 + 0) / 3, abs=1e-6)
-    assert metrics(np.zeros((0, 3)), [])["mrr"] is None

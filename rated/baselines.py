@@ -1,0 +1,60 @@
+"""The offline retrievers of Table 1, built from the ``rated`` config section.
+
+Lexical (TF-IDF, BM25) always run. Dense encoders are named in ``rated.dense_models`` (display name ->
+model spec); a hub model that cannot load here (``HF_HUB_OFFLINE=1`` or no network) is skipped and the
+reason is kept for the report, never silently dropped. A cross-encoder re-ranker (``rated.reranker``)
+re-scores the trained RATED retriever's top ``rated.reranker_top_n``, as the paper's BGE-Reranker row
+re-ranks DRAGON's top 50.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ecoagent.config import RatedConfig
+from ecoagent.embedding import ModelUnavailable
+from rated.data import Corpus
+from rated.retrievers import BM25Retriever, CrossEncoderReranker, DenseRetriever, Retriever, TfidfRetriever
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Baselines:
+    retrievers: list[Retriever] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)  # name -> why it did not run
+
+
+def offline_baselines(config: RatedConfig, corpus: Corpus, cache_dir: Path | None) -> Baselines:
+    """Fit TF-IDF, BM25 and every configured dense encoder on the corpus."""
+    out = Baselines()
+    for retriever in (TfidfRetriever(), BM25Retriever()):
+        out.retrievers.append(retriever.fit(corpus))
+    for name, spec in config.dense_models.items():
+        retriever = DenseRetriever(
+            name,
+            spec,
+            cache_dir=cache_dir,
+            query_prefix=config.query_prefixes.get(name, ""),
+            tool_prefix=config.tool_prefixes.get(name, ""),
+            setting=f"rated.dense_models[{name!r}]",
+        )
+        try:
+            out.retrievers.append(retriever.fit(corpus))
+        except (ModelUnavailable, OSError) as exc:  # a hub model offline: say so in the report
+            log.warning("skipping %s: %s", name, exc)
+            out.skipped[name] = str(exc).splitlines()[0][:300]
+    return out
+
+
+def reranker(config: RatedConfig, first_stage: Retriever, corpus: Corpus) -> tuple[Retriever | None, str | None]:
+    """The configured cross-encoder over ``first_stage`` (fitted), or (None, why not)."""
+    if not config.reranker:
+        return None, "no cross-encoder configured (rated.reranker)"
+    name = f"Cross-encoder re-ranker ({config.reranker.rsplit('/', 1)[-1]}, top {config.reranker_top_n})"
+    try:
+        return CrossEncoderReranker(name, config.reranker, first_stage, config.reranker_top_n).fit(corpus), None
+    except (ModelUnavailable, OSError) as exc:
+        return None, str(exc).splitlines()[0][:300]

@@ -1,0 +1,88 @@
+"""Permission scopes: which tools a caller may see and call.
+
+A tool needs one scope, ``<service>.<action>`` (``slack.write``); the catalog's actions are
+``read``, ``write``, ``delete``, ``send`` and ``admin``. A caller holds a list of scope patterns:
+
+- ``slack.write`` grants exactly that scope (no implication: ``slack.admin`` does not grant
+  ``slack.read``; a deployment that wants that hierarchy lists both scopes);
+- ``slack.*`` grants every action of one service;
+- ``*.read`` grants one action on every service (a read-only caller);
+- ``*`` grants everything.
+
+A tool with an empty scope is public. A caller pattern that names no scope, service or action the
+registry knows is an *unknown scope*: :class:`UnknownScope` is raised (the service answers 422)
+rather than silently granting nothing, because a typo in a scope list is a configuration error the
+caller should see.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+
+class UnknownScope(ValueError):
+    """A caller scope that is not in the registry's scope vocabulary."""
+
+    def __init__(self, scopes: Sequence[str]):
+        self.scopes = list(scopes)
+        super().__init__(
+            f"unknown scope(s) {self.scopes}: not in the registry's scopes; "
+            "expected '<service>.<action>', '<service>.*', '*.<action>' or '*'"
+        )
+
+
+def split_scope(scope: str) -> tuple[str, str]:
+    """``"google.drive.read" -> ("google.drive", "read")``: the action is after the last dot."""
+    service, _, action = scope.rpartition(".")
+    return service, action
+
+
+@dataclass(frozen=True)
+class ScopeVocabulary:
+    """Every scope, service and action the registry's tools need."""
+
+    scopes: frozenset[str]
+    services: frozenset[str]
+    actions: frozenset[str]
+
+    @classmethod
+    def of(cls, tool_scopes: Iterable[str]) -> ScopeVocabulary:
+        scopes = frozenset(s for s in tool_scopes if s)
+        parts = [split_scope(s) for s in scopes]
+        return cls(scopes, frozenset(p[0] for p in parts), frozenset(p[1] for p in parts))
+
+    def unknown(self, caller_scopes: Iterable[str]) -> list[str]:
+        """The caller patterns this vocabulary does not know, in the order given."""
+        bad = []
+        for pattern in caller_scopes:
+            service, action = split_scope(pattern)
+            known = (
+                pattern == "*"
+                or pattern in self.scopes
+                or (action == "*" and service in self.services)
+                or (service == "*" and action in self.actions)
+            )
+            if not known:
+                bad.append(pattern)
+        return bad
+
+
+def allowed_mask(
+    tool_scopes: np.ndarray, tool_services: np.ndarray, tool_actions: np.ndarray, caller_scopes: Iterable[str]
+) -> np.ndarray:
+    """Boolean mask over tools: True where some caller pattern grants the tool's scope."""
+    caller = set(caller_scopes)
+    if "*" in caller:
+        return np.ones(len(tool_scopes), dtype=bool)
+    exact = [s for s in caller if "*" not in s]
+    services = [split_scope(s)[0] for s in caller if s.endswith(".*")]
+    actions = [split_scope(s)[1] for s in caller if s.startswith("*.")]
+    return (
+        (tool_scopes == "")
+        | np.isin(tool_scopes, exact)
+        | np.isin(tool_services, services)
+        | np.isin(tool_actions, actions)
+    )

@@ -1,0 +1,38 @@
+"""Table 1 metrics through ranx, checked against values derived by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rated.data import Corpus, QuerySet
+from rated.offline import evaluate, ranx_run
+
+CORPUS = Corpus(ids=["a", "b", "c", "d"], titles=[""] * 4, texts=["x"] * 4, r_static=np.zeros(4), platforms=["n8n"] * 4)
+
+
+def test_metrics_by_hand() -> None:
+    queries = QuerySet("t", ["q1", "q2"], ["x", "y"], [[1], [0, 3]])
+    scores = np.array([[0.1, 0.9, 0.5, 0.2], [0.3, 0.5, 0.9, 0.1]], dtype=np.float32)
+    out = evaluate(scores, queries, CORPUS)
+    # q1: b first -> RR 1; q2: order c, b, a, d -> first relevant (a) at rank 3 -> RR 1/3
+    assert out["mrr"] == pytest.approx((1 + 1 / 3) / 2, abs=1e-6)
+    assert out["recall@1"] == pytest.approx(0.5)
+    assert out["recall@5"] == pytest.approx(1.0)
+    # nDCG@10, q2: DCG = 1/log2(4) + 1/log2(5); IDCG = 1 + 1/log2(3)
+    q2 = (1 / np.log2(4) + 1 / np.log2(5)) / (1 + 1 / np.log2(3))
+    assert out["ndcg@10"] == pytest.approx((1 + q2) / 2, abs=1e-6)
+    assert out["queries"] == 2
+
+
+def test_ties_are_broken_by_corpus_order_not_by_id() -> None:
+    # all four tools tie: corpus order a, b, c, d is the ranking, so d (relevant) is 4th
+    queries = QuerySet("t", ["q"], ["x"], [[3]])
+    run = ranx_run(np.zeros((1, 4), dtype=np.float32), queries, CORPUS)
+    assert list(run["q"]) == ["a", "b", "c", "d"]
+    assert evaluate(np.zeros((1, 4), dtype=np.float32), queries, CORPUS)["mrr"] == pytest.approx(0.25)
+
+
+def test_shape_mismatch_is_an_error() -> None:
+    with pytest.raises(ValueError, match="score matrix"):
+        evaluate(np.zeros((2, 3)), QuerySet("t", ["q"], ["x"], [[0]]), CORPUS)

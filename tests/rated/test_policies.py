@@ -1,0 +1,131 @@
+"""Each policy's choice and memory, on hand-built candidates and failure traces."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from rated.bandit import fuse
+from rated.policies import (
+    POLICIES,
+    BlacklistPolicy,
+    GlobalMABPolicy,
+    PeriodicBatchPolicy,
+    PriorPolicy,
+    RatedPolicy,
+    RetryPolicy,
+    StaticPolicy,
+    make_policy,
+)
+from rated.simulator import FailureScenario, SimulationConfig, run_simulation
+from tests.rated.test_simulator import tiny_inputs
+
+CANDS = np.array([4, 7, 1])
+SEM = np.array([0.80, 0.78, 0.50])
+X = np.array([0.6, 0.8, 0.0, 0.0])
+R_STATIC = np.array([0.5, 0.9, 0.5, 0.5, 0.2, 0.5, 0.5, 0.9])
+
+
+def test_static_takes_the_top_candidate():
+    assert StaticPolicy().choose(0, 0, CANDS, SEM, X) == [4]
+
+
+def test_prior_policy_uses_the_frozen_cold_start_score():
+    # x0 = (1/2,)*4, x0.x = 0.7, ||x|| = 1: S_bandit = 0.7 r + 0.1
+    # tool 4: 0.75*0.80 + 0.15*(0.7*0.2 + 0.1) + 0.10*0.2 = 0.656
+    # tool 7: 0.75*0.78 + 0.15*(0.7*0.9 + 0.1) + 0.10*0.9 = 0.7845 -> tool 7
+    policy = PriorPolicy(R_STATIC, dim=4)
+    assert policy.choose(0, 0, CANDS, SEM, X) == [7]
+    policy.feedback(0, 7, X, 0.0)  # ignored: the prior never moves
+    assert policy.choose(1, 0, CANDS, SEM, X) == [7]
+
+
+def test_rated_moves_away_from_a_failing_tool():
+    policy = RatedPolicy(np.full(8, 0.5), dim=4)
+    assert policy.choose(0, 0, CANDS, SEM, X) == [4]
+    for t in range(1, 200):
+        policy.feedback(t, 4, X, 0.0)
+        if policy.choose(t, 0, CANDS, SEM, X) != [4]:
+            break
+    assert policy.choose(t, 0, CANDS, SEM, X) == [7]
+    fused = fuse(SEM, policy.bandit.scores(CANDS, X), np.full(3, 0.5))
+    assert int(np.argmax(fused)) == 1
+
+
+def test_global_mab_ignores_the_query():
+    policy = GlobalMABPolicy(np.full(8, 0.5))
+    for _ in range(30):
+        policy.feedback(0, 4, X, 0.0)
+    # tool 4 failed without context, so it loses for any query vector
+    assert policy.choose(0, 0, CANDS, SEM, X) == [7]
+    assert policy.choose(0, 0, CANDS, SEM, -X) == [7]
+
+
+def test_blacklist_is_permanent_and_falls_back_to_the_top():
+    policy = BlacklistPolicy(8)
+    policy.feedback(0, 4, X, 0.0)
+    assert policy.choose(1, 0, CANDS, SEM, X) == [7]
+    policy.feedback(2, 4, X, 1.0)  # a later success does not lift the ban
+    assert policy.choose(3, 0, CANDS, SEM, X) == [7]
+    policy.feedback(4, 7, X, 0.0)
+    policy.feedback(5, 1, X, 0.0)
+    assert policy.choose(6, 0, CANDS, SEM, X) == [4]  # all banned: the semantic top
+
+
+def test_blacklist_never_readmits_a_tool_that_comes_back():
+    inputs = tiny_inputs()
+    config = SimulationConfig(steps=3000, onset=1000, post=(1001, 3000), window=100)
+    scenario = FailureScenario("flapping", np.array([0]), onset=1000, down=50, up=50)
+    result = run_simulation(inputs, BlacklistPolicy(inputs.n_tools), scenario, 0, config)
+    first_fault = int(np.flatnonzero(result.fault)[0])
+    assert result.fault.sum() == 1  # one failure, then never again
+    assert 0 not in result.executed[first_fault:].tolist()
+    assert 0 in result.executed[:first_fault].tolist()
+
+
+def test_retry_fault_selection_like_static_but_better_success():
+    inputs = tiny_inputs()
+    config = SimulationConfig(steps=3000, onset=1000, post=(1001, 3000), window=100)
+    scenario = FailureScenario("persistent", np.array([0, 2]), onset=1000)
+    static = run_simulation(inputs, StaticPolicy(), scenario, 0, config)
+    retry = run_simulation(inputs, RetryPolicy(k=3), scenario, 0, config)
+    # same stream, same first pick: identical fault selections
+    np.testing.assert_array_equal(static.fault, retry.fault)
+    # the twin of each failing tool is relevant, so the second try always succeeds
+    assert retry.metrics["post_fail_sr"] == 1.0 > static.metrics["post_fail_sr"]
+    assert retry.metrics["fsr"] == static.metrics["fsr"] > 0.3
+    # with k = 1 retry is the static ranker
+    np.testing.assert_array_equal(run_simulation(inputs, RetryPolicy(k=1), scenario, 0, config).success, static.success)
+
+
+def test_retry_all_failing_executes_nothing():
+    inputs = tiny_inputs()
+    config = SimulationConfig(steps=1200, onset=1000, post=(1001, 1200), window=100)
+    scenario = FailureScenario("persistent", np.arange(12), onset=1000)
+    result = run_simulation(inputs, RetryPolicy(k=3), scenario, 0, config)
+    assert not result.success[1000:].any() and result.fault[1000:].all()
+    assert (result.executed[1000:] == -1).all()
+
+
+def test_batch_policy_learns_only_at_sync_points():
+    policy = PeriodicBatchPolicy(np.full(8, 0.5), period=10)
+    for t in range(10):
+        assert policy.choose(t, 0, CANDS, SEM, X) == [4]
+        policy.feedback(t, 4, X, 0.0)
+    assert policy.estimate[4] == 0.5  # buffered, not applied yet
+    assert policy.choose(10, 0, CANDS, SEM, X) == [7]  # synced at step 10: tool 4's rate is 0
+    assert policy.estimate[4] == 0.0
+
+
+@pytest.mark.parametrize("name", POLICIES)
+def test_factory_builds_every_policy(name):
+    policy = make_policy(name, R_STATIC, dim=4)
+    assert policy.name == name
+    assert len(policy.choose(0, 0, CANDS, SEM, X)) >= 1
+
+
+def test_factory_passes_options_and_rejects_unknown_names():
+    assert make_policy("retry", R_STATIC, 4, k=2).choose(0, 0, CANDS, SEM, X) == [4, 7]
+    assert not make_policy("rated", R_STATIC, 4, diagonal=False).bandit.diagonal
+    with pytest.raises(ValueError, match="unknown policy"):
+        make_policy("oracle", R_STATIC, 4)
