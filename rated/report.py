@@ -6,7 +6,8 @@ re-rendered from a metrics file without rerunning anything (``render_report(json
 
 from __future__ import annotations
 
-from rated.paper import TABLE1, TABLE2, TABLE3
+from rated.latency import PAPER_MS
+from rated.paper import TABLE1, TABLE2
 
 ACCEPT_FSR = 0.05  # RATED (Full) at rho = 0.3 must keep FSR at or below this (the acceptance)
 
@@ -20,13 +21,6 @@ PAPER_ROW_TABLE2 = {
     "RATED (w/o Feedback)": "RATED (w/o Feedback)",
     "RATED (w/ Global MAB)": "RATED (w/ Global MAB)",
     "RATED (Full)": "RATED (Full)",
-}
-PAPER_ROW_TABLE3 = {
-    "encode only": "encode only",
-    "RATED (w/o Feedback)": "RATED (w/o Feedback)",
-    "RATED (w/ Global MAB)": "RATED (w/ Global MAB)",
-    "RATED (Full)": "RATED (Full)",
-    "ToolRL-like batch proxy": "ToolRL-like Batch GRPO",
 }
 
 
@@ -180,7 +174,7 @@ def table3(metrics: dict) -> list[str]:
     ]
     rows = []
     for name, row in latency["methods"].items():
-        paper = TABLE3.get(PAPER_ROW_TABLE3.get(name, ""))
+        paper = PAPER_MS.get(name)
         overhead = "–" if row.get("overhead_ms") is None else f"+{row['overhead_ms']:.3f}"
         paper_overhead = "–" if not paper or paper[2] is None else f"+{paper[2]:.3f}"
         rows.append(

@@ -150,15 +150,22 @@ def latency_table(ranker: DenseRetriever, release: Release, config: Config) -> d
     queries = query_set(release, config.rated.stream) or query_set(release, config.rated.stream_fallback)
     texts = queries.texts if queries else ["find a tool"]
     assert ranker.tool_vectors is not None
-    return measure_latency(
-        ranker.encode_query_uncached,
-        ranker.tool_vectors,
-        release.corpus.r_static,
-        texts,
-        k=config.rated.top_k,
-        steps=config.rated.latency_steps,
-        warmup=min(200, config.rated.latency_steps),
-    )
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # batch 1 gains nothing from more threads, and they add jitter on a shared CPU
+    try:
+        return measure_latency(
+            ranker.encode_query_uncached,
+            ranker.tool_vectors,
+            release.corpus.r_static,
+            texts,
+            k=config.rated.top_k,
+            steps=config.rated.latency_steps,
+            warmup=min(200, config.rated.latency_steps),
+        )
+    finally:
+        torch.set_num_threads(threads)
 
 
 def rated_run(
