@@ -136,8 +136,12 @@ class DenseRetriever:
         self.tool_vectors: np.ndarray | None = None
 
     def fit(self, corpus: Corpus) -> DenseRetriever:
-        self.tool_vectors = self._tool.encode([self.tool_prefix + d for d in corpus.documents])
+        self.tool_vectors = self.encode_documents(corpus.documents)
         return self
+
+    def encode_documents(self, documents: list[str]) -> np.ndarray:
+        """Tool texts through the tool encoder, with the persistent vector cache."""
+        return self._tool.encode([self.tool_prefix + d for d in documents])
 
     def encode_queries(self, queries: list[str]) -> np.ndarray:
         return self._query.encode([self.query_prefix + q for q in queries])
@@ -157,29 +161,49 @@ class DenseRetriever:
         return self.encode_queries(queries) @ self.tool_vectors.T
 
 
+class CrossEncoderScorer:
+    """A sentence-transformers cross-encoder as ``(query, documents) -> scores``, loaded on first use.
+
+    The one place a cross-encoder is loaded: Table 1's re-ranker row and the tool selector's
+    optional re-ranking both call it.
+    """
+
+    def __init__(self, model: str, setting: str = "rated.reranker"):
+        self.model_spec = model
+        self.setting = setting
+        self._model = None
+
+    def __call__(self, query: str, documents: list[str]) -> np.ndarray:
+        if self._model is None:
+            from sentence_transformers import CrossEncoder
+
+            from ecoagent.embedding import resolve_model_path
+
+            self._model = CrossEncoder(resolve_model_path(self.model_spec, self.setting), device="cpu")
+        if not documents:
+            return np.zeros(0, dtype=np.float32)
+        pairs = [(query, d) for d in documents]
+        return np.asarray(self._model.predict(pairs, show_progress_bar=False), dtype=np.float32)
+
+
 class CrossEncoderReranker:
     """Re-rank the (already fitted) first stage's top ``top_n`` with a cross-encoder (BGE-Reranker in the paper)."""
 
     def __init__(self, name: str, model: str, first_stage: Retriever, top_n: int = 50):
         self.name = name
-        self.model_spec = model
+        self.scorer = CrossEncoderScorer(model)
         self.first_stage = first_stage
         self.top_n = top_n
 
     def fit(self, corpus: Corpus) -> CrossEncoderReranker:
-        from sentence_transformers import CrossEncoder
-
-        from ecoagent.embedding import resolve_model_path
-
         self._documents = corpus.documents
-        self._model = CrossEncoder(resolve_model_path(self.model_spec, "rated.reranker"), device="cpu")
+        self.scorer("warm-up", self._documents[:1])  # load now: a missing model fails here, not mid-table
         return self
 
     def score(self, queries: list[str]) -> np.ndarray:
         base = self.first_stage.score(queries)
         out = base - (base.max() if base.size else 0) - 1.0  # everything outside the top n ranks below it
         for i, (query, top) in enumerate(zip(queries, top_k(base, self.top_n), strict=True)):
-            pairs = [(query, self._documents[j]) for j in top]
-            rerank = np.asarray(self._model.predict(pairs, show_progress_bar=False), dtype=np.float32)
+            rerank = self.scorer(query, [self._documents[j] for j in top])
             out[i, top] = rerank - rerank.min() + 1.0 if rerank.size else rerank
         return out.astype(np.float32)

