@@ -79,3 +79,15 @@ def test_config_prints_the_resolved_profile():
     result = runner.invoke(app, ["config", "--profile", "production"])
     assert result.exit_code == 0
     assert json.loads(result.output)["profile"] == "production"
+
+
+def test_rated_without_a_release_says_where_it_looked(tmp_path):
+    result = runner.invoke(app, ["rated", "--set", f"store={tmp_path / 'store'}"])
+    assert result.exit_code == 2
+    assert "no release under" in result.output and "ecoagent run" in result.output
+
+
+def test_rated_on_a_folder_that_is_not_a_release_names_it(tmp_path):
+    result = runner.invoke(app, ["rated", "--release", str(tmp_path), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 1
+    assert "manifest.json" in result.output

