@@ -16,3 +16,14 @@ def build_tiny_release(root: Path, tools: list[int] = TOOLS) -> Path:
     folder = root / "release" / "1.0.0"
     build_release(inputs, folder, version="1.0.0", config=CONFIG, created=CREATED)
     return folder
+
+
+def build_release_pair(root: Path) -> Path:
+    """A first release of tools 0-7 and the next one with tools 8 and 9 added: it has a cold-start split."""
+    first = root / "release" / "1.0.0"
+    build_release(make_stage_outputs(root / "v1", list(range(8)), syn_per_tool=8, real_per_tool=4), first,
+                  version="1.0.0", config=CONFIG, created=CREATED)  # fmt: skip
+    second = root / "release" / "1.1.0"
+    inputs = make_stage_outputs(root / "v2", TOOLS, syn_per_tool=8, real_per_tool=4)
+    build_release(inputs, second, version="1.1.0", config=CONFIG, previous=first, created=CREATED)
+    return second

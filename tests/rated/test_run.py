@@ -82,3 +82,26 @@ def test_rerun_reuses_the_trained_encoder(run, tiny_release: Path, tmp_path: Pat
     config = load_config("default", [*SMALL, cache, *quicker])
     again = rated_run(config, tiny_release, out)
     assert again.metrics["encoder"]["fingerprint"] == metrics["encoder"]["fingerprint"]
+
+
+def test_cold_start_split_is_evaluated_and_a_grid_is_chosen_on_validation(tmp_path: Path) -> None:
+    from tests.rated.release_fixture import build_release_pair
+
+    folder = build_release_pair(tmp_path / "releases")
+    overrides = [
+        *SMALL,
+        f"score.embedding_cache={tmp_path / 'embeddings'}",
+        "rated.simulation.scenarios=[persistent]",
+        "rated.simulation.seeds=[0]",
+        'rated.train.grid=[{"learning_rate": 1e-6}, {"learning_rate": 5e-5}]',
+    ]
+    metrics = rated_run(load_config("default", overrides), folder, tmp_path / "out").metrics
+    for name in ("syn/cold_start", "real/cold_start"):
+        rows = metrics["table1"][name]
+        assert "skipped" not in rows and rows["RATED (Full)"]["queries"] > 0
+    candidates = metrics["encoder"]["candidates"]
+    assert [c["overrides"]["learning_rate"] for c in candidates] == [1e-6, 5e-5]
+    assert all(c["validation_mrr"] is not None for c in candidates)
+    best = max(candidates, key=lambda c: c["validation_mrr"])  # the first of equals wins
+    assert metrics["encoder"]["settings"]["learning_rate"] == best["overrides"]["learning_rate"]
+    assert not (tmp_path / "out" / "models").exists()  # the losing candidates are deleted
