@@ -27,11 +27,13 @@ def plot_traces(
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for (scenario, rho), methods in traces.items():
-        fig, (ax_sr, ax_fsr) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
-        for name, (success, fault) in methods.items():
+        fig, (ax_sr, ax_fsr) = plt.subplots(2, 1, figsize=(11, 6), sharex=True)
+        colors = plt.get_cmap("tab20").colors  # more methods than tab10 has colors
+        for i, (name, (success, fault)) in enumerate(methods.items()):
             steps = np.arange(window, len(success) + 1)  # window i ends at step i (1-based)
-            ax_sr.plot(steps, windowed(success, window), label=name, linewidth=1)
-            ax_fsr.plot(steps, windowed(fault, window), label=name, linewidth=1)
+            style = {"color": colors[i % len(colors)], "linewidth": 1, "linestyle": "--" if "static" in name else "-"}
+            ax_sr.plot(steps, windowed(success, window), label=name, **style)
+            ax_fsr.plot(steps, windowed(fault, window), **style)
         for ax, label in ((ax_sr, "windowed SR"), (ax_fsr, "windowed FSR")):
             ax.axvline(onset, color="black", linestyle="--", linewidth=0.8)
             if scenario == "recovery" and recover_at is not None:
@@ -40,8 +42,9 @@ def plot_traces(
             ax.set_ylim(-0.02, 1.02)
         ax_fsr.set_xlabel("step")
         ax_sr.set_title(f"{scenario} failures, rho = {rho:g}")
-        ax_sr.legend(fontsize=7, ncol=2, loc="lower left")
-        fig.tight_layout()
+        fig.legend(fontsize=7, loc="upper left", bbox_to_anchor=(0.75, 0.93), title="dashed: static rankers",
+                   title_fontsize=7)
+        fig.tight_layout(rect=(0, 0, 0.74, 1))  # room on the right for the legend
         path = out_dir / f"dynamic_{scenario}_rho{rho:g}.png"
         fig.savefig(path, dpi=120)
         plt.close(fig)
