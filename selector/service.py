@@ -14,7 +14,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from selector.authorize import Authorizer, Policy
+from selector.authorize import Authorizer, Decision, Policy
 from selector.meta_tool import DEFAULT_LIMIT, MAX_LIMIT, SearchTools
 from selector.registry import UnknownTenant, UnknownTool
 from selector.scopes import UnknownScope
@@ -65,16 +65,6 @@ class AuthorizeRequest(Strict):
     tenant: Id | None = None
     selection_id: Annotated[str, StringConstraints(max_length=64)] | None = Field(
         None, description="the selection this call came from, for the evaluation log")
-
-
-class DecisionResponse(BaseModel):
-    tool_id: str
-    allowed: bool
-    needs_consent: bool
-    reason: str
-    policy: str
-    side_effect: str | None = None
-    permission_scope: str | None = None
 
 
 class SearchToolsRequest(Strict):
@@ -131,14 +121,14 @@ def create_app(
         return SelectResponse(tool_ids=result.tool_ids, tokens=result.tokens, query=result.query, core=result.core,
                               selection_id=result.selection_id)
 
-    @app.post("/authorize", response_model=DecisionResponse, responses={**ERRORS, 404: {"model": Error}})
+    @app.post("/authorize", response_model=Decision, responses={**ERRORS, 404: {"model": Error}})
     def authorize(body: AuthorizeRequest):
         if body.tool_id not in selector.registry.row_of:
             return JSONResponse({"detail": str(UnknownTool(body.tool_id))}, status_code=404)
         decision = authorizer.authorize(body.tool_id, body.caller_scopes, body.policy, body.consent, body.tenant)
         if selector.log is not None:
             selector.log.record_call(body.selection_id, body.tool_id)
-        return DecisionResponse(**decision.__dict__)
+        return decision
 
     @app.post("/search_tools", response_model=SearchToolsResponse, responses=ERRORS)
     def search_tools(body: SearchToolsRequest) -> SearchToolsResponse:
