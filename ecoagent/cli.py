@@ -449,6 +449,7 @@ def rated(
     """RATED on a release: train, Table 1 (offline), Table 2 (failure injection), Table 3 (latency), report."""
     from ecoagent.release.pipeline import newest_release
     from ecoagent.store import ArtifactStore
+    from ecoagent.embedding import ModelUnavailable
     from rated.data import ReleaseUnreadable
     from rated.run import rated_run
 
@@ -465,6 +466,9 @@ def rated(
     except ReleaseUnreadable as exc:
         console.print(f"[red]cannot read the release:[/] {escape(str(exc))}")
         raise typer.Exit(1) from exc
+    except ModelUnavailable as exc:  # the encoder to train is a hub model and the hub is off
+        console.print(f"[red]model unavailable:[/] {escape(str(exc))}")
+        raise typer.Exit(2) from exc
     console.print(f"report: {result.report_path}\nmetrics: {result.metrics_path}")
 
 

@@ -91,3 +91,15 @@ def test_rated_on_a_folder_that_is_not_a_release_names_it(tmp_path):
     result = runner.invoke(app, ["rated", "--release", str(tmp_path), "--out", str(tmp_path / "out")])
     assert result.exit_code == 1
     assert "manifest.json" in result.output
+
+
+def test_rated_with_a_hub_encoder_offline_names_the_setting(tmp_path, monkeypatch):
+    from tests.rated.release_fixture import build_tiny_release
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    folder = build_tiny_release(tmp_path)
+    args = ["rated", "--release", str(folder), "--out", str(tmp_path / "out"), "--profile", "production",
+            "--set", f"score.embedding_cache={tmp_path / 'emb'}", "--set", "rated.dense_models={}"]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert "rated.train.encoder" in result.output and "HF_HUB_OFFLINE" in result.output
