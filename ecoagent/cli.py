@@ -447,9 +447,9 @@ def rated(
     overrides: SetOpt = None,
 ) -> None:
     """RATED on a release: train, Table 1 (offline), Table 2 (failure injection), Table 3 (latency), report."""
+    from ecoagent.embedding import ModelUnavailable
     from ecoagent.release.pipeline import newest_release
     from ecoagent.store import ArtifactStore
-    from ecoagent.embedding import ModelUnavailable
     from rated.data import ReleaseUnreadable
     from rated.run import rated_run
 
