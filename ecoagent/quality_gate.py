@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from ecoagent.markdown import markdown_cell, markdown_table
+
 if TYPE_CHECKING:
     from great_expectations.expectations import Expectation
 
@@ -244,10 +246,6 @@ def _observed(r: dict) -> str:
     return text
 
 
-def _cell(text: Any) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
 def _markdown(result: GateResult, metrics: dict[str, float]) -> str:
     failed = result.failures()
     lines = [
@@ -258,21 +256,19 @@ def _markdown(result: GateResult, metrics: dict[str, float]) -> str:
         "",
     ]
     if metrics:
-        lines += ["## Metrics", "", "| metric | value |", "|---|---|"]
-        lines += [f"| {_cell(k)} | {v:.4g} |" for k, v in metrics.items()]
+        lines += ["## Metrics", "", *markdown_table(["metric", "value"], [[k, f"{v:.4g}"] for k, v in metrics.items()])]
         lines.append("")
-    lines += [
-        "## Expectations",
-        "",
-        "| # | result | expectation | column | limits | observed | description |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for i, r in enumerate(result.results, 1):
-        lines.append(
-            f"| {i} | {'pass' if r['success'] else '**FAIL**'} | {r['expectation']} | {_cell(r['column'] or '')} | "
-            f"{_cell(_limits(r))} | {_cell(_observed(r))} | {_cell(r['description'] or '')} |"
-        )
+    rows = [
+        [i, "pass" if r["success"] else "**FAIL**", r["expectation"], r["column"] or "", _limits(r), _observed(r),
+         r["description"] or ""]
+        for i, r in enumerate(result.results, 1)
+    ]  # fmt: skip
+    header = ["#", "result", "expectation", "column", "limits", "observed", "description"]
+    lines += ["## Expectations", "", *markdown_table(header, rows)]
     if failed:
         lines += ["", "## Failures", ""]
-        lines += [f"- **{_cell(_label(r))}** {_cell(_limits(r))}: {_cell(_observed(r))}" for r in failed]
+        lines += [
+            f"- **{markdown_cell(_label(r))}** {markdown_cell(_limits(r))}: {markdown_cell(_observed(r))}"
+            for r in failed
+        ]
     return "\n".join(lines) + "\n"

@@ -15,6 +15,7 @@ import numpy as np
 
 from rated.paper import TABLE3
 from rated.policies import Policy, make_policy
+from rated.retrievers import top_k
 from rated.simulator import SimulationConfig, SimulationInputs, draw_stream, make_scenario, select_failing, simulate
 
 ENCODE_ONLY = "encode only"
@@ -41,10 +42,7 @@ SIMULATION_BUDGET_S = 30.0
 def top_candidates(tool_vectors: np.ndarray, x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """The ``k`` best tools for one query vector, best first, and their dot-product scores."""
     scores = tool_vectors @ x
-    k = min(k, len(scores))  # a catalog smaller than K (a fixture release) ranks every tool
-    part = np.argpartition(-scores, k - 1)[:k]
-    order = np.argsort(-scores[part], kind="stable")
-    best = part[order]
+    best = top_k(scores[None, :], k)[0]
     return best, scores[best]
 
 
@@ -142,15 +140,16 @@ def time_simulation(
 
 
 def markdown_table(report: dict) -> str:
-    """Table 3 layout, measured beside the paper's values."""
-    lines = [
-        "| Method | Avg (ms) | P95 (ms) | Overhead (ms) | Paper avg | Paper P95 | Paper overhead |",
-        "|---|---:|---:|---:|---:|---:|---:|",
-    ]
+    """Table 3 layout, measured beside the paper's values (the benchmark and ``ecoagent rated``'s report)."""
+    from ecoagent.markdown import markdown_table as table
+
+    def ms(value: float | None, sign: str = "") -> str:
+        return "–" if value is None else f"{sign}{value:.3f}"
+
+    rows = []
     for name, row in report["methods"].items():
         paper = PAPER_MS.get(name, (None, None, None))
-        overhead = "–" if row["overhead_ms"] is None else f"+{row['overhead_ms']:.3f}"
-        cells = [f"{v:.3f}" if v is not None else "–" for v in paper[:2]]
-        cells.append(f"+{paper[2]:.3f}" if paper[2] is not None else "–")
-        lines.append(f"| {name} | {row['avg_ms']:.3f} | {row['p95_ms']:.3f} | {overhead} | {' | '.join(cells)} |")
-    return "\n".join(lines)
+        rows.append([name, ms(row["avg_ms"]), ms(row["p95_ms"]), ms(row["overhead_ms"], "+"),
+                     ms(paper[0]), ms(paper[1]), ms(paper[2], "+")])  # fmt: skip
+    header = ["Method", "Avg (ms)", "P95 (ms)", "Overhead (ms)", "Paper avg", "Paper P95", "Paper overhead"]
+    return "\n".join(table(header, rows, right_align_from=1))

@@ -6,7 +6,8 @@ re-rendered from a metrics file without rerunning anything (``render_report(json
 
 from __future__ import annotations
 
-from rated.latency import PAPER_MS
+from ecoagent.markdown import markdown_table
+from rated.latency import markdown_table as latency_table
 from rated.paper import TABLE1, TABLE2
 
 ACCEPT_FSR = 0.05  # RATED (Full) at rho = 0.3 must keep FSR at or below this (the acceptance)
@@ -36,15 +37,6 @@ def _num(value: float | None, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    lines = [
-        "| " + " | ".join(header) + " |",
-        "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|",
-    ]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return lines
-
-
 def table1(metrics: dict) -> list[str]:
     lines = ["## Table 1: offline retrieval", ""]
     lines.append(
@@ -65,7 +57,9 @@ def table1(metrics: dict) -> list[str]:
                 cells.append(f"{_num(values[metric])} ({_num(paper[i]) if paper else '–'})")
             cells.append(_num(values["ndcg@10"]))
             rows.append(cells)
-        lines += _table(["Method", "Queries", "MRR (paper)", "Recall@1 (paper)", "Recall@5 (paper)", "nDCG@10"], rows)
+        lines += markdown_table(
+            ["Method", "Queries", "MRR (paper)", "Recall@1 (paper)", "Recall@5 (paper)", "nDCG@10"], rows, 1
+        )
     return lines
 
 
@@ -146,7 +140,7 @@ def table2(metrics: dict) -> list[str]:
                 if scenario == "persistent":
                     cells += ["/".join(_paper_cells(method, rho)) for rho in (0.2, 0.3)]
                 rows.append(cells)
-            lines += _table(header, rows)
+            lines += markdown_table(header, rows, 1)
         if stream.get("plots"):
             lines += ["", "Windowed SR and FSR over time: " + ", ".join(f"[{p}]({p})" for p in stream["plots"])]
         lines.append("")
@@ -172,23 +166,7 @@ def table3(metrics: dict) -> list[str]:
         "on the same candidates.",
         "",
     ]
-    rows = []
-    for name, row in latency["methods"].items():
-        paper = PAPER_MS.get(name)
-        overhead = "–" if row.get("overhead_ms") is None else f"+{row['overhead_ms']:.3f}"
-        paper_overhead = "–" if not paper or paper[2] is None else f"+{paper[2]:.3f}"
-        rows.append(
-            [
-                name,
-                f"{row['avg_ms']:.3f}",
-                f"{row['p95_ms']:.3f}",
-                overhead,
-                _num(paper[0]) if paper else "–",
-                _num(paper[1]) if paper else "–",
-                paper_overhead,
-            ]
-        )
-    lines += _table(["Method", "Avg ms", "P95 ms", "Overhead ms", "paper avg", "paper P95", "paper overhead"], rows)
+    lines.append(latency_table(latency))
     if "bandit_within_budget" in latency:
         full = latency["methods"]["RATED (Full)"]["overhead_ms"]
         verdict = "within" if latency["bandit_within_budget"] else "OVER"

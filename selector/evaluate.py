@@ -120,12 +120,13 @@ def acceptance(rows: Sequence[dict], query_set: str, k: int = 5, points: float =
 
 
 def markdown(rows: Sequence[dict], checks: Sequence[dict] = ()) -> str:
-    lines = ["| query set | method | k | queries | recall@k | hit@k | mean tokens | share of all-tools tokens |",
-             "|---|---|---:|---:|---:|---:|---:|---:|"]
-    for r in rows:
-        lines.append(f"| {r['query_set']} | {r['method']} | {r['k'] if r['k'] is not None else 'all'} | "
-                     f"{r['queries']} | {r['recall']:.3f} | {r['hit']:.3f} | {r['mean_tokens']:,.0f} | "
-                     f"{100 * r['share_of_all_tools_tokens']:.2f}% |")
+    from ecoagent.markdown import markdown_table
+
+    header = ["query set", "method", "k", "queries", "recall@k", "hit@k", "mean tokens", "share of all-tools tokens"]
+    cells = [[r["query_set"], r["method"], r["k"] if r["k"] is not None else "all", r["queries"], f"{r['recall']:.3f}",
+              f"{r['hit']:.3f}", f"{r['mean_tokens']:,.0f}", f"{100 * r['share_of_all_tools_tokens']:.2f}%"]
+             for r in rows]  # fmt: skip
+    lines = markdown_table(header, cells, right_align_from=2)
     for c in checks:
         verdict = "PASS" if c["passed"] else "FAIL"
         lines.append(f"\n{c['query_set']}: fused recall@{c['k']} {c['fused']:.3f} vs best single ranker "

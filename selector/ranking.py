@@ -27,11 +27,6 @@ QueryEncoder = Callable[[str], np.ndarray]
 Reranker = Callable[[str, list[str]], np.ndarray]
 
 
-def rank_order(scores: np.ndarray) -> np.ndarray:
-    """Positions best first; ties keep the given (registry) order, so the result is deterministic."""
-    return np.argsort(-scores, kind="stable")
-
-
 def reciprocal_rank_fusion(
     rankings: Sequence[np.ndarray], size: int, k: float = 60.0, weights: Sequence[float] | None = None
 ) -> np.ndarray:

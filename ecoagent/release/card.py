@@ -16,6 +16,8 @@ from pathlib import Path
 
 import yaml
 
+from ecoagent.markdown import markdown_table
+
 LICENSE = "cc-by-4.0"
 PAPER_CITATION = """@inproceedings{rated2026,
   title     = {{RATED}: Reliability-Aware Tool Retrieval for {LLM} Agents, with the {EcoAgent} Benchmark},
@@ -81,12 +83,6 @@ def card_yaml(info: dict) -> dict:
     }
 
 
-def _table(header: list[str], rows: list[list]) -> list[str]:
-    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    out += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
-    return out
-
-
 def render_card(info: dict) -> str:
     """The full ``README.md`` of a release, from the build's release info."""
     gen, real, score = info["generator"], info["real"], info["score"]
@@ -119,7 +115,7 @@ def render_card(info: dict) -> str:
         "",
     ]
     rows = [[f"`{c}`", s, n] for c, splits in info["counts"].items() for s, n in splits.items()]
-    lines += [*_table(["config", "split", "rows"], rows), ""]
+    lines += [*markdown_table(["config", "split", "rows"], rows), ""]
     lines += [
         "Splits: train / validation / test are grouped so that no query text and no near-duplicate cluster "
         f"(word Jaccard > {info['dedup_threshold']['real']}) crosses splits; ratios "
@@ -147,7 +143,7 @@ def render_card(info: dict) -> str:
         "<details><summary>Pinned packages</summary>",
         "",
     ]
-    lines += _table(
+    lines += markdown_table(
         ["platform", "registry", "package", "version"],
         [[p["platform"], p["registry"], p["name"], p["version"]] for p in info["packages"]],
     )
