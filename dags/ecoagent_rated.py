@@ -11,8 +11,8 @@ its gate. Three tasks:
    (:func:`rated.run.rated_run`, which finds the trained encoder and does not train again).
 
 The profile's ``rated`` section sets the work: the default profile is the quick CPU one, CI runs
-the fixture profile. XCom carries folder paths only. Parse time imports only ``airflow.sdk`` and
-``datetime``.
+the fixture profile. XCom carries folder paths only. Parse time imports only ``airflow.sdk``,
+``datetime`` and ``ecoagent.orchestration`` (standard library only).
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from airflow.sdk import Asset, Param, dag, task
+
+from ecoagent.orchestration import run_config, run_partition, run_root
 
 # Same name as in ecoagent_refresh.py (an asset is identified by name and URI, not by object).
 RELEASE_ASSET = Asset("ecoagent/release")
@@ -30,20 +32,6 @@ PARAMS = {
     "out": Param(None, type=["null", "string"], description="root folder; null = the profile's store"),
     "release": Param(None, type=["null", "string"], description="release folder; null = event, else newest"),
 }
-
-
-def _config(params: dict):
-    from ecoagent.config import load_config
-
-    overrides = list(params.get("overrides") or [])
-    if params.get("out"):
-        overrides.append(f"store={params['out']}")
-    return load_config(params.get("profile") or "default", overrides=overrides)
-
-
-def _root(params: dict) -> str:
-    config = _config(params)
-    return str(config.resolve_path((params.get("out") or config.store).removeprefix("file://")))
 
 
 @dag(
@@ -61,8 +49,9 @@ def ecoagent_rated():
     @task
     def release_folder(params: dict | None = None, triggering_asset_events=None) -> str:
         """The triggering event's folder, else the ``release`` param, else the newest promoted release."""
-        import json
         from pathlib import Path
+
+        from ecoagent.release.pipeline import newest_release
 
         events = [e for evs in (triggering_asset_events or {}).values() for e in evs]
         folders = [e.extra["folder"] for e in events if (e.extra or {}).get("folder")]
@@ -70,27 +59,20 @@ def ecoagent_rated():
             return folders[-1]
         if params.get("release"):
             return str(params["release"])
-        manifests = sorted(
-            (m for m in Path(_root(params), "release").glob("*/manifest.json") if not m.parent.name.startswith(".")),
-            key=lambda m: json.loads(m.read_text()).get("created", ""),
-        )
-        if not manifests:
-            raise FileNotFoundError(f"no release under {_root(params)}/release: run ecoagent_refresh first")
-        return str(manifests[-1].parent)
-
-    def _out_dir(params: dict, run_id: str):
-        from pathlib import Path
-
-        safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in run_id)
-        return Path(_root(params), "runs", safe, "rated")
+        newest = newest_release(Path(run_root(params), "release"))
+        if newest is None:
+            raise FileNotFoundError(f"no release under {run_root(params)}/release: run ecoagent_refresh first")
+        return str(newest)
 
     @task
     def train_encoder(folder: str, params: dict | None = None, run_id: str | None = None) -> str:
+        from pathlib import Path
+
         from rated.data import load_release
         from rated.encoder import choose_encoder
 
-        config = _config(params)
-        out_dir = _out_dir(params, run_id)
+        config = run_config(params)
+        out_dir = Path(run_partition(params, run_id, "rated"))
         out_dir.mkdir(parents=True, exist_ok=True)
         cache = config.resolve_path(config.score.embedding_cache)
         choice = choose_encoder(load_release(folder), config.rated, out_dir, config.seed, cache)
@@ -103,7 +85,7 @@ def ecoagent_rated():
 
         from rated.run import rated_run
 
-        result = rated_run(_config(params), Path(folder), Path(model).parent, progress=print)
+        result = rated_run(run_config(params), Path(folder), Path(model).parent, progress=print)
         return str(result.report_path)
 
     folder = release_folder()

@@ -4,8 +4,9 @@ Every task calls the same stage function as the CLI (see dags/README.md) and wri
 run-scoped partition ``<root>/runs/<run_id>/<stage>/``, so a rerun of a task overwrites its own
 outputs and two runs never mix. XCom carries folder paths and small dicts only.
 
-Parse time stays cheap: this module imports only ``airflow.sdk``, ``datetime`` and ``os``; every
-project module (polars, torch, great-expectations behind them) is imported inside a task.
+Parse time stays cheap: this module imports only ``airflow.sdk``, ``datetime``, ``os`` and
+``ecoagent.orchestration`` (standard library only); every other project module (polars, torch,
+great-expectations behind them) is imported inside a task.
 
 Schedule: weekly by default; ``ECOAGENT_REFRESH_SCHEDULE`` overrides it with any Airflow schedule
 string (a cron expression, ``@daily``, or ``none`` for manual runs only).
@@ -17,6 +18,8 @@ import os
 from datetime import datetime, timedelta
 
 from airflow.sdk import Asset, Param, dag, task
+
+from ecoagent.orchestration import run_config, run_partition, run_root
 
 # The release asset the downstream RATED DAG is scheduled on. A plain name without a scheme is a
 # valid Asset URI in Airflow 3.3 (only the "airflow" scheme is reserved); its events carry the
@@ -54,38 +57,6 @@ PARAMS = {
 }
 
 
-def _safe(run_id: str) -> str:
-    """A run id as one folder name (manual__2026-11-29T12:00:00+00:00 has ':' and '+')."""
-    return "".join(c if c.isalnum() or c in "._-" else "_" for c in run_id)
-
-
-def _config(params: dict, *extra: str):
-    """The run's config: the profile, the run's overrides, then the explicit params."""
-    from ecoagent.config import load_config
-
-    overrides = list(params.get("overrides") or [])
-    if params.get("out"):
-        # the store is the root, so stage defaults (the shared LLM response cache) live under it too
-        overrides.append(f"store={params['out']}")
-    if params.get("sample_size") is not None:
-        overrides.append(f"synth.sample_size={int(params['sample_size'])}")
-    return load_config(params.get("profile") or "default", overrides=[*overrides, *extra])
-
-
-def _root(params: dict) -> str:
-    """The ``out`` param, else the profile's store; a local folder as an absolute path."""
-    config = _config(params)
-    root = params.get("out") or config.store
-    if "://" in root and not root.startswith("file://"):
-        return root.rstrip("/")
-    return str(config.resolve_path(root.removeprefix("file://")))
-
-
-def _partition(params: dict, run_id: str, stage: str) -> str:
-    """``<root>/runs/<run_id>/<stage>``: a rerun of a task overwrites its own outputs, runs never mix."""
-    return f"{_root(params)}/runs/{_safe(run_id)}/{stage}"
-
-
 def _promote(built: str, target: str) -> str:
     """Copy the gated build to ``target`` through a temporary sibling and a rename (replacing an older copy)."""
     import shutil
@@ -120,14 +91,14 @@ def _promote(built: str, target: str) -> str:
 def ecoagent_refresh():
     @task
     def platforms(params: dict | None = None) -> list[str]:
-        return list(_config(params).crawl.platforms)
+        return list(run_config(params).crawl.platforms)
 
     @task(**NETWORK_RETRIES, map_index_template="{{ task.op_kwargs['platform'] }}")
     def crawl_platform(platform: str, params: dict | None = None, run_id: str | None = None) -> str:
         from crawlers.crawl import crawl
 
-        config = _config(params, f"crawl.platforms=[{platform}]")
-        out = _partition(params, run_id, f"crawl_shards/{platform}")
+        config = run_config(params, f"crawl.platforms=[{platform}]")
+        out = run_partition(params, run_id, f"crawl_shards/{platform}")
         result = crawl(config, out=out)
         print(f"crawl {platform}: {result.summary['tools']} tools, status {result.summary['status']}")
         return out  # a partial crawl (exit 3) still wrote a catalog; StageFailed raises
@@ -136,8 +107,8 @@ def ecoagent_refresh():
     def merge_crawl(shard_dirs: list[str], params: dict | None = None, run_id: str | None = None) -> str:
         from crawlers.crawl import merge_crawl_shards
 
-        out = _partition(params, run_id, "crawl")
-        result = merge_crawl_shards(_config(params), list(shard_dirs[:]), out)  # [:] = one XCom request
+        out = run_partition(params, run_id, "crawl")
+        result = merge_crawl_shards(run_config(params), list(shard_dirs[:]), out)  # [:] = one XCom request
         print(f"merged catalog: {result.summary['tools']} tools, status {result.summary['status']}")
         return out
 
@@ -145,8 +116,8 @@ def ecoagent_refresh():
     def score(crawl_dir: str, params: dict | None = None, run_id: str | None = None) -> str:
         from scoring.score import score as score_stage
 
-        out = _partition(params, run_id, "score")
-        score_stage(_config(params), in_dir=crawl_dir, out=out)
+        out = run_partition(params, run_id, "score")
+        score_stage(run_config(params), in_dir=crawl_dir, out=out)
         return out
 
     @task
@@ -155,7 +126,7 @@ def ecoagent_refresh():
         from ecoagent.quality_gate import enforce
         from scoring.score import gate
 
-        result = gate(_config(params), in_dir=score_dir)
+        result = gate(run_config(params), in_dir=score_dir)
         print(f"scored-catalog gate: success={result.success}, report {result.report_path}")
         enforce(result)
         return score_dir
@@ -168,7 +139,7 @@ def ecoagent_refresh():
     def generate_shard(shard: int, score_dir: str, params: dict | None = None) -> dict:
         from synth.generate import generate_shard as generate
 
-        return generate(_config(params), score_dir, shard, int(params.get("shards") or 1))
+        return generate(run_config(params), score_dir, shard, int(params.get("shards") or 1))
 
     @task
     def synth(score_dir: str, shard_results: list[dict], params: dict | None = None, run_id: str | None = None) -> str:
@@ -176,15 +147,15 @@ def ecoagent_refresh():
 
         failed = sum(r["failed"] for r in shard_results[:])
         print(f"generation shards done, {failed} failed requests (synth retries them once more)")
-        out = _partition(params, run_id, "synth")
-        synth_stage(_config(params), in_dir=score_dir, out=out)
+        out = run_partition(params, run_id, "synth")
+        synth_stage(run_config(params), in_dir=score_dir, out=out)
         return out
 
     @task(**NETWORK_RETRIES)
     def verify_shard(shard: int, score_dir: str, params: dict | None = None) -> dict:
         from labeling.label import verify_shard as verify
 
-        return verify(_config(params), score_dir, shard, int(params.get("shards") or 1))
+        return verify(run_config(params), score_dir, shard, int(params.get("shards") or 1))
 
     @task
     def label(score_dir: str, shard_results: list[dict], params: dict | None = None, run_id: str | None = None) -> str:
@@ -192,8 +163,8 @@ def ecoagent_refresh():
 
         failed = sum(r["failed"] for r in shard_results[:])
         print(f"verification shards done, {failed} failed requests (label retries them once more)")
-        out = _partition(params, run_id, "label")
-        label_stage(_config(params), in_dir=score_dir, out=out)
+        out = run_partition(params, run_id, "label")
+        label_stage(run_config(params), in_dir=score_dir, out=out)
         return out
 
     @task(outlets=[RELEASE_ASSET])
@@ -218,15 +189,15 @@ def ecoagent_refresh():
 
         from ecoagent.release.pipeline import default_version, newest_release, release_run
 
-        config = _config(params)
-        run_root = _partition(params, run_id, "")
-        # release_run reads <run_root>/{crawl,score,synth,label}: the folders the upstream tasks returned
-        if any(Path(d).parent != Path(run_root) for d in (crawl_dir, score_dir, synth_dir, label_dir)):
-            raise ValueError(f"stage folders {crawl_dir}, {score_dir}, {synth_dir}, {label_dir} are not in {run_root}")
+        config = run_config(params)
+        run_dir = run_partition(params, run_id, "")
+        # release_run reads <run_dir>/{crawl,score,synth,label}: the folders the upstream tasks returned
+        if any(Path(d).parent != Path(run_dir) for d in (crawl_dir, score_dir, synth_dir, label_dir)):
+            raise ValueError(f"stage folders {crawl_dir}, {score_dir}, {synth_dir}, {label_dir} are not in {run_dir}")
         version = str(params.get("version") or config.release.version or default_version())
-        releases = Path(_root(params), "release")
+        releases = Path(run_root(params), "release")
         previous = config.release.previous or newest_release(releases, exclude=version)
-        result = release_run(config, run_root, version=version, previous=str(previous) if previous else None)
+        result = release_run(config, run_dir, version=version, previous=str(previous) if previous else None)
         folder = _promote(str(result.folder), str(releases / version))
         print(f"release {version} built in {result.folder}, promoted to {folder} (previous: {previous})")
         if outlet_events is not None:

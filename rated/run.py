@@ -35,18 +35,24 @@ from rated.simulator import Method, SimulationConfig, SimulationInputs, run_expe
 log = logging.getLogger(__name__)
 
 TABLE1_SETS = ("syn/test", "real/test", "syn/cold_start", "real/cold_start")
-# Table 2's dynamic rows: display name -> (policy short name, constructor options)
-DYNAMIC_POLICIES: dict[str, tuple[str, dict]] = {
-    "Health Check Blacklist": ("blacklist", {}),
-    "Retry (k=3)": ("retry", {"k": 3}),
-    "ToolRL-like Batch (periodic)": ("batch", {}),
-    "RATED (w/o Feedback)": ("rated_no_feedback", {}),
-    "RATED (w/ Global MAB)": ("rated_global_mab", {}),
-    "RATED (Full)": ("rated", {}),
-    "RATED (Full, full-matrix A)": ("rated", {"diagonal": False}),
-    # ours, not the paper's: see rated.bandit (the prior on a constant feature, the ridge kept)
-    "RATED (Full, intercept prior)": ("rated", {"intercept": True}),
-}
+
+
+def dynamic_policies(config: Config) -> dict[str, tuple[str, dict]]:
+    """Table 2's dynamic rows: display name -> (policy short name, constructor options from ``rated``)."""
+    rated = config.rated
+    fusion = {"weights": tuple(rated.fusion_weights)}
+    bandit = {**fusion, "alpha": rated.alpha, "gamma": rated.gamma}
+    return {
+        "Health Check Blacklist": ("blacklist", {}),
+        "Retry (k=3)": ("retry", {"k": 3}),
+        "ToolRL-like Batch (periodic)": ("batch", {**fusion, "period": rated.batch_period}),
+        "RATED (w/o Feedback)": ("rated_no_feedback", {**fusion, "alpha": rated.alpha}),
+        "RATED (w/ Global MAB)": ("rated_global_mab", bandit),
+        "RATED (Full)": ("rated", {**bandit, "diagonal": rated.diagonal}),
+        "RATED (Full, full-matrix A)": ("rated", {**bandit, "diagonal": False}),
+        # ours, not the paper's: see rated.bandit (the prior on a constant feature, the ridge kept)
+        "RATED (Full, intercept prior)": ("rated", {**bandit, "diagonal": True, "intercept": True}),
+    }
 
 
 @dataclass
@@ -79,19 +85,6 @@ def simulation_inputs(
     return SimulationInputs(query_vectors, candidates, np.take_along_axis(scores, candidates, axis=1), gold, r_static)
 
 
-def _policy_options(name: str, options: dict, config: Config) -> dict:
-    rated = config.rated
-    if name.startswith("RATED") and "Feedback" not in name:
-        options = {"alpha": rated.alpha, "gamma": rated.gamma, "weights": tuple(rated.fusion_weights), **options}
-        if "Global" not in name:
-            options.setdefault("diagonal", rated.diagonal)
-    elif name == "RATED (w/o Feedback)":
-        options = {"alpha": rated.alpha, "weights": tuple(rated.fusion_weights), **options}
-    elif name.startswith("ToolRL"):
-        options = {"period": rated.batch_period, "weights": tuple(rated.fusion_weights), **options}
-    return options
-
-
 def dynamic_evaluation(
     release: Release,
     stream_name: str,
@@ -117,8 +110,8 @@ def dynamic_evaluation(
         for r in statics
     ]
     methods.append(Method("RATED encoder (static)", "static", ranker_inputs))
-    for name, (policy, options) in DYNAMIC_POLICIES.items():
-        methods.append(Method(name, policy, ranker_inputs, _policy_options(name, options, config)))
+    for name, (policy, options) in dynamic_policies(config).items():
+        methods.append(Method(name, policy, ranker_inputs, options))
     sim = config.rated.simulation
     sim_config = simulation_config(config)
     started = time.perf_counter()

@@ -34,11 +34,18 @@ def _version_key(folder: Path) -> tuple:
 
 
 def newest_release(release_root: Path, exclude: str | None = None) -> Path | None:
-    """The most recent release folder under ``release_root`` (by version name), other than ``exclude``."""
+    """The most recent release folder under ``release_root`` (by version name), other than ``exclude``.
+
+    Hidden folders are copies being promoted (``.<version>.tmp-*``), never a release yet.
+    """
     if not release_root.is_dir():
         return None
     folders = sorted(
-        (p for p in release_root.iterdir() if (p / "manifest.json").is_file() and p.name != exclude),
+        (
+            p
+            for p in release_root.iterdir()
+            if (p / "manifest.json").is_file() and p.name != exclude and not p.name.startswith(".")
+        ),
         key=_version_key,
     )
     return folders[-1] if folders else None
