@@ -134,6 +134,17 @@ class _Collector:
     def drop(self, reason: str, n: int = 1) -> None:
         self.result.drops[reason] += n
 
+    def query_text(self, value: object) -> str | None:
+        """The stripped query text, or None with the drop counted (not a string / empty)."""
+        if not isinstance(value, str):
+            self.drop("malformed_record")
+            return None
+        text = value.strip()
+        if not text:
+            self.drop("empty_text")
+            return None
+        return text
+
 
 def _dedupe(names: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(n for n in names if n))
@@ -268,12 +279,11 @@ def read_bfcl(wheel: Path, categories: Sequence[str]) -> SourceResult:
             if status == "no_user":
                 out.drop("no_user_turn")
                 continue
-            if status == "malformed" or not isinstance(content, str):
+            if status == "malformed":
                 out.drop("malformed_record")
                 continue
-            text = content.strip()
-            if not text:
-                out.drop("empty_text")
+            text = out.query_text(content)
+            if text is None:
                 continue
             docs = _function_docs(record.get("function"))
             if irrelevance:
@@ -337,13 +347,8 @@ def read_livemcpbench(wheel: Path) -> SourceResult:
         if not isinstance(task, dict) or not isinstance(task.get("task_id"), str | int) or task["task_id"] == "":
             out.drop("malformed_record")
             continue
-        question = task.get("Question")
-        if not isinstance(question, str):
-            out.drop("malformed_record")
-            continue
-        text = question.strip()
-        if not text:
-            out.drop("empty_text")
+        text = out.query_text(task.get("Question"))
+        if text is None:
             continue
         meta = task.get("Annotator Metadata")
         tools_text = meta.get("Tools") if isinstance(meta, dict) else None
@@ -484,16 +489,11 @@ def read_toolbench(directory: Path) -> SourceResult:
                 out.drop("malformed_record")
                 continue
             source_id = record.get("query_id")
-            query = record.get("query")
             if isinstance(source_id, bool) or not isinstance(source_id, str | int) or source_id == "":
                 out.drop("malformed_record")
                 continue
-            if not isinstance(query, str):
-                out.drop("malformed_record")
-                continue
-            text = query.strip()
-            if not text:
-                out.drop("empty_text")
+            text = out.query_text(record.get("query"))
+            if text is None:
                 continue
             out.add(
                 RealQuery(
