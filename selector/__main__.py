@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import sys
 from pathlib import Path
 
 from selector.select import RANKERS, SelectorConfig
@@ -35,6 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     import uvicorn
 
+    from ecoagent.embedding import ModelUnavailable
+    from rated.data import ReleaseUnreadable
     from rated.retrievers import CrossEncoderScorer
     from selector.authorize import Authorizer
     from selector.select import ToolSelector
@@ -46,7 +49,11 @@ def main(argv: list[str] | None = None) -> int:
                             rerank_top=args.rerank_top if args.reranker else 0)
     log = SelectionLog(args.log_dir / "selections.jsonl") if args.log_dir else None
     reranker = CrossEncoderScorer(args.reranker, setting="--reranker") if args.reranker else None
-    selector = ToolSelector.from_release(args.release, config, args.dense_model, args.cache_dir, log, reranker)
+    try:
+        selector = ToolSelector.from_release(args.release, config, args.dense_model, args.cache_dir, log, reranker)
+    except (ReleaseUnreadable, ModelUnavailable) as exc:
+        print(f"python -m selector serve: {exc}", file=sys.stderr)
+        return 2
     authorizer = Authorizer(selector.registry, args.log_dir / "decisions.jsonl" if args.log_dir else None)
     uvicorn.run(create_app(selector, authorizer), host=args.host, port=args.port)
     return 0

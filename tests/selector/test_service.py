@@ -76,3 +76,10 @@ def test_a_1mb_body_without_content_length_is_still_4xx(client):
 @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
 def test_no_input_makes_a_server_error(case):
     case.call_and_validate(checks=[not_a_server_error])
+
+
+def test_serve_on_a_folder_that_is_not_a_release_exits_2_naming_it(tmp_path, capsys) -> None:
+    from selector.__main__ import main
+
+    assert main(["serve", "--release", str(tmp_path)]) == 2
+    assert f"{tmp_path}: no manifest.json" in capsys.readouterr().err
