@@ -17,11 +17,12 @@ import time
 from pathlib import Path
 
 from ecoagent.config import load_config
+from ecoagent.embedding import query_and_tool_encoders, tool_text
+from ecoagent.layout import RunLayout
 from ecoagent.store import ArtifactStore
 from labeling.candidates import top_k_candidates, top_k_candidates_loop
 from labeling.label import fetch_data_wheel
 from labeling.sources import read_bfcl
-from synth.roundtrip import query_and_tool_encoders, tool_text
 
 
 def main() -> None:
@@ -31,11 +32,11 @@ def main() -> None:
     parser.add_argument("--loop-queries", type=int, default=20, help="queries timed with the Python loop")
     args = parser.parse_args()
     cfg = load_config()
-    store = ArtifactStore(args.in_dir or ArtifactStore(cfg.store).url("score"))
+    store = ArtifactStore(args.in_dir or RunLayout.of(cfg).score)
     catalog = store.read_parquet("tools_scored.parquet")
     queries = read_bfcl(fetch_data_wheel(cfg, cfg.label.bfcl_package), cfg.label.bfcl_categories).queries
     query_encoder, tool_encoder = query_and_tool_encoders(
-        cfg.label.retriever, cfg.resolve_path(cfg.score.embedding_cache)
+        cfg.label.retriever, cfg.resolve_path(cfg.embedding.cache_dir), "label.retriever"
     )
     tool_vecs = tool_encoder.encode(
         [tool_text(n, d) for n, d in zip(catalog["name"], catalog["description"], strict=True)]

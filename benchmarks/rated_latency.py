@@ -41,8 +41,8 @@ def encoder(model):
 
 
 def from_release(folder: str, k: int):
-    from rated.data import load_release
-    from rated.retrievers import DenseRetriever, top_k
+    from ecoagent.release_reader import load_release
+    from ecoagent.retrieval import DenseRetriever, top_k
 
     release = load_release(folder)
     queries = release.queries("real/test") or release.queries("syn/test")

@@ -51,7 +51,7 @@ def main() -> None:
         work.mkdir(parents=True, exist_ok=True)
         caches = [
             f"crawl.cache_dir={work / 'cache' / 'packages'}",
-            f"score.embedding_cache={work / 'cache' / 'embeddings'}",
+            f"embedding.cache_dir={work / 'cache' / 'embeddings'}",
             f"llm.cache_path={work / 'cache' / 'llm.sqlite'}",
             f"release.repo_releases_dir={work / 'tracked'}",
             "release.version=0.0.1",

@@ -37,7 +37,7 @@ def main() -> None:
         root = Path(tmp)
         cfg = load_config(
             args.profile,
-            overrides=[f"score.embedding_cache={root / 'emb'}", f"score.tokenizer_cache={root / 'tok'}"],
+            overrides=[f"embedding.cache_dir={root / 'emb'}", f"score.tokenizer_cache={root / 'tok'}"],
         )
         runs = {}
         for name in ("cold", "warm"):

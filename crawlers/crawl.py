@@ -18,21 +18,22 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from crawlers.archive import ArchiveError, read_archive
 from crawlers.base import Extraction, PackageFiles
-from crawlers.fetch import FetchedPackage, Fetcher, PackageCache
 from crawlers.normalize import deduplicate, to_record
-from crawlers.sources import PLATFORMS, Source, dump_sources, load_sources
+from crawlers.sources import PLATFORMS, dump_sources, load_sources
 from ecoagent.config import Config
+from ecoagent.errors import EXIT_PARTIAL, EcoAgentError
+from ecoagent.layout import RunLayout
+from ecoagent.packages.archive import ArchiveError, read_archive
+from ecoagent.packages.fetch import FetchedPackage, Fetcher, PackageCache
+from ecoagent.packages.source import Source
 from ecoagent.store import ArtifactStore
 from schemas.tool_record import ToolRecord, records_to_frame
 
 STAGE = "crawl"
-# Exit codes of `ecoagent crawl`: 0 complete, 3 partial (some packages recorded errors).
-EXIT_PARTIAL = 3
 
 
-class StageFailed(RuntimeError):
+class StageFailed(EcoAgentError, RuntimeError):
     """Too much of the input failed: the stage refuses to overwrite earlier outputs."""
 
 
@@ -231,7 +232,7 @@ def crawl(
         },
     }
 
-    store = ArtifactStore(out or ArtifactStore(config.store).url(STAGE))
+    store = ArtifactStore(out or RunLayout.of(config).crawl)
     tools_path = store.write_parquet(records_to_frame(records), "tools.parquet")
     store.write_json([p.manifest_row() for p in fetched], "fetch_manifest.json")
     store.write_json(sorted([*dedup.dropped, *(d for r in ordered for d in r.drops)], key=lambda d: d["tool_id"]),

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 
 from crawlers.base import ExtractedTool
 from crawlers.links import classify_links
-from crawlers.sources import Source
+from ecoagent.packages.source import Source
 from schemas.tool_record import ToolRecord
 
 # Provider key shapes: a crawled description or default that carries one gets it replaced.

@@ -2,29 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict
 from pathlib import Path
-from typing import Literal
 
 import yaml
 
+from ecoagent.packages.source import Source
+
 PLATFORMS = ("langchain", "crewai", "llamaindex", "n8n", "mcp")
-
-
-@dataclass(frozen=True)
-class Source:
-    platform: str
-    registry: Literal["pypi", "npm"]
-    name: str
-    version: str
-    listing: str = "platform"
-
-    @property
-    def key(self) -> str:
-        return f"{self.registry}:{self.name}@{self.version}"
-
-    def with_version(self, version: str) -> Source:
-        return replace(self, version=version)
 
 
 def load_sources(path: Path, platforms: list[str] | None = None) -> list[Source]:

@@ -12,7 +12,7 @@ its gate. Three tasks:
 
 The profile's ``rated`` section sets the work: the default profile is the quick CPU one, CI runs
 the fixture profile. XCom carries folder paths only. Parse time imports only ``airflow.sdk``,
-``datetime`` and ``ecoagent.orchestration`` (standard library only).
+``datetime`` and ``pipeline.orchestration`` (standard library only).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from datetime import datetime
 
 from airflow.sdk import Asset, Param, dag, task
 
-from ecoagent.orchestration import run_config, run_partition, run_root
+from pipeline.orchestration import run_context
 
 # Same name as in ecoagent_refresh.py (an asset is identified by name and URI, not by object).
 RELEASE_ASSET = Asset("ecoagent/release")
@@ -49,9 +49,7 @@ def ecoagent_rated():
     @task
     def release_folder(params: dict | None = None, triggering_asset_events=None) -> str:
         """The triggering event's folder, else the ``release`` param, else the newest promoted release."""
-        from pathlib import Path
-
-        from ecoagent.release.pipeline import newest_release
+        from ecoagent.layout import newest_release
 
         events = [e for evs in (triggering_asset_events or {}).values() for e in evs]
         folders = [e.extra["folder"] for e in events if (e.extra or {}).get("folder")]
@@ -59,23 +57,24 @@ def ecoagent_rated():
             return folders[-1]
         if params.get("release"):
             return str(params["release"])
-        newest = newest_release(Path(run_root(params), "release"))
+        root = run_context(params).root
+        newest = newest_release(root.releases)
         if newest is None:
-            raise FileNotFoundError(f"no release under {run_root(params)}/release: run ecoagent_refresh first")
+            raise FileNotFoundError(f"no release under {root.releases}: run ecoagent_refresh first")
         return str(newest)
 
     @task
     def train_encoder(folder: str, params: dict | None = None, run_id: str | None = None) -> str:
         from pathlib import Path
 
-        from rated.data import load_release
+        from ecoagent.release_reader import load_release
         from rated.encoder import choose_encoder
 
-        config = run_config(params)
-        out_dir = Path(run_partition(params, run_id, "rated"))
+        run = run_context(params, run_id)
+        out_dir = Path(run.run.folder("rated"))
         out_dir.mkdir(parents=True, exist_ok=True)
-        cache = config.resolve_path(config.score.embedding_cache)
-        choice = choose_encoder(load_release(folder), config.rated, out_dir, config.seed, cache)
+        cache = run.config.resolve_path(run.config.embedding.cache_dir)
+        choice = choose_encoder(load_release(folder), run.config.rated, out_dir, run.config.seed, cache)
         print(choice.record["settings"], "steps", choice.record["steps"])
         return str(out_dir / "model")
 
@@ -85,7 +84,7 @@ def ecoagent_rated():
 
         from rated.run import rated_run
 
-        result = rated_run(run_config(params), Path(folder), Path(model).parent, progress=print)
+        result = rated_run(run_context(params, run_id).config, Path(folder), Path(model).parent, progress=print)
         return str(result.report_path)
 
     folder = release_folder()

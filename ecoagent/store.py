@@ -15,6 +15,8 @@ from typing import Any
 import fsspec
 import polars as pl
 
+from ecoagent.errors import MissingInput
+
 
 class ArtifactStore:
     def __init__(self, root: str):
@@ -58,9 +60,9 @@ class ArtifactStore:
             return pl.read_parquet(fh)
 
     def require(self, name: str, producer: str) -> str:
-        """The path of an input file, or a FileNotFoundError naming the command that makes it."""
+        """The path of an input file, or a :class:`MissingInput` naming the command that makes it."""
         if not self.exists(name):
-            raise FileNotFoundError(
+            raise MissingInput(
                 f"no {name} in {self.url()}: run `ecoagent {producer}` first or pass --in DIR with its outputs"
             )
         return self.path(name)

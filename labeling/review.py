@@ -1,9 +1,9 @@
-"""Human review of the verifier: export a stratified sample to CSV, read it back once filled, measure agreement.
+"""Human review of the verifier: export a stratified sample to CSV for people to label.
 
 The paper: "Human experts review a stratified sample of 200 queries and agree with the LLM verifier on 94% of
 cases." :func:`export_review_sample` draws the queries and writes one row per (query, candidate tool) pair for a
-person to label; :func:`read_agreement` reads the filled file and computes agreement and Cohen's kappa with the
-human label as ground truth; :func:`format_agreement` renders the result next to the paper's figure.
+person to label; :mod:`ecoagent.review` reads the filled file back (the release build reads it too) and measures
+agreement and Cohen's kappa with the human label as ground truth.
 
 Unit of agreement: a *pair* (query, candidate tool), because that is what the verifier decides. The paper's
 "cases" may be queries; the formatted report says which unit this is so the two are not compared blindly.
@@ -20,28 +20,12 @@ import math
 import os
 import random
 import tempfile
-from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-# Column order of the review CSV; a person fills human_label (and optionally notes).
-REVIEW_COLUMNS = [
-    "query_id",
-    "query",
-    "tool_id",
-    "tool_name",
-    "tool_description",
-    "retrieval_cosine",
-    "verifier_score",
-    "verifier_label",
-    "human_label",
-    "notes",
-]
-# What read_agreement needs; the others may be deleted by the reviewer without harm.
-REQUIRED_READ_COLUMNS = ["query_id", "query", "tool_id", "tool_name", "verifier_score", "verifier_label", "human_label"]
+from ecoagent.review import REVIEW_COLUMNS, trim_text
 
 # Which score decides the label for each value of the pairs' `verifier` column (config label.verifier).
 DECIDING_SCORE = {"llm": "llm_score", "embedding": "agreement_score"}
@@ -54,9 +38,6 @@ UNSCORED_BAND = "unscored"
 
 # Long descriptions make the sheet unreadable; the reviewer needs the gist, the tool_id finds the rest.
 DESCRIPTION_CHARS = 300
-
-_TRUE = {"1", "yes", "true"}
-_FALSE = {"0", "no", "false"}
 
 _PAIR_COLUMNS = ["query_id", "tool_id", "retrieval_cosine", "llm_score", "agreement_score", "label", "verifier"]
 _QUERY_COLUMNS = ["query_id", "text", "source"]
@@ -107,11 +88,6 @@ def allocate(sizes: dict[Any, int], total: int) -> dict[Any, int]:
 def _key(stratum: Any) -> str:
     # Strata are tuples of strings; a string form keeps max() comparisons total even with None inside.
     return repr(stratum)
-
-
-def _trim(text: str | None, limit: int = DESCRIPTION_CHARS) -> str:
-    flat = " ".join((text or "").split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
 
 
 def _fmt(value: float | None) -> str:
@@ -192,7 +168,7 @@ def export_review_sample(
                 r["text"] or "",
                 str(r["tool_id"]),
                 r["name"] or "",
-                _trim(r["description"]),
+                trim_text(r["description"], DESCRIPTION_CHARS),
                 _fmt(r["retrieval_cosine"]),
                 _fmt(r["_deciding"]),
                 "" if r["label"] is None else str(int(r["label"])),
@@ -218,174 +194,3 @@ def _write_csv_atomic(path: Path, header: list[str], rows: list[list[str]]) -> N
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-
-
-@dataclass
-class AgreementReport:
-    """Human vs verifier on a filled review CSV; the human label is the truth in ``confusion``."""
-
-    rows: int
-    labelled: int
-    agreement: float  # NaN when nothing is labelled
-    cohen_kappa: float  # NaN when nothing is labelled; 0 when either side is constant
-    confusion: dict  # {"tp", "fp", "fn", "tn"}: "p" = verifier says 1, "t" = the human agrees
-    disagreements: list[dict] = field(default_factory=list)
-    skipped: Counter = field(default_factory=Counter)
-
-
-def parse_label(value: str | None) -> int | None:
-    """1/0 for the accepted spellings (1/0, yes/no, true/false, any case), ``None`` for anything else."""
-    text = (value or "").strip().lower()
-    if text in _TRUE:
-        return 1
-    if text in _FALSE:
-        return 0
-    return None
-
-
-def cohen_kappa(tp: int, fp: int, fn: int, tn: int) -> float:
-    """Cohen's kappa of two binary raters from their 2x2 table; 0 when chance agreement is total.
-
-    kappa = (p_o - p_e) / (1 - p_e). p_e = 1 only when both raters are constant on the same value; agreement is
-    then perfect but carries no information beyond chance, so 0 (sklearn returns NaN there). When just one rater
-    is constant the formula already gives 0.
-    """
-    n = tp + fp + fn + tn
-    if n == 0:
-        return math.nan
-    p_o = (tp + tn) / n
-    verifier_yes, human_yes = (tp + fp) / n, (tp + fn) / n
-    p_e = verifier_yes * human_yes + (1 - verifier_yes) * (1 - human_yes)
-    if 1 - p_e <= 1e-12:
-        return 0.0
-    return (p_o - p_e) / (1 - p_e)
-
-
-def _score(value: str | None) -> float | None:
-    try:
-        return float(value) if value not in (None, "") else None
-    except ValueError:
-        return None
-
-
-def read_agreement(path: str | Path) -> AgreementReport:
-    """Read a filled review CSV and compare ``human_label`` with ``verifier_label``.
-
-    Rows are never guessed: a blank human_label counts under ``skipped["blank"]``, anything outside
-    1/0/yes/no/true/false under ``skipped["invalid"]``, an unreadable verifier_label under
-    ``skipped["invalid verifier_label"]``, and a second row for the same (query_id, tool_id) under
-    ``skipped["duplicate"]`` (a copied row must not count twice). Fully blank lines are not rows.
-    """
-    path = Path(path)
-    # utf-8-sig: spreadsheet programs often add a BOM when the reviewer saves the file.
-    with path.open(encoding="utf-8-sig", newline="") as fh:
-        reader = csv.DictReader(fh)
-        header = [(h or "").strip().lower() for h in (reader.fieldnames or [])]
-        missing = [c for c in REQUIRED_READ_COLUMNS if c not in header]
-        if missing:
-            raise ValueError(f"{path} is not a review CSV: missing columns {', '.join(missing)}")
-        reader.fieldnames = header
-        records = [r for r in reader if any((v or "").strip() for v in r.values() if isinstance(v, str))]
-
-    skipped: Counter = Counter()
-    seen: set[tuple[str, str]] = set()
-    confusion = {"tp": 0, "fp": 0, "fn": 0, "tn": 0}
-    disagreements: list[dict] = []
-    for r in records:
-        human_raw = (r.get("human_label") or "").strip()
-        if not human_raw:
-            skipped["blank"] += 1
-            continue
-        human = parse_label(human_raw)
-        if human is None:
-            skipped["invalid"] += 1
-            continue
-        verifier = parse_label(r.get("verifier_label"))
-        if verifier is None:
-            skipped["invalid verifier_label"] += 1
-            continue
-        key = ((r.get("query_id") or "").strip(), (r.get("tool_id") or "").strip())
-        if key in seen:
-            skipped["duplicate"] += 1
-            continue
-        seen.add(key)
-        cell = ("tp" if human else "fp") if verifier else ("fn" if human else "tn")
-        confusion[cell] += 1
-        if human != verifier:
-            disagreements.append(
-                {
-                    "query_id": key[0],
-                    "tool_id": key[1],
-                    "query": r.get("query") or "",
-                    "tool_name": r.get("tool_name") or "",
-                    "verifier_label": verifier,
-                    "human_label": human,
-                    "verifier_score": _score(r.get("verifier_score")),
-                    "notes": (r.get("notes") or "").strip(),
-                }
-            )
-    labelled = sum(confusion.values())
-    agreement = (confusion["tp"] + confusion["tn"]) / labelled if labelled else math.nan
-    return AgreementReport(
-        rows=len(records),
-        labelled=labelled,
-        agreement=agreement,
-        cohen_kappa=cohen_kappa(**confusion),
-        confusion=confusion,
-        disagreements=disagreements,
-        skipped=skipped,
-    )
-
-
-def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95 % Wilson score interval for a proportion; better than the normal interval near 0 or 1."""
-    if n == 0:
-        return (math.nan, math.nan)
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def _cell(text: Any, limit: int = 80) -> str:
-    return _trim(str(text), limit).replace("|", "\\|")
-
-
-def format_agreement(report: AgreementReport, paper_agreement: float = 0.94, *, max_disagreements: int = 20) -> str:
-    """A markdown block for the CLI: agreement with its 95 % interval against the paper, kappa, confusion."""
-    c = report.confusion
-    lines = ["### Human review vs verifier", ""]
-    skipped = ", ".join(f"{k} {v}" for k, v in sorted(report.skipped.items())) or "none"
-    lines.append(f"- rows: {report.rows}, labelled: {report.labelled} (skipped: {skipped})")
-    if not report.labelled:
-        lines.append("- no labelled rows yet: fill `human_label` with 1 (the tool does what the query asks) or 0")
-        return "\n".join(lines) + "\n"
-    lo, hi = wilson_interval(c["tp"] + c["tn"], report.labelled)
-    verdict = "inside" if lo <= paper_agreement <= hi else "outside"
-    lines.append(
-        f"- agreement (per query-tool pair): {report.agreement:.1%} (95% CI {lo:.1%}-{hi:.1%}); "
-        f"paper: {paper_agreement:.0%}, {verdict} the interval"
-    )
-    lines.append(f"- Cohen's kappa: {report.cohen_kappa:.3f}")
-    precision = c["tp"] / (c["tp"] + c["fp"]) if c["tp"] + c["fp"] else math.nan
-    recall = c["tp"] / (c["tp"] + c["fn"]) if c["tp"] + c["fn"] else math.nan
-    lines.append(f"- verifier precision {precision:.1%}, recall {recall:.1%} (human label as truth)")
-    lines += [
-        "",
-        "| | human 1 | human 0 |",
-        "|---|---:|---:|",
-        f"| verifier 1 | {c['tp']} | {c['fp']} |",
-        f"| verifier 0 | {c['fn']} | {c['tn']} |",
-    ]
-    if report.disagreements:
-        shown = report.disagreements[:max_disagreements]
-        lines += ["", f"Disagreements ({len(shown)} of {len(report.disagreements)}):", ""]
-        lines += ["| query | tool | verifier | score | human | notes |", "|---|---|---:|---:|---:|---|"]
-        for d in shown:
-            score = "" if d["verifier_score"] is None else f"{d['verifier_score']:.3f}"
-            lines.append(
-                f"| {_cell(d['query'])} | {_cell(d['tool_name'], 40)} | {d['verifier_label']} | {score} "
-                f"| {d['human_label']} | {_cell(d['notes'], 60)} |"
-            )
-    return "\n".join(lines) + "\n"

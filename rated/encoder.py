@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ecoagent.config import RatedConfig
-from rated.data import QuerySet, Release, query_set, training_pairs
+from ecoagent.release_reader import QuerySet, Release, query_set, training_pairs
+from ecoagent.retrieval import DenseRetriever
 from rated.offline import evaluate
-from rated.retrievers import DenseRetriever
 from rated.train import TrainedEncoder, save_untrained, train_encoder
 
 log = logging.getLogger(__name__)

@@ -13,9 +13,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ecoagent.retrieval import top_k
 from rated.paper import TABLE3
 from rated.policies import Policy, make_policy
-from rated.retrievers import top_k
 from rated.simulator import SimulationConfig, SimulationInputs, draw_stream, make_scenario, select_failing, simulate
 
 ENCODE_ONLY = "encode only"

@@ -1,6 +1,6 @@
 """``ecoagent rated``: RATED on one release, end to end, into one output folder.
 
-1. read the release (:mod:`rated.data`);
+1. read the release (:mod:`ecoagent.release_reader`);
 2. fit the offline baselines (:mod:`rated.baselines`) and train the RATED encoder on Syn train, the
    grid chosen on validation (:mod:`rated.encoder`);
 3. Table 1: MRR, Recall@1/5, nDCG@10 with ranx on Syn test, Real test and the cold-start splits
@@ -27,9 +27,9 @@ from pathlib import Path
 import numpy as np
 
 from ecoagent.config import Config
+from ecoagent.release_reader import Release, load_release, query_set
+from ecoagent.retrieval import DenseRetriever, Retriever, top_k
 from ecoagent.store import ArtifactStore
-from rated.data import Release, load_release, query_set
-from rated.retrievers import DenseRetriever, Retriever, top_k
 from rated.simulator import Method, SimulationConfig, SimulationInputs, run_experiment
 
 log = logging.getLogger(__name__)
@@ -175,7 +175,7 @@ def rated_run(
     started = time.perf_counter()
     out_dir.mkdir(parents=True, exist_ok=True)
     release = load_release(release_folder)
-    cache = config.resolve_path(config.score.embedding_cache)
+    cache = config.resolve_path(config.embedding.cache_dir)
     progress(f"release {release.version}: {len(release.corpus)} tools, splits {sorted(release.query_sets)}")
 
     baselines = offline_baselines(config.rated, release.corpus, cache)

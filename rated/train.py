@@ -28,7 +28,7 @@ from pathlib import Path
 
 from ecoagent.config import TrainConfig
 from ecoagent.embedding import resolve_model_path
-from rated.data import Corpus, TrainingPairs
+from ecoagent.release_reader import Corpus, TrainingPairs
 
 log = logging.getLogger(__name__)
 

@@ -22,6 +22,7 @@ import polars as pl
 
 from ecoagent.config import Config
 from ecoagent.embedding import Embedder
+from ecoagent.layout import RunLayout
 from ecoagent.store import ArtifactStore
 from ecoagent.tokenizer import load_tokenizer
 from schemas.scored_tool import SIDE_EFFECTS, ScoredToolRecord
@@ -151,7 +152,7 @@ def score(config: Config, in_dir: str | None = None, out: str | None = None) -> 
 
     started = time.perf_counter()
     cfg = config.score
-    source = ArtifactStore(in_dir or ArtifactStore(config.store).url("crawl"))
+    source = ArtifactStore(in_dir or RunLayout.of(config).crawl)
     source.require("tools.parquet", "crawl")
     tools = source.read_parquet("tools.parquet")
     timings = {}
@@ -166,7 +167,10 @@ def score(config: Config, in_dir: str | None = None, out: str | None = None) -> 
 
     t = time.perf_counter()
     embedder = Embedder(
-        cfg.embedder, config.resolve_path(cfg.embedding_cache), cfg.embedding_batch_size, setting="score.embedder"
+        cfg.embedder,
+        config.resolve_path(config.embedding.cache_dir),
+        config.embedding.batch_size,
+        setting="score.embedder",
     )
     # the doc page stands in for a missing description (enrichment), never for an existing one
     descriptions = [
@@ -212,12 +216,10 @@ def score(config: Config, in_dir: str | None = None, out: str | None = None) -> 
     summary = _summary(scored, config, embedder, online)
     summary["seconds"] = {k: round(v, 2) for k, v in {**timings, "total": time.perf_counter() - started}.items()}
 
-    store = ArtifactStore(out or ArtifactStore(config.store).url(STAGE))
+    store = ArtifactStore(out or RunLayout.of(config).score)
     scored_path = store.write_parquet(scored, "tools_scored.parquet")
     store.write_bytes(_plot(scored, cfg.reliable_threshold), "reliability_by_platform.png")
     store.write_json(summary, "score_summary.json")
-    if source.exists("crawl_summary.json"):  # the gate reads the crawl's drop counts
-        store.write_json(source.read_json("crawl_summary.json"), "crawl_summary.json")
     return ScoreResult(out=store.url(), scored_path=scored_path, summary=summary)
 
 
@@ -262,12 +264,19 @@ def _summary(scored: pl.DataFrame, config: Config, embedder: Embedder, online: d
     }
 
 
-def gate(config: Config, in_dir: str | None = None, out: str | None = None):
-    """Run the great-expectations gate over a scored catalog; returns the GateResult."""
+def gate(config: Config, in_dir: str | None = None, out: str | None = None, crawl_dir: str | None = None):
+    """Run the great-expectations gate over a scored catalog and its crawl's drop counts; returns the GateResult.
+
+    ``in_dir``: the scored catalog (default: the store's score folder); ``crawl_dir``: the crawl it was scored
+    from, whose ``crawl_summary.json`` holds the drop counts (default: the store's crawl folder).
+    """
     from scoring.gate import run_scored_catalog_gate
 
-    source = ArtifactStore(in_dir or ArtifactStore(config.store).url(STAGE))
+    layout = RunLayout.of(config)
+    source = ArtifactStore(in_dir or layout.score)
+    source.require("tools_scored.parquet", "score")
+    crawl = ArtifactStore(crawl_dir or layout.crawl)
+    crawl.require("crawl_summary.json", "crawl")
     scored = source.read_parquet("tools_scored.parquet")
-    crawl_summary = source.read_json("crawl_summary.json") if source.exists("crawl_summary.json") else {}
     report_dir = out or config.score.gate.report_dir or source.url()
-    return run_scored_catalog_gate(scored, crawl_summary, config.score.gate, report_dir)
+    return run_scored_catalog_gate(scored, crawl.read_json("crawl_summary.json"), config.score.gate, report_dir)

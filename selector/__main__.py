@@ -37,8 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     import uvicorn
 
     from ecoagent.embedding import ModelUnavailable
-    from rated.data import ReleaseUnreadable
-    from rated.retrievers import CrossEncoderScorer
+    from ecoagent.release_reader import ReleaseUnreadable
+    from ecoagent.retrieval import CrossEncoderScorer
     from selector.authorize import Authorizer
     from selector.select import ToolSelector
     from selector.selection_log import SelectionLog

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from rated.data import QuerySet, load_release
-from rated.retrievers import top_k
+from ecoagent.release_reader import QuerySet, load_release
+from ecoagent.retrieval import top_k
 from selector.select import SelectorConfig, ToolSelector
 
 DEFAULT_CACHE = Path("~/.cache/ecoagent/embeddings").expanduser()  # the pipeline's embedding cache

@@ -61,7 +61,7 @@ class Tool:
 
 
 def _document(name: str, description: str) -> str:
-    # the corpus convention of rated.data.Corpus.documents ("title: text")
+    # the corpus convention of ecoagent.release_reader.Corpus.documents ("title: text")
     return f"{name}: {description}" if name and description else name or description
 
 
@@ -186,7 +186,7 @@ class ToolRegistry:
         tenants: Mapping[str, Sequence[str]] | None = None,
     ) -> ToolRegistry:
         """The release's ``tools`` config in its ``tool_id`` order, indexed on the released corpus text."""
-        from rated.data import load_release
+        from ecoagent.release_reader import load_release
 
         release = load_release(folder)
         return cls.from_frame(

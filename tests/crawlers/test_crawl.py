@@ -6,10 +6,12 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from crawlers.crawl import EXIT_PARTIAL, StageFailed, crawl
-from crawlers.fetch import PackageCache
-from crawlers.sources import Source, load_sources
+from crawlers.crawl import StageFailed, crawl
+from crawlers.sources import load_sources
 from ecoagent.config import load_config
+from ecoagent.errors import EXIT_PARTIAL
+from ecoagent.packages.fetch import PackageCache
+from ecoagent.packages.source import Source
 from schemas.tool_record import tool_record_polars_schema
 from tests.fixture_packages import build_fixture_mirror, fixture_overrides
 from tests.package_builders import build_wheel

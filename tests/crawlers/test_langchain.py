@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from crawlers import langchain
-from crawlers.archive import read_archive
 from crawlers.base import PackageFiles
+from ecoagent.packages.archive import read_archive
 from tests.package_builders import build_wheel, package_files
 
 FILES = {

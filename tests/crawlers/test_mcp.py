@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 from crawlers import mcp
-from crawlers.archive import read_archive
 from crawlers.base import PackageFiles
+from ecoagent.packages.archive import read_archive
 from tests.package_builders import build_npm_tgz, package_files
 
 PKG = "@modelcontextprotocol/server-brave-search"

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from crawlers import n8n
-from crawlers.archive import read_archive
 from crawlers.base import PackageFiles
+from ecoagent.packages.archive import read_archive
 from tests.package_builders import build_npm_tgz, package_files
 
 PKG = "n8n-nodes-base"

@@ -4,7 +4,7 @@ import pytest
 
 from crawlers.base import ExtractedTool
 from crawlers.normalize import REDACTED, deduplicate, to_record
-from crawlers.sources import Source
+from ecoagent.packages.source import Source
 
 LC = Source("langchain", "pypi", "langchain-community", "0.4.2")
 LC_GOOGLE = Source("langchain", "pypi", "langchain-google-community", "5.1.1")

@@ -59,7 +59,7 @@ def world(tmp_path_factory, airflow_db) -> dict:
     overrides = [
         *fixture_overrides(mirror, tmp / "packages"),
         f"crawl.sources={mirror / 'sources.yaml'}",
-        f"score.embedding_cache={tmp / 'embeddings'}",
+        f"embedding.cache_dir={tmp / 'embeddings'}",
         "llm.backend=embedded",
         "synth.max_tokens=32",
         "label.source=bfcl",

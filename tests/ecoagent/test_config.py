@@ -59,3 +59,18 @@ def test_the_shipped_config_loads_every_profile():
 def test_relative_paths_resolve_against_the_project_root():
     cfg = load_config(environ={})
     assert cfg.resolve_path(cfg.crawl.sources).exists()
+
+
+def test_a_moved_setting_names_its_new_place(cfg_file, tmp_path):
+    for where in (
+        {"overrides": [f"score.embedding_cache={tmp_path}"]},
+        {"environ": {"ECOAGENT__SCORE__EMBEDDING_CACHE": str(tmp_path)}},
+    ):
+        kwargs = {"environ": {}, **where}
+        with pytest.raises(ConfigError, match=r"score\.embedding_cache is now embedding\.cache_dir"):
+            load_config(path=cfg_file, **kwargs)
+    old_file = tmp_path / "old.yaml"
+    old_file.write_text("profiles:\n  default:\n    score: {embedding_batch_size: 8}\n")
+    with pytest.raises(ConfigError, match=r"old\.yaml.*score\.embedding_batch_size is now embedding\.batch_size"):
+        load_config(path=old_file, environ={})
+    assert ConfigError("x").exit_code == 2

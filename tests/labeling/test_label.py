@@ -12,10 +12,10 @@ import pytest
 from typer.testing import CliRunner
 
 from crawlers.crawl import crawl
-from ecoagent.cli import app
 from ecoagent.config import load_config
+from ecoagent.splits import check_no_leakage
 from labeling.label import PAIR_SCHEMA, QUERY_SCHEMA, label
-from labeling.splits import check_no_leakage
+from pipeline.cli import app
 from scoring.score import score
 from tests.fake_openai import FakeOpenAI
 from tests.fixture_packages import build_fixture_mirror, fixture_overrides
@@ -59,7 +59,7 @@ def world(tmp_path_factory):
     build_livemcpbench_wheel(mirror)
     overrides = [
         *fixture_overrides(mirror, tmp / "cache"),
-        f"score.embedding_cache={tmp / 'emb'}",
+        f"embedding.cache_dir={tmp / 'emb'}",
         f"store={tmp / 'store'}",
         "label.max_queries=null",
         "label.bfcl_categories=[live_simple, live_multiple, live_relevance]",

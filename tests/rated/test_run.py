@@ -34,7 +34,7 @@ SMALL = [
 @pytest.fixture(scope="module")
 def run(tiny_release: Path, tmp_path_factory) -> tuple[Path, dict]:
     out = tmp_path_factory.mktemp("rated-out")
-    config = load_config("default", [*SMALL, f"score.embedding_cache={out / 'embeddings'}"])
+    config = load_config("default", [*SMALL, f"embedding.cache_dir={out / 'embeddings'}"])
     result = rated_run(config, tiny_release, out / "run")
     return out / "run", result.metrics
 
@@ -77,7 +77,7 @@ def test_table2_has_every_method_with_seeds_and_intervals(run) -> None:
 
 def test_rerun_reuses_the_trained_encoder(run, tiny_release: Path, tmp_path: Path) -> None:
     out, metrics = run
-    cache = f"score.embedding_cache={out.parent / 'embeddings'}"
+    cache = f"embedding.cache_dir={out.parent / 'embeddings'}"
     quicker = ["rated.simulation.scenarios=[persistent]", "rated.simulation.seeds=[0]"]
     config = load_config("default", [*SMALL, cache, *quicker])
     again = rated_run(config, tiny_release, out)
@@ -85,12 +85,12 @@ def test_rerun_reuses_the_trained_encoder(run, tiny_release: Path, tmp_path: Pat
 
 
 def test_cold_start_split_is_evaluated_and_a_grid_is_chosen_on_validation(tmp_path: Path) -> None:
-    from tests.rated.release_fixture import build_release_pair
+    from tests.release.tiny_release import build_release_pair
 
     folder = build_release_pair(tmp_path / "releases")
     overrides = [
         *SMALL,
-        f"score.embedding_cache={tmp_path / 'embeddings'}",
+        f"embedding.cache_dir={tmp_path / 'embeddings'}",
         "rated.simulation.scenarios=[persistent]",
         "rated.simulation.seeds=[0]",
         'rated.train.grid=[{"learning_rate": 1e-6}, {"learning_rate": 5e-5}]',

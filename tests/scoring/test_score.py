@@ -18,7 +18,7 @@ from tests.fixture_packages import build_fixture_mirror, fixture_overrides
 def crawled(tmp_path_factory) -> tuple[Path, list[str]]:
     tmp = tmp_path_factory.mktemp("score")
     build_fixture_mirror(tmp / "mirror")
-    overrides = [*fixture_overrides(tmp / "mirror", tmp / "cache"), f"score.embedding_cache={tmp / 'emb'}"]
+    overrides = [*fixture_overrides(tmp / "mirror", tmp / "cache"), f"embedding.cache_dir={tmp / 'emb'}"]
     cfg = load_config("fixture", overrides=overrides, environ={})
     crawl(cfg, out=str(tmp / "crawl"), sources_path=tmp / "mirror" / "sources.yaml")
     return tmp, overrides
@@ -66,7 +66,7 @@ def test_the_gate_runs_as_its_own_step_and_passes(crawled):
     tmp, overrides = crawled
     cfg = load_config("fixture", overrides=overrides, environ={})
     score(cfg, in_dir=str(tmp / "crawl"), out=str(tmp / "gated"))
-    result = gate(cfg, in_dir=str(tmp / "gated"))
+    result = gate(cfg, in_dir=str(tmp / "gated"), crawl_dir=str(tmp / "crawl"))
     assert result.success, result.failures()
     assert Path(result.report_path).exists()
 

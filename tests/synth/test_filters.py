@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from synth.filters import description_overlap, filter_queries, is_language, words
+from ecoagent.text import is_language, words
+from synth.filters import description_overlap, filter_queries
 
 DESCRIPTION = "Use this tool to send a message with the provided message fields to a Slack channel."
 PAPER_TEMPLATE = Path(__file__).resolve().parents[2] / "synth" / "prompts" / "paper_instruction_v1.yaml"

@@ -35,7 +35,7 @@ def scored(tmp_path_factory) -> tuple[Path, list[str]]:
     build_fixture_mirror(tmp / "mirror")
     overrides = [
         *fixture_overrides(tmp / "mirror", tmp / "cache"),
-        f"score.embedding_cache={tmp / 'emb'}",
+        f"embedding.cache_dir={tmp / 'emb'}",
         f"store={tmp / 'store'}",
     ]
     cfg = load_config("fixture", overrides=overrides, environ={})

@@ -6,9 +6,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from ecoagent.embedding import Embedder
+from ecoagent.embedding import Embedder, tool_text
 from synth.negatives import mine_negatives, operation_keys
-from synth.roundtrip import tool_text
 from tests.synth.test_roundtrip import SLACK_LANGCHAIN, SLACK_MCP, SLACK_N8N, WEATHER, catalog_frame
 
 # Tools the guard must keep away from a query whose positive is LangChain's Slack send_message.

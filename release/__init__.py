@@ -1,0 +1,12 @@
+"""The release stage: the Hub-ready EcoAgent folder built from the stage outputs, its gate, card, Croissant file
+and upload.
+
+It reads the crawl, score, synth and label folders as files (``release.build.ReleaseInputs``) and never imports
+those stages; ``releases/`` at the repository root holds the text-only copy of each released version.
+
+- :mod:`release.build`: stage outputs -> ``release/<version>/`` (Parquet per config and split, dataset card,
+  ``croissant.json``, ``manifest.json``, ``CHANGELOG.md``), gated before it is renamed into place.
+- :mod:`release.gate`: the great-expectations gate over a built release folder.
+- :mod:`release.card` / :mod:`release.croissant`: the dataset card and the Croissant JSON-LD.
+- :mod:`release.publish`: upload a release folder to the Hugging Face Hub, tagged with its version.
+"""

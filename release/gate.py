@@ -1,0 +1,214 @@
+"""The release quality gate: great-expectations over a built release folder.
+
+It reads the files the dataset card declares (:func:`release.card.read_configs`), i.e. what users will
+load, and checks:
+
+- per row (one long frame, one column per check; GX skips the nulls of the other tables' rows): tools'
+  ``r_static`` in [0, 1] and ``tool_id`` present, query length 1..300 words, qrels ``score`` in {0, 1, 2, 3}
+  (graded relevance allowed, our qrels are binary);
+- per release (run-level metrics): rows of the train and test splits of ``{syn,real}-{queries,qrels}`` at least
+  ``min_split_rows``; no leakage across train/validation/test (:func:`ecoagent.splits.check_no_leakage`: the
+  number of problems must be 0) nor between ``cold_start`` and the other splits; no query id in two splits; no
+  duplicate tool id; every qrel's ``query-id`` among the queries of the same split and its ``corpus-id`` in the
+  corpus.
+
+The leakage problems themselves are logged and written to ``leakage.json`` beside the report, because a metric
+only says how many there are.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import polars as pl
+
+from ecoagent.quality_gate import GateResult, metric_between, run_gate
+
+if TYPE_CHECKING:
+    from great_expectations.expectations import Expectation
+
+log = logging.getLogger(__name__)
+
+GATE_NAME = "release"
+SUBSETS = ("syn", "real")
+REQUIRED_SPLITS = ("train", "test")
+MIN_QUERY_WORDS, MAX_QUERY_WORDS = 1, 300
+QREL_SCORES = (0, 1, 2, 3)
+
+
+def release_expectations(
+    min_split_rows: int = 1,
+    *,
+    min_query_words: int = MIN_QUERY_WORDS,
+    max_query_words: int = MAX_QUERY_WORDS,
+    qrel_scores: tuple[int, ...] = QREL_SCORES,
+) -> list[Expectation]:
+    """The release gate's expectations; ``min_split_rows`` is the minimum of each train and test split."""
+    import great_expectations as gx
+
+    E = gx.expectations
+    exps: list[Expectation] = [
+        E.ExpectColumnValuesToBeBetween(
+            column="tool_r_static", min_value=0, max_value=1, description="tools: r_static in [0, 1]"
+        ),
+        E.ExpectColumnValuesToBeBetween(
+            column="query_words",
+            min_value=min_query_words,
+            max_value=max_query_words,
+            description=f"queries: {min_query_words}..{max_query_words} words",
+        ),
+        E.ExpectColumnValuesToBeInSet(
+            column="qrel_score", value_set=list(qrel_scores), description="qrels: score is a relevance grade"
+        ),
+        E.ExpectColumnValuesToNotBeNull(column="table"),
+    ]
+    for subset in SUBSETS:
+        for kind in ("queries", "qrels"):
+            for split in REQUIRED_SPLITS:
+                exps.append(
+                    metric_between(
+                        f"rows.{subset}-{kind}.{split}",
+                        min_value=min_split_rows,
+                        description=f"{subset}-{kind} {split} has >= {min_split_rows} rows",
+                    )
+                )
+        exps += [
+            metric_between(
+                f"leakage.{subset}",
+                min_value=0,
+                max_value=0,
+                description=f"{subset}: no query text or near-duplicate in two of train/validation/test",
+            ),
+            metric_between(
+                f"cold_start_leakage.{subset}",
+                min_value=0,
+                max_value=0,
+                description=f"{subset}: no cold_start query text or near-duplicate in another split",
+            ),
+            metric_between(
+                f"ids_in_two_splits.{subset}",
+                min_value=0,
+                max_value=0,
+                description=f"{subset}: no query id in two splits",
+            ),
+            metric_between(
+                f"dangling_query_ids.{subset}",
+                min_value=0,
+                max_value=0,
+                description=f"{subset}-qrels: every query-id is in {subset}-queries (same split)",
+            ),
+            metric_between(
+                f"dangling_corpus_ids.{subset}",
+                min_value=0,
+                max_value=0,
+                description=f"{subset}-qrels: every corpus-id is in {subset}-corpus",
+            ),
+        ]
+    exps.append(metric_between("duplicate_tool_ids", min_value=0, max_value=0, description="tools: tool_id unique"))
+    return exps
+
+
+def _read(folder: Path, splits: dict[str, str]) -> pl.DataFrame:
+    frames = [
+        pl.read_parquet(folder / path).with_columns(pl.lit(split).alias("split")) for split, path in splits.items()
+    ]
+    return pl.concat(frames, how="vertical_relaxed") if frames else pl.DataFrame()
+
+
+def _leakage(queries: pl.DataFrame, dedup_threshold: float) -> tuple[list[str], list[str]]:
+    from ecoagent.splits import SPLITS, check_no_leakage
+
+    if queries.is_empty():
+        return [], []
+    frame = queries.select(pl.col("_id").alias("query_id"), "text", "split")
+    regular = check_no_leakage(frame.filter(pl.col("split").is_in(list(SPLITS))), dedup_threshold)
+    # cold_start against everything else, as a two-way split (check_no_leakage knows only its three names)
+    two_way = frame.with_columns(
+        pl.when(pl.col("split") == "cold_start").then(pl.lit("test")).otherwise(pl.lit("train")).alias("split")
+    )
+    cold = check_no_leakage(two_way, dedup_threshold) if (frame["split"] == "cold_start").any() else []
+    return regular, cold
+
+
+def release_metrics(folder: Path, dedup_threshold: float = 0.7) -> tuple[pl.DataFrame, dict[str, float], dict]:
+    """The gate's long row frame, its run-level metrics, and the leakage problems by subset."""
+    from release.card import read_configs
+
+    folder = Path(folder)
+    configs = read_configs(folder)
+    tools = _read(folder, configs.get("tools", {}))
+    rows = []
+    metrics: dict[str, float] = {}
+    problems: dict[str, dict[str, list[str]]] = {}
+    if not tools.is_empty():
+        rows.append(
+            tools.select(pl.lit("tools").alias("table"), pl.col("r_static").cast(pl.Float64).alias("tool_r_static"))
+        )
+        metrics["duplicate_tool_ids"] = float(len(tools) - tools["tool_id"].n_unique())
+    else:
+        metrics["duplicate_tool_ids"] = 0.0
+    for subset in SUBSETS:
+        queries = _read(folder, configs.get(f"{subset}-queries", {}))
+        qrels = _read(folder, configs.get(f"{subset}-qrels", {}))
+        corpus = _read(folder, configs.get(f"{subset}-corpus", {}))
+        for kind, frame in (("queries", queries), ("qrels", qrels)):
+            for split in REQUIRED_SPLITS:
+                metrics[f"rows.{subset}-{kind}.{split}"] = float((frame["split"] == split).sum()) if len(frame) else 0.0
+        regular, cold = _leakage(queries, dedup_threshold)
+        problems[subset] = {"leakage": regular, "cold_start_leakage": cold}
+        metrics[f"leakage.{subset}"] = float(len(regular))
+        metrics[f"cold_start_leakage.{subset}"] = float(len(cold))
+        if queries.is_empty():
+            metrics[f"ids_in_two_splits.{subset}"] = 0.0
+        else:
+            per_id = queries.group_by("_id").agg(pl.col("split").n_unique().alias("n"))
+            metrics[f"ids_in_two_splits.{subset}"] = float((per_id["n"] > 1).sum())
+        if qrels.is_empty():
+            metrics[f"dangling_query_ids.{subset}"] = metrics[f"dangling_corpus_ids.{subset}"] = 0.0
+        else:
+            known = queries.select(pl.col("_id").alias("query-id"), "split") if len(queries) else None
+            dangling_q = qrels.join(known, on=["query-id", "split"], how="anti") if known is not None else qrels
+            ids = corpus["_id"].implode() if len(corpus) else pl.Series([], dtype=pl.String).implode()
+            metrics[f"dangling_query_ids.{subset}"] = float(len(dangling_q))
+            metrics[f"dangling_corpus_ids.{subset}"] = float((~qrels["corpus-id"].is_in(ids)).sum())
+            rows.append(
+                qrels.select(
+                    pl.lit(f"{subset}-qrels").alias("table"), pl.col("score").cast(pl.Int64).alias("qrel_score")
+                )
+            )
+        if len(queries):
+            rows.append(
+                queries.select(
+                    pl.lit(f"{subset}-queries").alias("table"),
+                    pl.col("text").fill_null("").str.count_matches(r"\S+").cast(pl.Int64).alias("query_words"),
+                )
+            )
+    frame = pl.concat(rows, how="diagonal") if rows else pl.DataFrame({"table": []}, schema={"table": pl.String})
+    for column, dtype in (("tool_r_static", pl.Float64), ("query_words", pl.Int64), ("qrel_score", pl.Int64)):
+        if column not in frame.columns:
+            frame = frame.with_columns(pl.lit(None, dtype).alias(column))
+    return frame, metrics, problems
+
+
+def run_release_gate(
+    folder: Path, out_dir: Path | str | None, *, min_split_rows: int = 1, dedup_threshold: float = 0.7
+) -> GateResult:
+    """Run the release gate over ``folder``; reports go to ``out_dir``. The caller decides whether to enforce."""
+    frame, metrics, problems = release_metrics(Path(folder), dedup_threshold)
+    for subset, found in problems.items():
+        for kind, items in found.items():
+            if items:
+                log.warning("%s %s: %d problems, e.g. %s", subset, kind, len(items), items[:3])
+    result = run_gate(
+        GATE_NAME,
+        frame,
+        release_expectations(min_split_rows),
+        None if out_dir is None else str(out_dir),
+        metrics=metrics,
+    )
+    if out_dir is not None:
+        Path(out_dir, "leakage.json").write_text(json.dumps(problems, indent=2, sort_keys=True) + "\n")
+    return result

@@ -1,0 +1,106 @@
+"""Publish a built release folder to the Hugging Face Hub, so that revision = version.
+
+``publish_release(folder, repo_id)``: create the dataset repo if needed, upload the folder in one commit
+(removing data files of an older version that this one no longer has), then tag that commit with the release
+version, so ``load_dataset(repo_id, config, revision=version)`` reads exactly this release forever.
+
+The token is read only from the environment variable named by ``token_env`` (default ``HF_TOKEN``): it is passed
+to the Hub client per call and never logged, printed or returned. ``dry_run=True`` lists the files and sizes that
+would be uploaded and touches nothing (no token needed, no client created).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+from typing import Any
+
+from ecoagent.errors import EcoAgentError
+
+log = logging.getLogger(__name__)
+
+REPO_TYPE = "dataset"
+# Files of a previous version that this commit should remove when they are not re-uploaded (e.g. a cold_start
+# split that no longer exists). Files being uploaded are never deleted by these patterns.
+STALE_PATTERNS = ["*.parquet", "*.json", "*.md"]
+
+
+class PublishError(EcoAgentError, RuntimeError):
+    """Publishing cannot start (no token, not a release folder); the message says what to fix."""
+
+
+def _release_files(folder: Path) -> list[dict]:
+    return [
+        {"path": p.relative_to(folder).as_posix(), "bytes": p.stat().st_size}
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+    ]
+
+
+def publish_release(
+    folder: Path, repo_id: str, *, token_env: str = "HF_TOKEN", dry_run: bool = False, api: Any = None
+) -> dict:
+    """Upload the release in ``folder`` to the Hub dataset repo ``repo_id`` and tag it with its version.
+
+    ``api``: a ``huggingface_hub.HfApi``-like client (default: a new ``HfApi()``); tests pass a double.
+    Returns repo_id, revision (= version), commit, url, files and total bytes; never the token.
+    """
+    folder = Path(folder)
+    manifest_path = folder / "manifest.json"
+    if not manifest_path.is_file():
+        raise PublishError(f"{folder} is not a release folder (no manifest.json): build it with build_release first")
+    version = json.loads(manifest_path.read_text())["version"]
+    files = _release_files(folder)
+    summary: dict[str, Any] = {
+        "repo_id": repo_id,
+        "repo_type": REPO_TYPE,
+        "revision": version,
+        "files": files,
+        "total_bytes": sum(f["bytes"] for f in files),
+        "dry_run": dry_run,
+    }
+    if dry_run:
+        lines = [
+            f"dry run: would upload {len(files)} files ({summary['total_bytes']} bytes) to {REPO_TYPE} "
+            f"{repo_id} and tag it {version}:"
+        ]
+        lines += [f"  {f['bytes']:>12}  {f['path']}" for f in files]
+        print("\n".join(lines))
+        return summary
+
+    token = os.environ.get(token_env)
+    if not token:
+        raise PublishError(
+            f"no Hugging Face token: set the environment variable {token_env} (a write token for {repo_id}), "
+            "or run with dry_run to see what would be uploaded"
+        )
+    if api is None:
+        from huggingface_hub import HfApi
+
+        api = HfApi()
+    log.info("publishing %s (%d files) to %s %s", version, len(files), REPO_TYPE, repo_id)
+    repo = api.create_repo(repo_id, repo_type=REPO_TYPE, exist_ok=True, token=token)
+    commit = api.upload_folder(
+        repo_id=repo_id,
+        repo_type=REPO_TYPE,
+        folder_path=str(folder),
+        commit_message=f"EcoAgent release {version}",
+        delete_patterns=STALE_PATTERNS,
+        token=token,
+    )
+    commit_id = getattr(commit, "oid", None)
+    # A tag, not a branch: a version must not move. exist_ok=False makes re-publishing a version an error.
+    api.create_tag(
+        repo_id,
+        tag=version,
+        tag_message=f"EcoAgent release {version}",
+        revision=commit_id,
+        repo_type=REPO_TYPE,
+        exist_ok=False,
+        token=token,
+    )
+    log.info("published %s to %s at commit %s", version, repo_id, commit_id)
+    summary.update(commit=commit_id, url=str(getattr(repo, "url", "") or f"https://huggingface.co/datasets/{repo_id}"))
+    return summary

@@ -1,0 +1,66 @@
+"""The fetcher drives the real clients: pip against a local find-links folder, npm pack on local
+tarballs (the npm_mirror_dir setting), so no test here needs the network."""
+
+import json
+
+from ecoagent.packages.fetch import Fetcher, PackageCache
+from ecoagent.packages.source import Source
+from tests.package_builders import build_npm_tgz, build_wheel
+
+
+def _fetcher(tmp_path, mirror):
+    return Fetcher(
+        PackageCache(tmp_path / "cache"),
+        timeout_s=120,
+        retries=0,
+        pip_extra_args=["--no-index", "--find-links", str(mirror)],
+        npm_mirror_dir=mirror,
+    )
+
+
+def test_fetch_caches_by_name_and_version_with_sha256(tmp_path):
+    mirror = tmp_path / "mirror"
+    build_wheel(mirror, "llama-index-tools-demo", "0.1.0", {"llama_index/tools/demo/base.py": "X = 1\n"})
+    build_npm_tgz(mirror, "@demo/server-x", "1.2.3", {"dist/index.js": "// js"})
+    sources = [
+        Source("llamaindex", "pypi", "llama-index-tools-demo", "0.1.0"),
+        Source("mcp", "npm", "@demo/server-x", "1.2.3", "official"),
+    ]
+    fetcher = _fetcher(tmp_path, mirror)
+    first = fetcher.fetch_all(sources)
+    assert [p.error for p in first] == [None, None]
+    assert [p.cached for p in first] == [False, False]
+    assert first[0].path.name == "llama_index_tools_demo-0.1.0-py3-none-any.whl"
+    record = json.loads((first[1].path.parent / "fetch.json").read_text())
+    assert record["sha256"] == first[1].sha256 and record["size"] == first[1].path.stat().st_size
+    # warm: nothing is downloaded again
+    second = fetcher.fetch_all(sources)
+    assert [p.cached for p in second] == [True, True]
+    assert [p.sha256 for p in second] == [p.sha256 for p in first]
+
+
+def test_a_corrupted_cache_entry_is_fetched_again(tmp_path):
+    mirror = tmp_path / "mirror"
+    build_wheel(mirror, "demo", "1.0", {"demo/__init__.py": ""})
+    src = Source("langchain", "pypi", "demo", "1.0")
+    fetcher = _fetcher(tmp_path, mirror)
+    (pkg,) = fetcher.fetch_all([src])
+    pkg.path.write_bytes(b"truncated")
+    (again,) = fetcher.fetch_all([src])
+    assert not again.cached and again.error is None and again.sha256 == pkg.sha256
+
+
+def test_a_failed_download_is_recorded_for_that_package_only(tmp_path):
+    mirror = tmp_path / "mirror"
+    build_wheel(mirror, "good-one", "1.0", {"good_one/__init__.py": ""})
+    build_npm_tgz(mirror, "good-npm", "1.0.0", {})
+    sources = [
+        Source("langchain", "pypi", "good-one", "1.0"),
+        Source("langchain", "pypi", "not-on-the-mirror", "9.9"),
+        Source("n8n", "npm", "good-npm", "1.0.0"),
+        Source("n8n", "npm", "missing-npm", "1.0.0"),
+    ]
+    got = _fetcher(tmp_path, mirror).fetch_all(sources)
+    assert [p.error is None for p in got] == [True, False, True, False]
+    assert got[1].error.startswith("download_failed") and got[3].error.startswith("download_failed")
+    assert got[1].manifest_row()["error"] == got[1].error

