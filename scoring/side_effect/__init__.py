@@ -77,7 +77,8 @@ Modules:
 * ``rules``: rules 1-8 above, one tool at a time.
 * ``lexicon``: the verb classes, nouns, inverse verb pairs and phrases those rules read.
 * ``inverses``: inverse pairing within a group.
-* ``permission``: ``permission_scope`` and ``normalize_service``.
+* ``permission``: ``permission_scope`` and its service prefix (:func:`ecoagent.text.normalize_service`, falling
+  back to the package).
 * ``tiers``: the six tier names.
 
 The agreement with the hand-labelled sample is measured by ``benchmarks/side_effect_agreement.py``.

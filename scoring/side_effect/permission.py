@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import re
-
+from ecoagent.text import normalize_service
 from scoring.side_effect.tiers import COMPENSABLE, EXTERNAL, IRREVERSIBLE, READ_ONLY, REVERSIBLE, UNKNOWN
 
 SCOPE_LEVELS: dict[str, str] = {
@@ -16,16 +15,12 @@ SCOPE_LEVELS: dict[str, str] = {
 }
 
 
-def normalize_service(service: str | None, package: str | None = None) -> str:
-    """A lowercase ``[a-z0-9_]`` identifier for the scope prefix; the package when service is empty."""
-    for raw in (service, package):
-        norm = re.sub(r"[^a-z0-9]+", "_", (raw or "").lower()).strip("_")
-        if norm:
-            return norm
-    return "unknown"
+def scope_service(service: str | None, package: str | None) -> str:
+    """The scope prefix: the normalized service, else the normalized package, else ``unknown``."""
+    return normalize_service(service) or normalize_service(package) or "unknown"
 
 
 def permission_scope(service: str | None, package: str | None, side_effect: str, arbitrary: bool = False) -> str:
     """``<service>.<level>``: read, write, delete, send, or admin for unknown tiers and arbitrary execution."""
     level = "admin" if arbitrary else SCOPE_LEVELS[side_effect]
-    return f"{normalize_service(service, package)}.{level}"
+    return f"{scope_service(service, package)}.{level}"

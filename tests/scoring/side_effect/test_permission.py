@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scoring.side_effect.permission import normalize_service, permission_scope
+from scoring.side_effect.permission import permission_scope, scope_service
 from tests.scoring.side_effect.tool_rows import classify, tool
 
 
@@ -24,9 +24,9 @@ def test_scope_level_follows_the_tier(side_effect: str, level: str):
 
 
 def test_service_is_normalized_with_package_fallback():
-    assert normalize_service("Google-Maps", "x") == "google_maps"
-    assert normalize_service("", "@modelcontextprotocol/server-memory") == "modelcontextprotocol_server_memory"
-    assert normalize_service(None, None) == "unknown"
+    assert scope_service("Google-Maps", "x") == "google_maps"
+    assert scope_service("", "@modelcontextprotocol/server-memory") == "modelcontextprotocol_server_memory"
+    assert scope_service(None, None) == "unknown"
     assert permission_scope("aws", "p", "irreversible", arbitrary=True) == "aws.admin"
     got = classify(
         tool("get_thing", service="", package="langchain-community"),
