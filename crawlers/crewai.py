@@ -19,20 +19,11 @@ import posixpath
 from typing import Any
 
 from crawlers.base import ExtractedTool, Extraction, PackageFiles
-from crawlers.python_ast import (
-    ClassRef,
-    Evaluator,
-    PackageIndex,
-    dedupe,
-    deprecation,
-    doc_urls_in,
-    is_abstract,
-    own_attr,
-    read_metadata,
-    read_tool_class,
-    service_from_path,
-    want_python,
-)
+from crawlers.python.base_tool import read_tool_class
+from crawlers.python.evaluate import Evaluator
+from crawlers.python.index import ClassRef, PackageIndex, is_abstract, own_attr
+from crawlers.python.metadata import dedupe, deprecation, read_metadata, service_from_path, want_python
+from crawlers.python.urls import doc_urls_in
 
 
 def want(path: str) -> bool:

@@ -22,26 +22,13 @@ from __future__ import annotations
 import ast
 
 from crawlers.base import ExtractedTool, Extraction, PackageFiles
-from crawlers.python_ast import (
-    ClassRef,
-    ClassTool,
-    Evaluator,
-    ModuleInfo,
-    PackageIndex,
-    args_schema_parameters,
-    dedupe,
-    deprecation,
-    doc_urls_in,
-    endpoint_urls,
-    is_abstract,
-    read_metadata,
-    read_tool_class,
-    schema_object,
-    service_from_path,
-    signature_schema,
-    tool_auth,
-    want_python,
-)
+from crawlers.python.base_tool import ClassTool, args_schema_parameters, read_tool_class
+from crawlers.python.credentials import tool_auth
+from crawlers.python.evaluate import Evaluator
+from crawlers.python.index import ClassRef, ModuleInfo, PackageIndex, is_abstract
+from crawlers.python.metadata import dedupe, deprecation, read_metadata, service_from_path, want_python
+from crawlers.python.schema import schema_object, signature_schema
+from crawlers.python.urls import doc_urls_in, endpoint_urls
 
 _TOOL_BASES = {"BaseTool", "StructuredTool", "Tool"}
 _FACTORIES = {"Tool", "StructuredTool"}

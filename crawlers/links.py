@@ -10,14 +10,10 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
+from crawlers.vocabulary import NAMESPACE_URI_HOSTS, PLACEHOLDER_HOST
 from schemas.tool_record import Link
 
 _TEMPLATE = re.compile(r"\{|\}|\$\{|<[^>]*>|\[[^\]]*\]|%s|\{\{")
-_PLACEHOLDER_HOSTS = re.compile(
-    r"^(localhost|127\.|0\.0\.0\.0|\[::1\]|.*\.local$|.*example\.(com|org|net)$|my[.-]|your[.-]|.*\.invalid$|host$)"
-)
-# namespace and schema identifiers look like URLs but are never fetched
-_NON_ENDPOINT_HOSTS = ("www.w3.org", "schemas.xmlsoap.org", "adaptivecards.io", "json-schema.org", "purl.org")
 
 
 def placeholder_reason(url: str) -> str | None:
@@ -31,11 +27,11 @@ def placeholder_reason(url: str) -> str | None:
         return "unparseable"
     if parts.scheme not in ("http", "https"):
         return "not_http"
-    if _PLACEHOLDER_HOSTS.match(host):
+    if PLACEHOLDER_HOST.match(host):
         return "placeholder_host"
     if "." not in host:
         return "no_host"
-    if host in _NON_ENDPOINT_HOSTS:
+    if host in NAMESPACE_URI_HOSTS:
         return "namespace_uri"
     return None
 

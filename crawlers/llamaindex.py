@@ -23,43 +23,25 @@ import re
 from typing import Any
 
 from crawlers.base import ExtractedTool, Extraction, PackageFiles
-from crawlers.python_ast import (
-    AuthInfo,
-    ClassRef,
-    Evaluator,
-    ModuleInfo,
-    PackageIndex,
-    Symbol,
-    Unresolved,
-    bind_target,
-    clean_docstring,
-    dedupe,
-    deprecation,
-    doc_urls_in,
-    endpoint_urls,
-    harvest_auth,
-    module_endpoints,
-    read_metadata,
-    secret_fields,
-    signature_schema,
-    tool_auth,
-    want_python,
+from crawlers.python.credentials import AuthInfo, harvest_auth, secret_fields, tool_auth
+from crawlers.python.evaluate import Evaluator, Unresolved, bind_target
+from crawlers.python.index import ClassRef, ModuleInfo, PackageIndex, Symbol
+from crawlers.python.metadata import dedupe, deprecation, read_metadata, want_python
+from crawlers.python.schema import clean_docstring, signature_schema
+from crawlers.python.urls import doc_urls_in, endpoint_urls, module_endpoints
+from crawlers.vocabulary import (
+    LLM_PROVIDER_KEY,
+    README_CREDENTIAL,
+    README_ENV,
+    README_GENERIC_NAMES,
+    README_PLACEHOLDER_NAME,
 )
 
-_README_ENV = re.compile(r"\b[A-Z][A-Z0-9]*_(?:API_KEY|API_TOKEN|ACCESS_TOKEN|BOT_TOKEN|TOKEN|SECRET|SECRET_KEY|KEY)\b")
-
-
-# Declared side: any credential-like name, also with several segments (MAGIC_HOUR_API_KEY, which
-# _README_ENV misses), and any name the README sets or reads in an example (export X=, .env lines,
-# os.environ["X"], os.getenv("X")): a README's word for "set this variable".
-_README_CRED = re.compile(
-    r"\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*_(?:API_KEY|API_TOKEN|ACCESS_TOKEN|BOT_TOKEN|TOKEN|SECRET|SECRET_KEY|KEY)\b"
-)
+# Declared side: any credential-like name, also with several segments (``README_CREDENTIAL``), and any
+# name the README sets or reads in an example (export X=, .env lines, os.environ["X"], os.getenv("X")):
+# a README's word for "set this variable".
 _README_SET_SHELL = re.compile(r"^\s*(?:export\s+|set\s+|\$env:)?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)=(?!=)", re.M)
 _README_SET_PY = re.compile(r"""(?:environ\[|environ\.get\(|getenv\()\s*["']([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)["']""")
-# placeholders, not variables: api_key="API_KEY", project="YOUR_PROJECT_KEY"
-_GENERIC_NAMES = {"API_KEY", "API_TOKEN", "ACCESS_TOKEN", "BOT_TOKEN", "SECRET_KEY"}
-_PLACEHOLDER = re.compile(r"^(YOUR|MY|EXAMPLE)_")
 
 
 def _readme_env_declared(body: str) -> list[str]:
@@ -68,12 +50,11 @@ def _readme_env_declared(body: str) -> list[str]:
     found = sorted(
         [(m.start(1), m.group(1)) for m in _README_SET_SHELL.finditer(body)]
         + [(m.start(1), m.group(1)) for m in _README_SET_PY.finditer(body)]
-        + [(m.start(), m.group(0)) for m in _README_CRED.finditer(body)]
+        + [(m.start(), m.group(0)) for m in README_CREDENTIAL.finditer(body)]
     )
-    return dedupe(name for _, name in found if name not in _GENERIC_NAMES and not _PLACEHOLDER.match(name))
-
-
-_LLM_KEY = re.compile(r"^(OPENAI|ANTHROPIC|AZURE_OPENAI|GROQ|MISTRAL|COHERE|GOOGLE|GEMINI|LLAMA_CLOUD)_")
+    return dedupe(
+        name for _, name in found if name not in README_GENERIC_NAMES and not README_PLACEHOLDER_NAME.match(name)
+    )
 
 
 def want(path: str) -> bool:
@@ -88,7 +69,7 @@ def extract(package: PackageFiles) -> Extraction:
     out = Extraction()
     index = PackageIndex(package.files)
     meta = read_metadata(package.files)
-    readme_env = dedupe(_README_ENV.findall(meta.body))
+    readme_env = dedupe(README_ENV.findall(meta.body))
     readme_declared = _readme_env_declared(meta.body)
     for cls in _spec_classes(index):
         names = _spec_functions(index, cls, out)
@@ -200,14 +181,14 @@ def _readme_declared(auth: AuthInfo, readme_declared: list[str]) -> list[str]:
     the agent are left out, except those this tool's own code reads (then the README documents them).
     Names declared in code (``secret_from_env``-style helpers, rare in llama-index) come first.
     """
-    names = [env for env in readme_declared if not _LLM_KEY.match(env) or env in auth.env_read]
+    names = [env for env in readme_declared if not LLM_PROVIDER_KEY.match(env) or env in auth.env_read]
     return dedupe([*auth.env_declared, *names])
 
 
 def _add_readme_env(auth: AuthInfo, readme_env: list[str], flags: set[str]) -> None:
     # The README is a fallback only (the slack token is read in a dependency package): the source
     # knows better, and README examples also export the agent's LLM key, which is not the tool's.
-    extra = [env for env in readme_env if not _LLM_KEY.match(env)]
+    extra = [env for env in readme_env if not LLM_PROVIDER_KEY.match(env)]
     if extra and not auth.env_vars:
         flags.add("readme_env")
         for env in extra:

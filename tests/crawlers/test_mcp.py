@@ -7,6 +7,7 @@ from pathlib import Path
 
 from crawlers import mcp
 from crawlers.base import PackageFiles
+from crawlers.mcp.metadata import readme_env_declared
 from ecoagent.packages.archive import read_archive
 from tests.package_builders import build_npm_tgz, package_files
 
@@ -414,7 +415,7 @@ docker run -i --rm -e GITHUB_PERSONAL_ACCESS_TOKEN -e GITHUB_HOST=github.com mcp
 
 
 def test_readme_env_declarations_are_parsed_in_order() -> None:
-    assert mcp._readme_env_declared(README_WITH_ENV) == [
+    assert readme_env_declared(README_WITH_ENV) == [
         "GITHUB_PERSONAL_ACCESS_TOKEN",
         "GITHUB_API_URL",
         "MEMORY_FILE_PATH",

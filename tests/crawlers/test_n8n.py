@@ -9,6 +9,8 @@ import pytest
 
 from crawlers import n8n
 from crawlers.base import PackageFiles
+from crawlers.n8n.auth import credential_kind
+from crawlers.n8n.catalog import NODES_JSON
 from ecoagent.packages.archive import read_archive
 from tests.package_builders import build_npm_tgz, package_files
 
@@ -480,16 +482,16 @@ def test_auth_credentials_and_kinds(base):
 
 def test_credential_kind_walks_extends():
     creds = {c["name"]: c for c in CREDENTIALS}
-    assert n8n._credential_kind("chatlyOAuth2Api", creds, set()) == "oauth2"
-    assert n8n._credential_kind("chatlyApi", creds, set()) == "api_key"
-    assert n8n._credential_kind("intranetBasic", creds, set()) == "basic"
-    assert n8n._credential_kind("chatlyWebhookApi", creds, set()) == "other"
+    assert credential_kind("chatlyOAuth2Api", creds, set()) == "oauth2"
+    assert credential_kind("chatlyApi", creds, set()) == "api_key"
+    assert credential_kind("intranetBasic", creds, set()) == "basic"
+    assert credential_kind("chatlyWebhookApi", creds, set()) == "other"
     creds["myGoogle"] = {"name": "myGoogle", "extends": ["googleOAuth2Api"], "properties": []}
     creds["googleOAuth2Api"] = {"name": "googleOAuth2Api", "extends": ["oAuth2Api"], "properties": []}
-    assert n8n._credential_kind("myGoogle", creds, set()) == "oauth2"
+    assert credential_kind("myGoogle", creds, set()) == "oauth2"
     # not in this package (the langchain package reuses base credentials): judged by its name
-    assert n8n._credential_kind("openAiApi", {}, set()) == "api_key"
-    assert n8n._credential_kind("httpBasicAuth", {}, set()) == "basic"
+    assert credential_kind("openAiApi", {}, set()) == "api_key"
+    assert credential_kind("httpBasicAuth", {}, set()) == "basic"
 
 
 def test_endpoints_docs_categories_source(base):
@@ -507,7 +509,7 @@ def test_endpoints_docs_categories_source(base):
     assert post.doc_urls == [DOCS, CRED_DOCS, "https://docs.chatly.example/oauth"]
     assert post.categories == ["Communication", "HITL", "Human in the Loop"]
     assert post.source_path == "dist/nodes/Chatly/Chatly.node.js"
-    assert by_id["ghostly:post:get"].source_path == n8n.NODES_JSON  # no known entry, no matching JS path
+    assert by_id["ghostly:post:get"].source_path == NODES_JSON  # no known entry, no matching JS path
     assert post.usable_as_tool is True
     assert by_id["formatter:-:-"].usable_as_tool is False
 
@@ -578,7 +580,7 @@ def test_one_malformed_node_does_not_cost_the_rest():
     extraction = n8n.extract(base_package(nodes))
     ids = [t.local_id for t in extraction.tools]
     assert "chatly:message:post" in ids
-    assert sum(1 for p, _ in extraction.errors if p == n8n.NODES_JSON) == 2  # the two nameless entries
+    assert sum(1 for p, _ in extraction.errors if p == NODES_JSON) == 2  # the two nameless entries
 
 
 def test_missing_catalogs():

@@ -1,0 +1,121 @@
+"""Static extractor for n8n node packages (``n8n-nodes-base``, ``@n8n/n8n-nodes-langchain``, community ``n8n-nodes-*``).
+
+n8n's build ships the fully expanded node descriptions as JSON (``dist/types/nodes.json``, one entry per
+node version group) plus ``dist/types/credentials.json`` and ``dist/known/*.json`` (name -> sourcePath).
+The compiled JS assembles the same descriptions from spreads across modules, so only the JSON is read:
+nothing is executed and the 29k JS files of the base package are never opened.
+
+Field choices: ``local_id`` is ``node:resource:operation`` with the node's short name (the part after the
+last dot) and ``-`` for an absent part. ``service`` is the lowercase alphanumerics of the short name
+(googleSheets -> googlesheets), with langchain wrappers unwrapped (toolWikipedia -> wikipedia,
+vectorStorePinecone -> pinecone). ``auth_type`` is the kind of the credential used with the node's default
+settings (e.g. the default ``authentication`` choice); "none" with flag ``auth_optional`` when credentials
+exist but none is on by default. Credentials from another package (the langchain package reuses base
+credentials) are judged by name and flagged ``external_credentials``. Endpoints keep templates verbatim.
+``http_methods`` come from declarative routing (``routing.request.method``; see
+``auth.action_http_methods``), so programmatic nodes, which call their APIs from ``execute()``, have none;
+n8n nodes declare no env vars.
+
+This module is the entry point (``want``, ``extract``, ``COUNTING_RULE``); import everything else from
+where it is defined: ``catalog`` (the JSON files, loading, shared readers of catalog values), ``versions``
+(the node's default version), ``display`` (displayOptions), ``nodes`` (per node: tool or not, its
+actions), ``tools`` (building the ExtractedTool), ``auth`` (credentials, endpoints, HTTP methods),
+``parameters`` (properties -> JSON Schema).
+
+Counting rule (``COUNTING_RULE``, printed by the summary):
+"""
+
+from __future__ import annotations
+
+from crawlers.base import Extraction, PackageFiles
+from crawlers.n8n.catalog import (
+    CREDENTIALS_JSON,
+    KNOWN_CREDENTIALS_JSON,
+    KNOWN_NODES_JSON,
+    NODES_JSON,
+    is_named_dict,
+    load_json,
+    package_json_node_paths,
+)
+from crawlers.n8n.nodes import extract_node
+from crawlers.n8n.tools import Context
+
+COUNTING_RULE = (
+    "n8n: one tool per node x resource x operation at the node's default version (the nodes.json entry whose "
+    "version list holds defaultVersion, else the highest version); properties, operations and credentials are "
+    "gated by displayOptions show/hide on resource, operation and @version (incl. _cnd conditions), other "
+    "displayOptions keys depend on user input and are treated as satisfiable (parameters are the superset). "
+    "Nodes without resource/operation options give one node-level tool (local_id node:-:-); a resource without "
+    "operations gives node:resource:-. Excluded and counted in skipped: triggers (group 'trigger' or name "
+    "ending in 'Trigger') -> 'trigger'; UI-only nodes with no inputs and no outputs (sticky note) -> 'ui_only'; "
+    "AI sub-nodes and root nodes that are not agent tools (chat/text models, embeddings, memory, text "
+    "splitters, document loaders, output parsers, retrievers, rerankers, chains, agents, ...) -> 'ai_<kind>'; "
+    "the other version entries of a node -> 'other_version_entry'; a (node, resource, operation) defined "
+    "twice (ghost, storyblok) is merged into the first definition -> 'duplicate_operation'. Kept AI nodes: "
+    "native tool nodes (static output 'ai_tool': toolWikipedia, toolCode, agentTool, mcpClientTool...), "
+    "usableAsTool nodes, AI nodes exposing resource/operation actions (vendor nodes: OpenAI, Anthropic...), "
+    "and vector stores with a 'retrieve-as-tool' mode (one tool node:-:retrieve-as-tool; their other modes -> "
+    "'non_tool_mode'). Hidden nodes are kept, flagged 'hidden' and deprecated=True; operations whose value or "
+    "label says Legacy/deprecated are kept with deprecated=True."
+)
+
+__doc__ = (__doc__ or "") + COUNTING_RULE
+
+_WANTED = {"package.json", NODES_JSON, CREDENTIALS_JSON, KNOWN_NODES_JSON, KNOWN_CREDENTIALS_JSON}
+
+
+def want(path: str) -> bool:
+    """Only the generated JSON catalogs and package.json; never the JS."""
+    return path in _WANTED
+
+
+def extract(package: PackageFiles) -> Extraction:
+    """Read nodes.json (+ credentials and known maps) into one tool per node x resource x operation."""
+    out = Extraction()
+    package_json = load_json(package, "package.json", out, required=False)
+    nodes = load_json(package, NODES_JSON, out, required=False)
+    if nodes is None:
+        if not any(path == NODES_JSON for path, _ in out.errors):
+            declared = isinstance(package_json, dict) and isinstance(package_json.get("n8n"), dict)
+            reason = (
+                "no dist/types/nodes.json: the package declares n8n nodes only as JS (static JS parsing not supported)"
+                if declared
+                else "no dist/types/nodes.json: not an n8n node package"
+            )
+            out.errors.append((NODES_JSON, reason))
+        return out
+    if not isinstance(nodes, list):
+        out.errors.append((NODES_JSON, f"expected a JSON list of node descriptions, got {type(nodes).__name__}"))
+        return out
+
+    credentials = load_json(package, CREDENTIALS_JSON, out, required=False)
+    known_nodes = load_json(package, KNOWN_NODES_JSON, out, required=False)
+    ctx = Context(
+        credentials={c["name"]: c for c in (credentials if isinstance(credentials, list) else []) if is_named_dict(c)},
+        known_nodes=known_nodes if isinstance(known_nodes, dict) else {},
+        declared_node_paths=package_json_node_paths(package_json),
+    )
+
+    groups: dict[str, list[dict]] = {}
+    for index, entry in enumerate(nodes):
+        if not is_named_dict(entry):
+            out.errors.append((NODES_JSON, f"entry {index}: not a node description with a string 'name'"))
+            continue
+        groups.setdefault(entry["name"], []).append(entry)
+
+    seen_ids: set[str] = set()
+    for name, entries in groups.items():
+        try:
+            tools = extract_node(name, entries, ctx, out.skipped)
+        except (TypeError, ValueError, KeyError, AttributeError) as exc:
+            # One malformed node must not cost the rest of the catalog.
+            out.errors.append((NODES_JSON, f"node {name}: {type(exc).__name__}: {exc}"))
+            continue
+        for tool in tools:
+            if tool.local_id in seen_ids:
+                # Two names with the same short form (prefixed and unprefixed); keep the first.
+                out.skipped["duplicate_local_id"] += 1
+                continue
+            seen_ids.add(tool.local_id)
+            out.tools.append(tool)
+    return out
