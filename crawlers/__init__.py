@@ -1,4 +1,7 @@
-"""Registry fetching, safe archive reading and one static extractor per platform.
+"""The crawl stage: the pinned source list, one static extractor per platform, normalization and links.
+
+Fetching and safe archive reading are the core's (``ecoagent.packages``): the label stage reads its data
+packages the same way.
 
 Each platform module (``langchain``, ``crewai``, ``llamaindex``, ``n8n``, ``mcp``) exports
 ``want(path) -> bool`` and ``extract(PackageFiles) -> Extraction``; ``crawl.crawl`` drives them.
