@@ -122,12 +122,13 @@ def ecoagent_refresh():
         return run.run.score
 
     @task
-    def score_gate(score_dir: str, crawl_dir: str, params: dict | None = None) -> str:
+    def score_gate(score_dir: str, params: dict | None = None, run_id: str | None = None) -> str:
         """Fails the run (QualityGateFailed) before any LLM call when the scored catalog is bad."""
         from ecoagent.quality_gate import enforce
         from scoring.score import gate
 
-        result = gate(run_context(params).config, in_dir=score_dir, crawl_dir=crawl_dir)
+        run = run_context(params, run_id)  # the drop counts are in this run's crawl folder (merge_crawl wrote it)
+        result = gate(run.config, in_dir=score_dir, crawl_dir=run.run.crawl)
         print(f"scored-catalog gate: success={result.success}, report {result.report_path}")
         enforce(result)
         return score_dir
@@ -193,7 +194,7 @@ def ecoagent_refresh():
         return folder
 
     crawl_dir = merge_crawl(crawl_platform.expand(platform=platforms()))
-    gated = score_gate(score(crawl_dir), crawl_dir)
+    gated = score_gate(score(crawl_dir))
     shards = shard_ids()
     # one task definition, mapped per shard for each LLM stage
     generated = llm_shard.override(task_id="generate_shard").partial(stage="synth", score_dir=gated)

@@ -67,6 +67,12 @@ def _progress(description: str) -> Iterator[Callable[[str, int, int], None]]:
         yield update
 
 
+def _with_bar(stage: str, description: str, call: Callable[[Callable[[int, int], None]], T]) -> T:
+    """``call(progress)`` for a stage with one bar (``progress(done, total)``), its failure reported by ``_attempt``."""
+    with _progress(description) as update:
+        return _attempt(f"{stage} failed", lambda: call(lambda done, total: update(description, done, total)))
+
+
 def _print_crawl_summary(summary: dict, out: str) -> None:
     table = Table(title=f"crawl: {summary['tools']} tools ({summary['status']})")
     for col in (
@@ -278,10 +284,7 @@ def _print_synth_summary(summary: dict, out: str) -> None:
 def _run_synth(config: Config, in_dir: str | None, out: str | None) -> None:
     from synth.generate import synth
 
-    with _progress("generate queries ({phase})") as update:
-        result = _attempt(
-            "synth failed", lambda: synth(config, in_dir=in_dir, out=out, progress=lambda d, t: update("tools", d, t))
-        )
+    result = _with_bar("synth", "generate queries (tools)", lambda bar: synth(config, in_dir, out, progress=bar))
     _print_synth_summary(result.summary, result.out)
 
 
@@ -324,10 +327,7 @@ def _print_label_summary(summary: dict, out: str) -> None:
 def _run_label(config: Config, in_dir: str | None, out: str | None) -> None:
     from labeling.label import label
 
-    with _progress("verify {phase}") as update:
-        result = _attempt(
-            "label failed", lambda: label(config, in_dir=in_dir, out=out, progress=lambda d, t: update("pairs", d, t))
-        )
+    result = _with_bar("label", "verify pairs", lambda bar: label(config, in_dir, out, progress=bar))
     _print_label_summary(result.summary, result.out)
 
 
