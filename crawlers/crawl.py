@@ -24,9 +24,10 @@ from crawlers.sources import PLATFORMS, dump_sources, load_sources
 from ecoagent.config import Config
 from ecoagent.errors import EXIT_PARTIAL, EcoAgentError
 from ecoagent.layout import RunLayout
-from ecoagent.packages.archive import ArchiveError, read_archive
+from ecoagent.packages.archive import ArchiveError, ArchiveLimits, read_archive
 from ecoagent.packages.fetch import FetchedPackage, Fetcher, PackageCache
 from ecoagent.packages.source import Source
+from ecoagent.redaction import redact
 from ecoagent.store import ArtifactStore
 from schemas.tool_record import ToolRecord, records_to_frame
 
@@ -53,13 +54,29 @@ class PackageResult:
     seconds: float = 0.0
 
 
-def extract_package(source: Source, archive: Path, max_member_bytes: int) -> PackageResult:
-    """Read one archive and extract its tools; every failure becomes a recorded error."""
+def archive_limits(config: Config) -> ArchiveLimits:
+    """The crawl's per-package budgets (``crawl.max_member_bytes``, ``max_package_bytes``, ``max_package_members``)."""
+    cfg = config.crawl
+    return ArchiveLimits(cfg.max_member_bytes, cfg.max_package_bytes, cfg.max_package_members, section="crawl")
+
+
+def extract_package(source: Source, archive: Path, limits: ArchiveLimits) -> PackageResult:
+    """Read one archive and extract its tools; every failure becomes a recorded error.
+
+    Errors and drops quote the package's own paths and names, so they go through the same redaction as the records.
+    """
+    result = _extract_package(source, archive, limits)
+    result.errors = [(redact(where)[0], redact(reason)[0]) for where, reason in result.errors]
+    result.drops = [{k: redact(v)[0] if isinstance(v, str) else v for k, v in d.items()} for d in result.drops]
+    return result
+
+
+def _extract_package(source: Source, archive: Path, limits: ArchiveLimits) -> PackageResult:
     started = time.perf_counter()
     result = PackageResult(source)
     module = extractor(source.platform)
     try:
-        contents = read_archive(archive, module.want, max_member_bytes)
+        contents = read_archive(archive, module.want, limits)
     except ArchiveError as exc:
         result.errors.append((archive.name, str(exc)))
         result.fatal = True
@@ -84,9 +101,9 @@ def extract_package(source: Source, archive: Path, max_member_bytes: int) -> Pac
     return result
 
 
-def _extract_task(args: tuple[Source, str, int]) -> PackageResult:
-    source, archive, limit = args
-    return extract_package(source, Path(archive), limit)
+def _extract_task(args: tuple[Source, str, ArchiveLimits]) -> PackageResult:
+    source, archive, limits = args
+    return extract_package(source, Path(archive), limits)
 
 
 @dataclass
@@ -159,7 +176,8 @@ def crawl(
     for pkg in fetched:
         if pkg.error:
             results[pkg.source.key] = PackageResult(pkg.source, errors=[("fetch", pkg.error)], fatal=True)
-    tasks = [(p.source, str(p.path), cfg.max_member_bytes) for p in fetched if not p.error]
+    limits = archive_limits(config)
+    tasks = [(p.source, str(p.path), limits) for p in fetched if not p.error]
     # big packages first so the pool does not end waiting on one straggler
     tasks.sort(key=lambda t: -Path(t[1]).stat().st_size)
     done = len(results)

@@ -82,12 +82,14 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from ecoagent.packages.archive import ArchiveError, read_archive
+from ecoagent.packages.archive import ArchiveError, ArchiveLimits, read_archive
 
 log = logging.getLogger(__name__)
 
 # Data members are bigger than package code: the LiveMCPBench tool config is 17.6 MB with its embeddings.
 MAX_MEMBER_BYTES = 64 * 1024 * 1024
+# The query sources are data packages the project pins (bfcl-eval 2026.3.23: 13.6 MB unpacked), not crawled input.
+ARCHIVE_LIMITS = ArchiveLimits(member_bytes=MAX_MEMBER_BYTES, package_bytes=512 * 1024 * 1024)
 
 BFCL_DATA = "bfcl_eval/data"
 LIVEMCPBENCH_ANNOTATION = "baseline/annotation/claude-sonnet-4-20250514_Qwen3-Embedding-0.6B.json"
@@ -154,7 +156,7 @@ def _read_members(wheel: Path, members: Sequence[str], drops: Counter) -> dict[s
     """The wanted members' bytes, or None when the archive cannot be read at all."""
     wanted = set(members)
     try:
-        contents = read_archive(wheel, lambda name: name in wanted, MAX_MEMBER_BYTES)
+        contents = read_archive(wheel, lambda name: name in wanted, ARCHIVE_LIMITS)
     except ArchiveError as exc:  # includes UnsafeArchiveError: the whole wheel is refused
         log.warning("cannot read %s: %s", wheel, exc)
         drops["unreadable_archive"] += 1
@@ -381,7 +383,7 @@ def read_livemcpbench_tools(wheel: Path, drops: Counter | None = None) -> list[d
     before = Counter(drops)
     tools: list[dict] = []
     try:
-        contents = read_archive(wheel, _is_tool_config, MAX_MEMBER_BYTES)
+        contents = read_archive(wheel, _is_tool_config, ARCHIVE_LIMITS)
     except ArchiveError as exc:
         log.warning("cannot read %s: %s", wheel, exc)
         drops["unreadable_archive"] += 1

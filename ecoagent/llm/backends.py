@@ -33,7 +33,8 @@ from ecoagent.config import Config
 from ecoagent.errors import EcoAgentError
 from ecoagent.layout import RunLayout
 from ecoagent.llm.cache import ResponseCache
-from ecoagent.llm.client import LLMClient, LLMRequest, LLMResponse, sanitize
+from ecoagent.llm.client import LLMClient, LLMRequest, LLMResponse
+from ecoagent.redaction import sanitize
 
 
 class LLMBackendError(EcoAgentError, RuntimeError):

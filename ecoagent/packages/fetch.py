@@ -26,6 +26,7 @@ from packaging.utils import canonicalize_name, parse_sdist_filename, parse_wheel
 
 from ecoagent.hashing import sha256_file
 from ecoagent.packages.source import Source
+from ecoagent.redaction import redact
 
 
 class FetchError(Exception):
@@ -116,7 +117,8 @@ def _error_tail(proc: subprocess.CompletedProcess) -> str:
         for line in (proc.stderr or "").splitlines()
         if line.strip() and "is ignored" not in line and "A complete log of this run" not in line
     ]
-    return " | ".join(lines[-4:])[-600:] or f"exit code {proc.returncode}"
+    # the client echoes its arguments (an index URL with a token in it, say): recorded errors carry no secret
+    return redact(" | ".join(lines[-4:]), mask="***")[0][-600:] or f"exit code {proc.returncode}"
 
 
 class Fetcher:
