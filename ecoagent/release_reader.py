@@ -6,7 +6,9 @@ A release (``ecoagent release build``) lists its files in ``manifest.json`` unde
 training pairs with their hard negatives, and the full ``tools`` table. Nothing here embeds or
 scores: that is :mod:`ecoagent.retrieval`.
 
-Errors name the release folder and the missing config, so a reader knows which release is broken.
+Errors name the release folder and the missing config, so a reader knows which release is broken. Before anything
+is read, every file is checked against the manifest (:mod:`ecoagent.release_integrity`): an edited or unlisted
+file refuses the release (:class:`~ecoagent.release_integrity.ReleaseIntegrityError`, exit 1).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import numpy as np
 import polars as pl
 
 from ecoagent.errors import EcoAgentError
+from ecoagent.release_integrity import verify_release
 
 SUBSETS = ("syn", "real")
 QUERY_SPLITS = ("train", "validation", "test", "cold_start")
@@ -105,9 +108,10 @@ def _read(folder: Path, layout: dict, config: str, split: str) -> pl.DataFrame |
 
 
 def load_release(folder: str | Path) -> Release:
-    """Read the corpus, the tools table and every non-empty query split of a release folder."""
+    """Read the corpus, the tools table and every non-empty query split of a release folder, once it is verified."""
     folder = Path(folder)
     manifest, layout = _layout(folder)
+    verify_release(folder)
     tools = _read(folder, layout, "tools", "train")
     corpus_frame = _read(folder, layout, "syn-corpus", "corpus")
     if corpus_frame is None:

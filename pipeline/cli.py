@@ -415,6 +415,25 @@ def release_publish_command(
     typer.echo(json.dumps(result, indent=2, default=str))
 
 
+@release_app.command("verify")
+def release_verify_command(
+    folder: Annotated[Path, typer.Argument(help="A release folder (a build or a download of one).")],
+    manifest_sha256: Annotated[
+        str | None, typer.Option(help="The published sha256 of manifest.json (the Hub tag's message).")
+    ] = None,
+) -> None:
+    """Check every file of a release against manifest.json (sha256, size, nothing unlisted); exit 1 on any problem."""
+    from ecoagent.release_integrity import check_release
+
+    result = check_release(folder, manifest_sha256=manifest_sha256)
+    for problem in result.problems:
+        console.print(f"[red]{escape(str(folder))}:[/] {escape(problem)}", soft_wrap=True)
+    if result.problems:
+        raise typer.Exit(EXIT_FAILED)
+    typer.echo(f"release {result.version} in {folder}: {len(result.files)} files match manifest.json "
+               f"(sha256 {result.manifest_sha256})")  # fmt: skip
+
+
 @app.command("run")
 def run_command(out: OutOpt = None, profile: ProfileOpt = None, overrides: SetOpt = None) -> None:
     """Run the whole refresh: crawl, score + gate, synth, label, release build + gate (under --out DIR)."""

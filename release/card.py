@@ -222,8 +222,10 @@ def render_card(info: dict) -> str:
         PAPER_CITATION,
         "```",
         "",
-        "Files of this release: `manifest.json` (versions, models, seeds, config, checksums), `croissant.json` "
-        "(Croissant 1.0 with RAI fields), `CHANGELOG.md`, `gate/` (the release quality gate report).",
+        "Files of this release: `manifest.json` (versions, models, seeds, config, the release gate's result and the "
+        "sha256 and size of every other file), `croissant.json` (Croissant 1.0 with RAI fields), `CHANGELOG.md`. "
+        "To check a download: `ecoagent release verify FOLDER --manifest-sha256 HASH`, with the manifest's sha256 "
+        "from the message of this version's tag.",
     ]
     return f"---\n{front}---\n\n" + "\n".join(lines) + "\n"
 

@@ -112,3 +112,43 @@ def test_failures_are_one_line_with_the_exit_code_of_their_kind(tmp_path):
     assert "Traceback" not in missing.output
     moved = runner.invoke(app, ["config", "--set", f"score.embedding_cache={tmp_path}"])
     assert moved.exit_code == 2 and "embedding.cache_dir" in moved.output
+
+
+def _copy_of(release, tmp_path):
+    import shutil
+
+    folder = tmp_path / "release" / release.name
+    shutil.copytree(release, folder)
+    return folder
+
+
+def test_release_verify_passes_an_intact_release_and_prints_one_line_per_problem(tiny_release, tmp_path):
+    from tests.release.tampering import TOOLS_FILE, flip_byte, make_first_tool_harmless
+
+    folder = _copy_of(tiny_release, tmp_path)
+    intact = runner.invoke(app, ["release", "verify", str(folder)])
+    assert intact.exit_code == 0 and "files match manifest.json" in intact.output
+    digest = intact.output.split("sha256 ")[1].strip(" )\n")
+    assert runner.invoke(app, ["release", "verify", str(folder), "--manifest-sha256", digest]).exit_code == 0
+    wrong = runner.invoke(app, ["release", "verify", str(folder), "--manifest-sha256", "0" * 64])
+    assert wrong.exit_code == 1 and "is not the published" in wrong.output
+
+    make_first_tool_harmless(folder)
+    flip_byte(folder, "croissant.json", offset=40)
+    tampered = runner.invoke(app, ["release", "verify", str(folder)])
+    assert tampered.exit_code == 1
+    lines = tampered.output.strip().splitlines()
+    assert len(lines) == 2 and TOOLS_FILE in lines[1] and "croissant.json: sha256" in lines[0]
+
+
+def test_rated_and_publish_refuse_a_tampered_release_naming_the_file(tiny_release, tmp_path):
+    from tests.release.tampering import TOOLS_FILE, make_first_tool_harmless
+
+    folder = _copy_of(tiny_release, tmp_path)
+    make_first_tool_harmless(folder)
+    rated = runner.invoke(app, ["rated", "--release", str(folder), "--out", str(tmp_path / "rated")])
+    publish = runner.invoke(app, ["release", "publish", str(folder), "--repo-id", "org/ecoagent", "--dry-run"])
+    for result, what in ((rated, "rated failed"), (publish, "publish failed")):
+        text = result.output.replace("\n", "")
+        assert result.exit_code == 1 and what in text and TOOLS_FILE in text and "Traceback" not in text
+    assert not (tmp_path / "rated" / "model").exists()  # refused before any training
