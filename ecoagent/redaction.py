@@ -79,7 +79,7 @@ SECRET_FORMATS: tuple[SecretFormat, ...] = (
             r"(?P<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])", ("secret",), 40),
     # the bare 40-character form: base64 letters with upper, lower, a digit and a / or + (a hex hash has none)
     _format("aws_secret_access_key",
-            r"(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[a-z])"
+            r"(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[a-z])"
             r"(?=[A-Za-z0-9/+]{0,39}[0-9])(?=[A-Za-z0-9/+]{0,39}[/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])",
             ("/", "+"), 40),
     _format("github_token", r"(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})",
