@@ -43,7 +43,7 @@ def _attempt(failure: str, call: Callable[[], T]) -> T:
     try:
         return call()
     except _INPUT_FAILURES as exc:
-        console.print(f"[red]{failure}:[/] {escape(str(exc))}")
+        console.print(f"[red]{failure}:[/] {escape(str(exc))}", soft_wrap=True)  # one line, however long
         raise typer.Exit(exc.exit_code if isinstance(exc, EcoAgentError) else EXIT_FAILED) from exc
 
 
