@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from tree_sitter import Node
 
 from crawlers.mcp.evaluate import eval_str, eval_value, object_entries
 from crawlers.mcp.modules import Ctx, Module
+from crawlers.mcp.records import Found
 from crawlers.mcp.syntax import named, node_text, walk
 from crawlers.mcp.zod import NotZod, type_of, zod_to_schema
 
 _REGISTER_METHODS = {"registerTool", "tool", "registerToolTask"}
+_HANDLER_KEYS = {"handler", "execute", "run", "callback"}
 _EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 _TO_JSON_SCHEMA_RE = re.compile(r"to_?json_?schema$", re.I)
 
@@ -80,18 +81,6 @@ def _zod_schema_or_flag(node: Node, ctx: Ctx, mod: Module) -> dict[str, Any]:
     return schema
 
 
-@dataclass
-class Found:
-    """A tool as read from the source, before package-level metadata is added."""
-
-    name: str
-    title: str | None
-    description: str | None
-    parameters: dict[str, Any]
-    source_path: str
-    flags: set[str]
-
-
 def _config_fields(entries: dict[str, tuple[Node, Module]], ctx: Ctx) -> tuple[str | None, str | None]:
     def text(key: str) -> str | None:
         if key not in entries:
@@ -114,6 +103,9 @@ def _literal_tool(node: Node, ctx: Ctx, mod: Module) -> Found | None:
     """Shape (a): ``{name, description, inputSchema}`` object literal."""
     entries = object_entries(node, ctx, mod)
     schema_key = next((k for k in ("inputSchema", "input_schema") if k in entries), None)
+    if schema_key is None and "description" in entries and _HANDLER_KEYS & entries.keys():
+        # a tool-definition object: {name, description, schema, handler}, mapped to the SDK's shape later
+        schema_key = next((k for k in ("schema", "parameters") if k in entries), None)
     if "name" not in entries or schema_key is None:
         return None
     ctx.flags = set()
