@@ -109,3 +109,26 @@ def test_without_the_data_wheel_the_crawl_still_completes(tmp_path: Path) -> Non
     section = result.summary["livemcpbench_crosscheck"]
     assert section["status"] == "unavailable" and DATA_PACKAGE in section["reason"]
     assert not (tmp_path / "out" / LIVEMCPBENCH_TOOL_MAP).exists()
+
+
+def test_the_merged_shards_keep_the_mcp_shards_crosscheck(tmp_path: Path) -> None:
+    from crawlers.crawl import merge_crawl_shards
+
+    mirror, table = _mirror(tmp_path)
+    shards = []
+    for platform in ("mcp", "langchain"):
+        overrides = [
+            *fixture_overrides(mirror, tmp_path / "cache"),
+            "crawl.livemcpbench_crosscheck=true",
+            f"crawl.livemcpbench_servers={table}",
+            f"label.livemcpbench_package={DATA_PACKAGE}==0.1.1",
+            f"crawl.platforms=['{platform}']",
+        ]
+        config = load_config("fixture", overrides=overrides, environ={})
+        shards.append(crawl(config, out=str(tmp_path / platform), sources_path=mirror / "sources.yaml"))
+    assert "livemcpbench_crosscheck" not in shards[1].summary  # no mcp in the shard: nothing to check
+    merged = merge_crawl_shards(config, [s.out for s in shards], str(tmp_path / "merged"))
+    assert merged.summary["livemcpbench_crosscheck"] == shards[0].summary["livemcpbench_crosscheck"]
+    assert (tmp_path / "merged" / LIVEMCPBENCH_TOOL_MAP).read_bytes() == (
+        tmp_path / "mcp" / LIVEMCPBENCH_TOOL_MAP
+    ).read_bytes()
