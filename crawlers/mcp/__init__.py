@@ -31,7 +31,8 @@ from crawlers.mcp.py_server import extract_py, want_py
 COUNTING_RULE = (
     "mcp: one tool per distinct tool name a server registers, read statically from its registry archive "
     "(npm: compiled JS under dist/, build/, lib/ or bin/; PyPI: the wheel's modules); the first of a repeated "
-    "name counts, a name that is not a literal (or a constant, enum member or imported constant) is skipped "
+    "name counts; a name built from a loop variable over a literal (for ... of Object.entries(X)) counts once per "
+    "element; a name that is not a literal (or a constant, enum member or imported constant) is skipped "
     "(unresolved_name); test modules are never read"
 )
 

@@ -8,7 +8,8 @@ servers), ``build/``, ``lib/`` or ``bin/`` (community servers). Tools appear in 
     Schema literal or ``zodToJsonSchema(SomeZodSchema)``;
 (b) ``server.registerTool(name, {title, description, inputSchema}, handler)`` (and the older
     ``server.tool(name, [description], [shape], [annotations], handler)``), where the name and the
-    config are often module constants and ``inputSchema`` is a zod raw shape or a ``z.object``.
+    config are often module constants and ``inputSchema`` is a zod raw shape or a ``z.object``; a call
+    in a ``for (... of X)`` loop over a literal whose name uses the loop variable counts once per element.
 
 The JS is evaluated only as far as literals, identifiers bound to literals (same module or imported
 from a sibling module of the package) and zod builder chains go.

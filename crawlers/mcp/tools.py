@@ -117,6 +117,79 @@ def _literal_tool(node: Node, ctx: Ctx, mod: Module) -> Found | None:
     return Found(name, title, description, params, mod.path, set(ctx.flags))
 
 
+def _registered_tools(call: Node, ctx: Ctx, mod: Module) -> list[Found]:
+    """Shape (b), once per element when the call sits in a loop over a literal and its name uses the loop
+    variable: ``for (const [category, items] of Object.entries(CATEGORIES)) server.tool(`get${category}`, ...)``."""
+    found = _registered_tool(call, ctx, mod)
+    if found is not None and "unresolved_name" not in found.flags:
+        return [found]
+    if found is None and not _registers(call):
+        return []
+    expanded = []
+    for values in _loop_bindings(call, ctx, mod):
+        ctx.loop_values = values
+        try:
+            item = _registered_tool(call, ctx, mod)
+        finally:
+            ctx.loop_values = {}
+        if item is None or "unresolved_name" in item.flags:
+            return [found] if found is not None else []
+        item.flags.add("loop_expanded")
+        expanded.append(item)
+    return expanded or ([found] if found is not None else [])
+
+
+def _registers(call: Node) -> bool:
+    """A ``x.tool(...)`` / ``x.registerTool(...)`` call (whatever its arguments)."""
+    func = call.child_by_field_name("function")
+    prop = func.child_by_field_name("property") if func is not None and func.type == "member_expression" else None
+    return prop is not None and node_text(prop) in _REGISTER_METHODS
+
+
+def _loop_bindings(call: Node, ctx: Ctx, mod: Module) -> list[dict[str, object]]:
+    """The innermost enclosing ``for (... of X)`` where X is a literal array or ``Object.entries / keys /
+    values`` of a literal object: one binding of the loop's names per element; [] otherwise."""
+    node = call.parent
+    while node is not None and node.type != "for_in_statement":
+        node = node.parent
+    if node is None or node.child_by_field_name("operator") is None:
+        return []
+    if node_text(node.child_by_field_name("operator")) != "of":
+        return []
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or right is None:
+        return []
+    items = _literal_items(right, ctx, mod)
+    bindings = []
+    for item in items or []:
+        names = [node_text(left)] if left.type == "identifier" else None
+        values = [item]
+        if left.type == "array_pattern":
+            names = [node_text(c) if c.type == "identifier" else "" for c in named(left)]
+            values = item if isinstance(item, list) else []
+        if names is None or len(values) < len(names):
+            return []
+        bindings.append({n: v for n, v in zip(names, values, strict=False) if n})
+    return bindings
+
+
+def _literal_items(node: Node, ctx: Ctx, mod: Module) -> list | None:
+    if node.type == "call_expression":
+        func, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+        method = node_text(func) if func is not None else ""
+        arg_nodes = named(args) if args is not None else []
+        if method not in ("Object.entries", "Object.keys", "Object.values") or len(arg_nodes) != 1:
+            return None
+        value = eval_value(arg_nodes[0], ctx, mod)
+        if not isinstance(value, dict):
+            return None
+        if method == "Object.keys":
+            return list(value)
+        return [list(kv) for kv in value.items()] if method == "Object.entries" else list(value.values())
+    value = eval_value(node, ctx, mod)
+    return value if isinstance(value, list) else None
+
+
 def _registered_tool(call: Node, ctx: Ctx, mod: Module) -> Found | None:
     """Shape (b): ``server.registerTool(name, config, cb)`` / ``server.tool(name, [desc], [shape], ..., cb)``."""
     func = call.child_by_field_name("function")
@@ -177,9 +250,7 @@ def find_tools(ctx: Ctx, mod: Module) -> Iterator[Found]:
             continue  # a tool written across a region the parser could not read is not guessed at
         if node.type == "object":
             found = _literal_tool(node, ctx, mod)
+            if found is not None:
+                yield found
         elif node.type == "call_expression":
-            found = _registered_tool(node, ctx, mod)
-        else:
-            continue
-        if found is not None:
-            yield found
+            yield from _registered_tools(node, ctx, mod)

@@ -470,3 +470,30 @@ def test_community_build_folder_and_tool_definition_objects() -> None:
     assert tools["read_pdf"].parameters["properties"]["path"]["description"] == "PDF path or URL"
     assert tools["read_pdf"].service == "pdf-reader"
     assert result.skipped["unresolved_name"] == 1  # the .map((def) => ({name: def.name, ...})) literal
+
+
+LOOP_JS = """import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+const server = new McpServer({ name: "ui", version: "1.0.0" });
+const componentCategories = { Buttons: ["rainbow-button", "shiny-button"], Backgrounds: ["grid", "dots"] };
+async function registerCategoryTools() {
+    for (const [category, categoryComponents] of Object.entries(componentCategories)) {
+        const names = categoryComponents.join(", ");
+        server.tool(`get${category}`, `Implementation details for ${names} components.`, {}, async () => ({}));
+    }
+    for (const kind of ["Icons", "Fonts"]) {
+        server.registerTool(`list${kind}`, { description: "List " + kind }, async () => ({}));
+    }
+    for (const item of await fetchItems()) {
+        server.tool(`get${item}`, "names known only at run time", {}, async () => ({}));
+    }
+}
+"""
+
+
+def test_tools_registered_in_a_loop_over_a_literal_are_expanded() -> None:
+    package = package_files("@someone/ui-mcp", "1.0.6", "npm", {"dist/server.js": LOOP_JS}, listing="community")
+    tools = {t.name: t for t in mcp.extract(package).tools}
+    assert set(tools) == {"getButtons", "getBackgrounds", "listIcons", "listFonts"}  # not the run-time loop
+    assert tools["getButtons"].description == "Implementation details for {names} components."
+    assert tools["listFonts"].description == "List Fonts"
+    assert "loop_expanded" in tools["listIcons"].flags
