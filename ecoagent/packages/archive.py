@@ -68,6 +68,11 @@ class ArchiveLimits:
         )
 
 
+# The data packages the project pins and reads (bfcl-eval 2026.3.23: 13.6 MB unpacked; LiveMCPBench's tool dump
+# is one 17.6 MB member with its embeddings) are bigger than package code and not crawled input.
+DATA_PACKAGE_LIMITS = ArchiveLimits(member_bytes=64 * 1024 * 1024, package_bytes=512 * 1024 * 1024)
+
+
 @dataclass
 class ArchiveContents:
     files: dict[str, bytes] = field(default_factory=dict)
