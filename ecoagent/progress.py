@@ -60,6 +60,7 @@ class ProgressLog:
         self.emit = emit
         self.clock = clock
         self.started = clock()
+        self._first: tuple[float, int] | None = None  # (time, done) of the first update
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -67,19 +68,30 @@ class ProgressLog:
     def update(self, done: int, total: int | None = None) -> None:
         """Record progress (thread-safe); the heartbeat prints it."""
         with self._lock:
+            if self._first is None:
+                self._first = (self.clock(), done)
             self.done = done
             if total is not None:
                 self.total = total
+
+    def _rate(self, done: int, elapsed: float) -> float:
+        """Items per second since the first update: the setup before it (a model loading, a server starting)
+        would make the rate look lower, and the ETA longer, than the work itself is."""
+        if self._first is not None:
+            since, done_then = self._first
+            if done > done_then and self.clock() > since:
+                return (done - done_then) / (self.clock() - since)
+        return done / elapsed if elapsed > 0 else 0.0
 
     def line(self, final: bool = False) -> str:
         """The current state as one line."""
         with self._lock:
             done, total = self.done, self.total
         elapsed = self.clock() - self.started
-        rate = done / elapsed if elapsed > 0 else 0.0
+        rate = self._rate(done, elapsed)
         if final:
             count = f"{done}/{total}" if total is not None else f"{done}"
-            tail = f", {rate:.2f}/s" if done else ""
+            tail = f", {done / elapsed:.2f}/s" if done and elapsed > 0 else ""  # the whole step's throughput
             return f"{self.description}: done, {count} in {format_seconds(elapsed)}{tail}"
         if total is None:
             count = f"{done} done, {rate:.2f}/s, " if done else "running, "

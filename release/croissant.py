@@ -70,8 +70,9 @@ def _field(record_set: str, fileset: str, column: str, dtype: pl.DataType) -> ml
             )
             for key in dtype.inner.fields
         ]
+        keys = ", ".join(f.name for f in dtype.inner.fields)
         return mlc.Field(id=field_id, name=column, repeated=True, sub_fields=sub_fields,
-                         description=f"a list of records ({', '.join(f.name for f in dtype.inner.fields)})")  # fmt: skip
+                         description=f"a list of records ({keys})")  # fmt: skip
     if isinstance(dtype, pl.List):
         return mlc.Field(id=field_id, name=column, repeated=True, data_types=[_data_type(dtype.inner, column)],
                          source=_source(fileset, column), description="a list")  # fmt: skip
@@ -118,8 +119,9 @@ def build_croissant(info: dict, folder: Path) -> dict:
     for name, (sub, description) in RECORD_SETS.items():
         if sub not in folders:
             continue  # e.g. no real-qrels at all: the gate fails such a release anyway
+        files = f"{sub}-files"
         distribution.append(
-            mlc.FileSet(id=f"{sub}-files", name=f"{sub}-files", encoding_formats=[PARQUET], includes=[f"{sub}/*.parquet"])
+            mlc.FileSet(id=files, name=files, encoding_formats=[PARQUET], includes=[f"{sub}/*.parquet"])
         )
         schema = pl.read_parquet_schema(next(folder.joinpath(sub).glob("*.parquet")))
         record_sets.append(_record_set(name, sub, description, pl.Schema(schema)))

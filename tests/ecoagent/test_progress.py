@@ -34,6 +34,16 @@ def test_a_line_says_done_total_rate_elapsed_and_eta() -> None:
     assert lines[-1] == "generate queries: done, 60/60 in 2:05, 0.48/s"
 
 
+def test_the_rate_and_eta_leave_out_the_setup_before_the_first_item() -> None:
+    clock, lines = Clock(), []
+    with ProgressLog("verify pairs", 200, interval_s=30, emit=lines.append, clock=clock) as log:
+        clock.now += 45  # the model server starting
+        log.update(2)
+        clock.now += 10
+        log.update(12)
+        assert log.line() == "verify pairs: 12/200 (6%), 1.00/s, elapsed 0:55, ETA 3:08"
+
+
 def test_a_step_without_a_count_says_how_long_it_has_run() -> None:
     clock, lines = Clock(), []
     with ProgressLog("score the catalog", interval_s=30, emit=lines.append, clock=clock) as log:
