@@ -29,11 +29,12 @@ from pipeline.orchestration import heartbeat, rated_settings, run_context
 # Same name as in ecoagent_refresh.py (an asset is identified by name and URI, not by object).
 RELEASE_ASSET = Asset("ecoagent/release")
 
+# A manual run's settings; a run triggered by a release event takes the refresh's (see choose_release).
 PARAMS = {
-    "profile": Param("default", type="string", description="config profile (embedder cache, store)"),
+    "profile": Param("default", type="string", description="config profile (manual runs)"),
     "overrides": Param([], type="array", items={"type": "string"}, description="extra section.key=value overrides"),
     "out": Param(None, type=["null", "string"], description="root folder; null = the profile's store"),
-    "release": Param(None, type=["null", "string"], description="release folder; null = event, else newest"),
+    "release": Param(None, type=["null", "string"], description="release folder; null = the newest"),
 }
 
 
