@@ -30,7 +30,6 @@ from pipeline.orchestration import heartbeat, release_event_extra, run_context
 RELEASE_ASSET = Asset("ecoagent/release")
 
 
-
 def refresh_schedule(schedule: str, run_on_unpause: bool = False) -> CronTriggerTimetable | None:
     """The refresh's timetable: runs at each cron tick, never at unpause unless ``run_on_unpause``.
 
