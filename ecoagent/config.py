@@ -244,6 +244,8 @@ class Config(_Section):
     profile: str = "default"
     store: str = "data"
     seed: int = 0
+    # when output is not a terminal (a log file, an Airflow task log): a plain progress line this often
+    progress_interval_s: float = Field(15.0, gt=0)
     embedding: EmbeddingConfig = EmbeddingConfig()
     crawl: CrawlConfig = CrawlConfig()
     score: ScoreConfig = ScoreConfig()

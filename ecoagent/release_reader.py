@@ -31,6 +31,17 @@ class ReleaseUnreadable(EcoAgentError, RuntimeError):
     """The release folder lacks a file this stage needs."""
 
 
+def document_text(title: str | None, text: str | None) -> str:
+    """A corpus document as a retriever reads it: title and text joined by one space, as MTEB joins them.
+
+    MTEB (``mteb._create_dataloaders._corpus_to_dict``) gives a model ``(title + " " + text).strip()`` when a
+    document has a title and ``text.strip()`` otherwise; joining the same way here makes the project's Table 1
+    and an MTEB evaluation of the same model on the same release give the same figures.
+    """
+    title, text = title or "", text or ""
+    return f"{title} {text}".strip() if title else text.strip()
+
+
 @dataclass(frozen=True)
 class Corpus:
     """The tool corpus: ``ids[i]`` is the tool of row ``i`` in every score matrix."""
@@ -46,8 +57,8 @@ class Corpus:
 
     @property
     def documents(self) -> list[str]:
-        """What a retriever indexes: ``title: text`` (the MTEB convention for a titled corpus)."""
-        return [f"{t}: {x}" if t and x else t or x for t, x in zip(self.titles, self.texts, strict=True)]
+        """What a retriever indexes: each tool's :func:`document_text`."""
+        return [document_text(t, x) for t, x in zip(self.titles, self.texts, strict=True)]
 
     def rows(self) -> dict[str, int]:
         return {tool: i for i, tool in enumerate(self.ids)}

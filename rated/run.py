@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from ecoagent.config import Config
+from ecoagent.progress import ProgressLog
 from ecoagent.release_reader import Release, load_release, query_set
 from ecoagent.retrieval import DenseRetriever, Retriever, top_k
 from ecoagent.store import ArtifactStore
@@ -92,8 +93,10 @@ def dynamic_evaluation(
     ranker: DenseRetriever,
     config: Config,
     plots_dir: Path,
+    progress: Callable[[str], None] = log.info,
 ) -> dict:
-    """Table 2 on one query stream: static rows per retriever, dynamic rows on the trained ranker."""
+    """Table 2 on one query stream: static rows per retriever, dynamic rows on the trained ranker; a progress line
+    (simulations done / total, rate, ETA) every ``progress_interval_s``."""
     queries = query_set(release, stream_name)
     if queries is None:
         return {"stream": stream_name, "skipped": f"the release has no {stream_name} queries"}
@@ -115,7 +118,11 @@ def dynamic_evaluation(
     sim = config.rated.simulation
     sim_config = simulation_config(config)
     started = time.perf_counter()
-    experiment = run_experiment(methods, sim.seeds, sim.scenarios, sim.failure_rates, sim_config)
+    description = f"Table 2 on {queries.name}: simulations"
+    with ProgressLog(description, interval_s=config.progress_interval_s, emit=progress) as bar:
+        experiment = run_experiment(
+            methods, sim.seeds, sim.scenarios, sim.failure_rates, sim_config, progress=bar.update
+        )
     seconds = time.perf_counter() - started
     from rated.plots import plot_traces
 
@@ -178,9 +185,12 @@ def rated_run(
     cache = config.resolve_path(config.embedding.cache_dir)
     progress(f"release {release.version}: {len(release.corpus)} tools, splits {sorted(release.query_sets)}")
 
-    baselines = offline_baselines(config.rated, release.corpus, cache)
+    interval = config.progress_interval_s
+    with ProgressLog("fit the offline baselines", interval_s=interval, emit=progress):
+        baselines = offline_baselines(config.rated, release.corpus, cache)
     progress(f"baselines: {', '.join(r.name for r in baselines.retrievers)}")
-    encoder = choose_encoder(release, config.rated, out_dir, config.seed, cache)
+    with ProgressLog("train (or reuse) the RATED encoder", interval_s=interval, emit=progress):
+        encoder = choose_encoder(release, config.rated, out_dir, config.seed, cache)
     progress(f"encoder: {encoder.record['settings']}, {encoder.record['steps']} steps")
     rerank, rerank_skipped = reranker(config.rated, encoder.trained, release.corpus)
     skipped = dict(baselines.skipped)
@@ -192,12 +202,14 @@ def rated_run(
         retrievers.append(rerank)
     retrievers.append(encoder.trained)
     table1: dict[str, dict] = {}
-    for name in TABLE1_SETS:
-        queries = release.queries(name)
-        if queries is None:
-            table1[name] = {"skipped": f"no {name} queries in release {release.version}"}
-            continue
-        table1[name] = {r.name: evaluate(r.score(queries.texts), queries, release.corpus) for r in retrievers}
+    with ProgressLog("Table 1: query sets", len(TABLE1_SETS), interval_s=interval, emit=progress) as bar:
+        for done, name in enumerate(TABLE1_SETS, 1):
+            queries = release.queries(name)
+            if queries is None:
+                table1[name] = {"skipped": f"no {name} queries in release {release.version}"}
+            else:
+                table1[name] = {r.name: evaluate(r.score(queries.texts), queries, release.corpus) for r in retrievers}
+            bar.update(done)
     progress("Table 1 done")
 
     statics = [r for r in retrievers if r is not encoder.trained]
@@ -205,7 +217,9 @@ def rated_run(
     main = query_set(release, config.rated.stream)
     if main is None or len(main) < config.rated.min_stream_queries:
         streams.append(config.rated.stream_fallback)
-    table2 = [dynamic_evaluation(release, s, statics, encoder.trained, config, out_dir / "plots") for s in streams]
+    table2 = [
+        dynamic_evaluation(release, s, statics, encoder.trained, config, out_dir / "plots", progress) for s in streams
+    ]
     progress("Table 2 done")
     table3 = latency_table(encoder.trained, release, config)
     progress("Table 3 done")

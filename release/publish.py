@@ -10,7 +10,8 @@ manifest vouches for every other file. The gate report (``gate/``) stays local (
 
 The token is read only from the environment variable named by ``token_env`` (default ``HF_TOKEN``): it is passed
 to the Hub client per call and never logged, printed or returned. ``dry_run=True`` lists the files and sizes that
-would be uploaded and touches nothing (no token needed, no client created).
+would be uploaded, says which remote files a real publish deletes, and touches nothing (no token needed, no
+client created).
 """
 
 from __future__ import annotations
@@ -30,6 +31,16 @@ REPO_TYPE = "dataset"
 # Files of a previous version that this commit should remove when they are not re-uploaded (e.g. a cold_start
 # split that no longer exists). Files being uploaded are never deleted by these patterns.
 STALE_PATTERNS = ["*.parquet", "*.json", "*.md"]
+
+
+def remote_deletions_note(repo_id: str, version: str) -> str:
+    """What a real publish removes from the Hub repo: the commit deletes the remote files matching
+    ``STALE_PATTERNS`` that the folder does not have (a dry run does not contact the Hub, so it states the rule)."""
+    return (
+        f"a real publish also deletes from {repo_id} every remote file matching {', '.join(STALE_PATTERNS)} "
+        f"that is not listed above (e.g. a split an older version had); other remote files are kept, and older "
+        f"versions stay readable at their tags. Nothing was uploaded or deleted ({version}: dry run)."
+    )
 
 
 class PublishError(EcoAgentError, RuntimeError):
@@ -65,11 +76,13 @@ def publish_release(
         "dry_run": dry_run,
     }
     if dry_run:
+        summary["remote_deletions"] = remote_deletions_note(repo_id, version)
         lines = [
             f"dry run: would upload {len(files)} verified files ({summary['total_bytes']} bytes) to {REPO_TYPE} "
             f"{repo_id} and tag it {version} (manifest.json sha256 {verified.manifest_sha256}):"
         ]
         lines += [f"  {f['bytes']:>12}  {f['path']}" for f in files]
+        lines.append(summary["remote_deletions"])
         print("\n".join(lines))
         return summary
 
