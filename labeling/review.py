@@ -28,7 +28,8 @@ import polars as pl
 from ecoagent.review import REVIEW_COLUMNS, trim_text
 
 # Which score decides the label for each value of the pairs' `verifier` column (config label.verifier).
-DECIDING_SCORE = {"llm": "llm_score", "embedding": "agreement_score"}
+# "both": the LLM is asked last, about the pairs the agreement passed
+DECIDING_SCORE = {"llm": "llm_score", "embedding": "agreement_score", "both": "llm_score"}
 
 # Score bands of a query's best deciding score. 0.85 is the keep threshold (label.min_verifier_score); the
 # band below it is where the verifier is least sure, so it gets its own stratum rather than being lumped with

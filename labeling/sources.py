@@ -106,6 +106,7 @@ class RealQuery:
     gold_tools: tuple[str, ...]  # tool names the source says were used / intended
     source_tool: str | None  # BFCL: "name: description" of the gold function(s), context only
     category: str | None  # BFCL category, LiveMCPBench category, ToolBench group
+    annotation: str | None = None  # LiveMCPBench: the annotated steps (they may name the service of a tool)
 
 
 @dataclass
@@ -350,6 +351,7 @@ def read_livemcpbench(wheel: Path) -> SourceResult:
             continue
         meta = task.get("Annotator Metadata")
         tools_text = meta.get("Tools") if isinstance(meta, dict) else None
+        steps = meta.get("Steps") if isinstance(meta, dict) else None
         category = task.get("category")
         out.add(
             RealQuery(
@@ -359,6 +361,7 @@ def read_livemcpbench(wheel: Path) -> SourceResult:
                 gold_tools=parse_annotated_tools(tools_text) if isinstance(tools_text, str) else (),
                 source_tool=None,
                 category=category if isinstance(category, str) and category else None,
+                annotation=steps if isinstance(steps, str) and steps.strip() else None,
             )
         )
     return out.result

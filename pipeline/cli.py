@@ -377,13 +377,20 @@ def _print_label_summary(summary: dict, out: str) -> None:
     )
     console.print("splits: " + ", ".join(f"{k}={v}" for k, v in summary["splits"].items()))
     console.print("drops by reason: " + ", ".join(f"{k}={v}" for k, v in summary["drops_by_reason"].items()))
-    check = summary.get("human_label_check")
-    if check:
-        for verifier in ("llm", "embedding"):
-            row = check[verifier]
+    gold = summary.get("gold")
+    if gold:
+        console.print(
+            f"gold set (LiveMCPBench, human-annotated): {gold['gold_queries']} of {gold['tasks']} tasks, "
+            f"{gold['gold_qrels']} qrels; annotated tool names mapped {gold['mapped']['pairs']} of "
+            f"{gold['annotated']['pairs']} ({gold['ambiguous']['pairs']} ambiguous), "
+            f"unmapped {gold['unmapped']['pairs']}"
+        )
+        evaluation = gold["evaluation"]
+        rows = {"candidates (top-k)": evaluation["candidates"], **evaluation["verifiers"]}
+        for name, row in rows.items():
             console.print(
-                f"vs human labels ({check['tasks_with_mapped_gold']} tasks with mapped gold), {verifier} verifier: "
-                f"precision {row['precision']}, recall {row['recall']} (candidate recall {check['candidate_recall']})"
+                f"  vs gold, {name}: precision {row['precision']}, recall {row['recall']}, F1 {row['f1']} "
+                f"({row['correct_pairs']} of {row['verified_pairs']} pairs right)"
             )
     console.print(f"review sample: {summary['review_sample_rows']} rows; total {summary['seconds']}s\noutputs: {out}")
 
@@ -402,7 +409,7 @@ def label_command(
     out: OutOpt = None,
     profile: ProfileOpt = None,
     overrides: SetOpt = None,
-    source: Annotated[str | None, typer.Option(help="bfcl (default), toolbench or livemcpbench.")] = None,
+    source: Annotated[str | None, typer.Option(help="bfcl (default) or toolbench.")] = None,
 ) -> None:
     """Map real user queries to catalog tools: retrieval, verification, splits, review sample."""
     if ctx.invoked_subcommand is not None:

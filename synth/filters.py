@@ -7,8 +7,9 @@ Each query gets at most one drop reason, checked in this order (the first that a
   (``Tool:``, ``Description:``, ``[Task]``, ``Requirements``, ``tool_name:``...), contains a template tag
   (``<tool_data>``, an unfilled ``{tool_name}``) or contains a run of ``ECHO_NGRAM`` words that occurs
   in the prompt but not in the tool description (so it came from the instructions or few-shot examples);
-- ``too_short`` / ``too_long``: fewer than ``min_words`` or more than ``max_words`` words. A word is a run of letters
-  or digits; in Chinese and Japanese, which do not separate words by spaces, each Han or kana character counts as one;
+- ``too_short`` / ``too_long``: fewer than ``min_words`` or more than ``max_words`` words, counted as a reader does
+  (:func:`ecoagent.text.word_count`: whitespace-separated tokens, so a URL is one word; in Chinese and Japanese each
+  Han or kana character counts as one);
 - ``not_<lang>``: the language rule (:func:`ecoagent.text.is_language`) says the query is in another language;
 - ``copies_description``: more than ``max_description_overlap`` of the query's word n-grams (n = 4, or the query's
   length when shorter) also occur in the tool description: the model paraphrased nothing.
@@ -21,7 +22,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ecoagent.text import is_language, words
+from ecoagent.text import is_language, word_count, words
 
 ECHO_NGRAM = 5  # five words in a row shared with the instructions are no coincidence
 DESCRIPTION_NGRAM = 4
@@ -87,7 +88,7 @@ def drop_reason(
         return "empty"
     if echoes_prompt(query, prompt=prompt, description=description):
         return "echoes_prompt"
-    n_words = len(words(query))
+    n_words = word_count(query)
     if n_words < min_words:
         return "too_short"
     if n_words > max_words:
