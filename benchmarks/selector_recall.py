@@ -4,7 +4,8 @@
 
 Writes DIR/selector_recall.md (table + the acceptance check), DIR/selector_recall.png and
 DIR/selector_recall.json. Real test is small, so Real train+validation+test ("real/all") is
-evaluated too, and Syn test with --syn.
+evaluated too, the gold set ("gold/test": LiveMCPBench's human-annotated tasks) beside Real test,
+and Syn test with --syn.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ def main() -> None:
     parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
     args = parser.parse_args()
 
-    sets = ("real/test", "real/all") + (("syn/test",) if args.syn else ())
+    sets = ("real/test", "gold/test", "real/all") + (("syn/test",) if args.syn else ())
     config = EvalConfig(ks=tuple(args.ks), query_sets=sets, token_budget=args.token_budget, cache_dir=args.cache_dir)
     start = time.perf_counter()
     rows = recall_vs_tokens(args.release, config)

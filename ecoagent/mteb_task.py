@@ -28,7 +28,7 @@ from ecoagent.errors import EcoAgentError
 if TYPE_CHECKING:
     from mteb.abstasks.retrieval import AbsTaskRetrieval
 
-SUBSETS = ("syn", "real")
+SUBSETS = ("syn", "real", "gold")  # gold: the human-annotated set, split test only
 TASK_NAME = "EcoAgentRetrieval"
 
 
@@ -70,7 +70,8 @@ def ecoagent_task(
     metadata = TaskMetadata(
         name=TASK_NAME,
         description="EcoAgent: retrieve the agent tool a query asks for from the crawled tool catalog "
-        "(RATED, CIKM 2026). Subsets: syn (generated queries), real (real user queries).",
+        "(RATED, CIKM 2026). Subsets: syn (generated queries), real (real user queries), gold (LiveMCPBench's "
+        "human-annotated tasks, test only).",
         reference=None,
         dataset=_dataset(release, revision),
         type="Retrieval",

@@ -2,7 +2,7 @@
 
 A release (``ecoagent release build``) lists its files in ``manifest.json`` under ``configs``:
 ``{config: {split: path}}``. This module reads the corpus (one row per tool, in the release's
-``tool_id`` order), the query splits of the Syn and Real subsets with their relevant tools, the Syn
+``tool_id`` order), the query splits of the Syn, Real and gold subsets with their relevant tools, the Syn
 training pairs with their hard negatives, and the full ``tools`` table. Nothing here embeds or
 scores: that is :mod:`ecoagent.retrieval`.
 
@@ -23,7 +23,7 @@ import polars as pl
 from ecoagent.errors import EcoAgentError
 from ecoagent.release_integrity import verify_release
 
-SUBSETS = ("syn", "real")
+SUBSETS = ("syn", "real", "gold")  # gold: the human-annotated set, test only
 QUERY_SPLITS = ("train", "validation", "test", "cold_start")
 
 

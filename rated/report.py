@@ -41,7 +41,8 @@ def table1(metrics: dict) -> list[str]:
     lines = ["## Table 1: offline retrieval", ""]
     lines.append(
         "ranx, strict ranking (ties broken by corpus order). Paper values in parentheses (its own release, "
-        "DRAGON+ on a GPU); `–` = no paper value for that row."
+        "DRAGON+ on a GPU); `–` = no paper value for that row. `gold/test` is LiveMCPBench's human-annotated tasks "
+        "(several relevant tools per query, recall@k = the share of them in the top k); the paper has no such set."
     )
     for set_name, results in metrics["table1"].items():
         lines += ["", f"### {set_name}", ""]

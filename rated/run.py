@@ -3,7 +3,8 @@
 1. read the release (:mod:`ecoagent.release_reader`);
 2. fit the offline baselines (:mod:`rated.baselines`) and train the RATED encoder on Syn train, the
    grid chosen on validation (:mod:`rated.encoder`);
-3. Table 1: MRR, Recall@1/5, nDCG@10 with ranx on Syn test, Real test and the cold-start splits
+3. Table 1: MRR, Recall@1/5, nDCG@10 with ranx on Syn test, Real test, the gold set (human-annotated, several
+   relevant tools per query) and the cold-start splits
    (:mod:`rated.offline`);
 4. Table 2: the failure-injection simulator over the Real test stream for every static retriever
    and every dynamic policy on the trained ranker, each (scenario, rho) over the configured seeds
@@ -35,7 +36,7 @@ from rated.simulator import Method, SimulationConfig, SimulationInputs, run_expe
 
 log = logging.getLogger(__name__)
 
-TABLE1_SETS = ("syn/test", "real/test", "syn/cold_start", "real/cold_start")
+TABLE1_SETS = ("syn/test", "real/test", "gold/test", "syn/cold_start", "real/cold_start")
 
 
 def dynamic_policies(config: Config) -> dict[str, tuple[str, dict]]:

@@ -17,7 +17,15 @@ writes, into ``out_dir`` (the lead's ``<store>/release/<version>/``):
   ``real-queries``              ``_id``, ``text``, source, category    train / validation / test / cold_start
   ``syn-pairs``                 query_id, tool_id, label,              train / validation / test / cold_start
                                 negative_type, split
+  ``gold-corpus``               the corpus file                        ``corpus``
+  ``gold-queries``              ``_id``, ``text``, category,           ``test`` only
+                                complete, ambiguous
+  ``gold-qrels``                ``query-id``, ``corpus-id``, ``score`` ``test`` only (several tools per query)
   ============================  =====================================  ==========================================
+
+  The gold configs (the human-annotated LiveMCPBench tasks mapped to catalog tools by the label stage,
+  :mod:`labeling.gold`) are there when the label stage wrote them (``label.gold``); their mapping report is
+  ``gold-mapping.json``, listed in the manifest like every other file.
 
   Configs and file names follow MTEB's multi-subset retrieval layout (``{subset}-corpus``, ``{subset}-queries``,
   ``{subset}-qrels``), so ``mteb``'s ``RetrievalDatasetLoader(..., config="syn")`` reads a split directly.
@@ -80,6 +88,8 @@ ALL_SPLITS = (*SPLITS, COLD_START)
 CORPUS_SPLIT = "corpus"  # MTEB reads a corpus config's only split, whatever its name; "corpus" is the convention
 TOOLS_SPLIT = "train"  # HF's split name for a dataset that is one table
 CORPUS_FILE = f"corpus/{CORPUS_SPLIT}-00000-of-00001.parquet"
+GOLD_SPLIT = "test"  # the gold set is an evaluation set only
+GOLD_MAPPING = "gold-mapping.json"
 NAME = "EcoAgent"
 
 
@@ -90,7 +100,7 @@ class ReleaseInputs:
     crawl_dir: str  # fetch_manifest.json, crawl_summary.json
     score_dir: str  # tools_scored.parquet, score_summary.json
     synth_dir: str  # syn_queries.parquet, syn_pairs.parquet, synth_summary.json
-    label_dir: str  # real_queries.parquet, real_pairs.parquet, label_summary.json, review_sample.csv
+    label_dir: str  # real_*.parquet, label_summary.json, review_sample.csv; gold_*.parquet, gold_mapping.json
 
     @classmethod
     def under(cls, layout: RunLayout) -> ReleaseInputs:
@@ -183,13 +193,18 @@ def build_release(
             if not (tmp / path).exists():  # the two corpus configs share one file
                 store.write_parquet(frame, *path.split("/"))
         files = _file_table(tmp, layout, tables)
+        text_files = ["README.md", "croissant.json", "CHANGELOG.md"]
+        if stage["gold_mapping"] is not None and ("gold-queries", GOLD_SPLIT) in tables:
+            mapping = redact_value(stage["gold_mapping"])[0]
+            store.write_text(json.dumps(mapping, indent=2, sort_keys=True, ensure_ascii=False) + "\n", GOLD_MAPPING)
+            text_files.append(GOLD_MAPPING)
         info = _release_info(stage, config, prev, version, created, layout, files, stats)
         store.write_text(redact(render_card(info))[0], "README.md")
         croissant = redact_value(build_croissant(info, tmp))[0]
         store.write_text(json.dumps(croissant, indent=2, sort_keys=True, ensure_ascii=False) + "\n", "croissant.json")
         info["croissant_warnings"] = validate_croissant(tmp / "croissant.json")
         store.write_text(redact(_changelog(info, stage["tools"], prev))[0], "CHANGELOG.md")
-        for name in ("README.md", "croissant.json", "CHANGELOG.md"):
+        for name in text_files:
             info["files"][name] = {"sha256": sha256_file(tmp / name), "bytes": (tmp / name).stat().st_size}
 
         # the gate verifies the folder against the file table the manifest will hold, then checks the data
@@ -252,6 +267,9 @@ def _read_inputs(inputs: ReleaseInputs) -> dict[str, Any]:
         "synth_summary": _read_optional_json(synth, "synth_summary.json") or {},
         "label_summary": _read_optional_json(label, "label_summary.json") or {},
         "review": _review_agreement(label),
+        "gold_queries": label.read_parquet("gold_queries.parquet") if label.exists("gold_queries.parquet") else None,
+        "gold_qrels": label.read_parquet("gold_qrels.parquet") if label.exists("gold_qrels.parquet") else None,
+        "gold_mapping": _read_optional_json(label, "gold_mapping.json"),
     }
 
 
@@ -317,12 +335,14 @@ def _tables(stage: dict, config: Config, prev: dict | None) -> tuple[dict[tuple[
     real_positive = real_pairs.filter(pl.col("label") == 1).select("query_id", "tool_id").unique().sort(pl.all())
     real_all = stage["real_queries"].sort("query_id")
     real = real_all.filter(pl.col("query_id").is_in(real_positive["query_id"].implode()))
-    # only the group ids are used (the split stays the label stage's), so the ratios are label's own
-    groups = assign_splits(
-        real.select("query_id", "text"), ratios=tuple(config.label.split_ratios), seed=config.seed,
-        dedup_threshold=config.label.dedup_threshold, setting="label.split_ratios",
-    )["group_id"]  # fmt: skip
-    real = _cold_start(real.with_columns(groups), real_positive, new_tools)
+    if "group_id" not in real.columns:  # the label stage's groups (with its paraphrase rule) when it wrote them
+        # only the group ids are used (the split stays the label stage's), so the ratios are label's own
+        groups = assign_splits(
+            real.select("query_id", "text"), ratios=tuple(config.label.split_ratios), seed=config.seed,
+            dedup_threshold=config.label.dedup_threshold, setting="label.split_ratios",
+        )["group_id"]  # fmt: skip
+        real = real.with_columns(groups)
+    real = _cold_start(real, real_positive, new_tools)
 
     corpus = tools.select(
         pl.col("tool_id").alias("_id"),
@@ -356,6 +376,17 @@ def _tables(stage: dict, config: Config, prev: dict | None) -> tuple[dict[tuple[
         tables[("syn-pairs", split)] = syn_pairs.filter(pl.col("split") == split)
         tables[("real-queries", split)] = _split(real_q, split, "_id")
         tables[("real-qrels", split)] = _split(real_qrels, split, "query-id", "corpus-id")
+    gold_q, gold_r = stage["gold_queries"], stage["gold_qrels"]
+    if gold_q is not None and gold_r is not None and len(gold_q):
+        known = tools["tool_id"].implode()
+        gold_r = gold_r.filter(pl.col("tool_id").is_in(known))  # the label stage mapped onto this very catalog
+        gold_q = gold_q.filter(pl.col("query_id").is_in(gold_r["query_id"].implode()))
+        tables[("gold-corpus", CORPUS_SPLIT)] = corpus
+        tables[("gold-queries", GOLD_SPLIT)] = gold_q.select(
+            pl.col("query_id").alias("_id"), "text", "category", "complete", "ambiguous"
+        ).sort("_id")
+        tables[("gold-qrels", GOLD_SPLIT)] = _qrels(gold_r.select("query_id", "tool_id").with_columns(
+            pl.lit(GOLD_SPLIT).alias("split"))).drop("split").unique().sort("query-id", "corpus-id")  # fmt: skip
     stats = {
         "new_tools": sorted(new_tools),
         "real_queries_without_verified_tool": len(real_all) - len(real),
@@ -447,7 +478,7 @@ def _unique(frame: pl.DataFrame, column: str) -> list[str]:
 
 def _release_info(stage, config, prev, version, created, layout, files, stats) -> dict:
     synth_summary, label_summary = stage["synth_summary"], stage["label_summary"]
-    syn_q, real_q = stage["syn_queries"], stage["real_queries"]
+    syn_q = stage["syn_queries"]
     backend = synth_summary.get("backend") or config.llm.backend
     packages = sorted(
         (
@@ -479,16 +510,9 @@ def _release_info(stage, config, prev, version, created, layout, files, stats) -
             "prompt_versions": _unique(syn_q, "prompt_version") or [synth_summary.get("prompt_version")],
             "not_a_benchmark": backend == "embedded",
         },
-        "real": {
-            "sources": _unique(real_q, "source") or [config.label.source],
-            "verifier": label_summary.get("verifier", config.label.verifier),
-            "verifier_model": label_summary.get("verifier_model", config.llm.model),
-            "retriever": label_summary.get("retriever", config.label.retriever),
-            "agreement_embedder": label_summary.get("agreement_embedder", config.label.agreement_embedder),
-            "min_cosine": config.label.min_cosine,
-            "min_verifier_score": config.label.min_verifier_score,
-            "review": stage["review"],
-        },
+        "real": _real_info(stage, config),
+        "syn": _syn_info(stage),
+        "gold": _gold_info(stage, layout),
         "models": {
             "embedder": config.score.embedder,
             "tokenizer": config.score.tokenizer,
@@ -516,6 +540,69 @@ def _release_info(stage, config, prev, version, created, layout, files, stats) -
     }
 
 
+def _real_info(stage: dict, config: Config) -> dict:
+    """How Real was labelled, as the label stage ran it: the deciding scores, the drops, the precision on gold."""
+    summary = stage["label_summary"]
+    cfg = config.label
+    decided_by = summary.get("decided_by")
+    if not decided_by:  # a label folder written before the stage recorded it: the configured verifier, said so
+        model = cfg.agreement_embedder if summary.get("verifier", cfg.verifier) == "embedding" else config.llm.model
+        decided_by = [{"verifier": summary.get("verifier", cfg.verifier), "model": model, "min_score": None}]
+    evaluation = (summary.get("gold") or {}).get("evaluation") or {}
+    precision = evaluation.get("precision")
+    return {
+        "sources": _unique(stage["real_queries"], "source") or [summary.get("source", cfg.source)],
+        "verifier": summary.get("verifier", cfg.verifier),
+        "decided_by": decided_by,
+        "verifier_model": " + ".join(str(d["model"]) for d in decided_by),
+        "retriever": summary.get("retriever", cfg.retriever),
+        "top_k": summary.get("top_k", cfg.top_k),
+        "min_cosine": summary.get("min_cosine", cfg.min_cosine),
+        "agreement_embedder": summary.get("agreement_embedder", cfg.agreement_embedder),
+        "queries_in": summary.get("queries_in"),
+        "queries_after_filters": summary.get("queries_after_filters"),
+        "queries_kept": summary.get("queries_kept"),
+        "drops_by_reason": summary.get("drops_by_reason", {}),
+        "llm": summary.get("llm", {}),
+        "split_groups": summary.get("split_groups"),
+        "review": stage["review"],
+        "gold_evaluation": evaluation or None,
+        "precision_on_gold": precision,
+        "min_precision": config.release.min_real_precision,
+        "not_a_benchmark": precision is None or precision < config.release.min_real_precision,
+    }
+
+
+def _syn_info(stage: dict) -> dict:
+    """Syn coverage: tools with a released query over all tools, the on-topic share, the generation drops."""
+    syn, tools = stage["syn_queries"], stage["tools"]
+    with_queries = syn["tool_id"].n_unique() if len(syn) else 0
+    summary = stage["synth_summary"]
+    return {
+        "tools_with_queries": with_queries,
+        "tools": len(tools),
+        "coverage": round(with_queries / len(tools), 4) if len(tools) else 0.0,
+        "tools_selected": summary.get("tools_selected"),
+        "selection": summary.get("selection"),
+        "queries": len(syn),
+        "on_topic_share": round(float(syn["on_topic"].mean()), 4) if len(syn) and "on_topic" in syn.columns else None,
+        "drops_by_reason": summary.get("drops_by_reason", {}),
+    }
+
+
+def _gold_info(stage: dict, layout: dict) -> dict | None:
+    """The gold set's mapping counts and provenance, when the release has it."""
+    if "gold-queries" not in layout or stage["gold_mapping"] is None:
+        return None
+    report = stage["gold_mapping"]
+    keep = ("source", "rule", "tasks", "gold_queries", "gold_queries_complete", "gold_qrels", "annotated", "mapped",
+            "mapped_by_resolution", "ambiguous", "unmapped")  # fmt: skip
+    info = {k: report.get(k) for k in keep}
+    by_reason = (report.get("unmapped") or {}).get("by_reason", {})
+    info["unmapped_by_reason"] = {reason: v.get("pairs") for reason, v in by_reason.items()}
+    return info
+
+
 def _manifest(info: dict, gate: GateResult) -> dict:
     return {
         "name": info["name"],
@@ -526,6 +613,12 @@ def _manifest(info: dict, gate: GateResult) -> dict:
             "packages": info["packages"],
             "package_errors": info["package_errors"],
             "real_query_sources": info["real"]["sources"],
+            **({"gold": info["gold"]["source"]} if info["gold"] else {}),
+        },
+        "labels": {
+            "real_decided_by": info["real"]["decided_by"],
+            "real_precision_on_gold": info["real"]["precision_on_gold"],
+            "real_not_a_benchmark": info["real"]["not_a_benchmark"],
         },
         "models": info["models"],
         "generator_backend": info["generator"]["backend"],

@@ -22,6 +22,8 @@ from pathlib import Path
 import mlcroissant as mlc
 import polars as pl
 
+from release.card import PAPER_CITE_AS
+
 CROISSANT_1_0 = "http://mlcommons.org/croissant/1.0"
 RAI_1_0 = "http://mlcommons.org/croissant/RAI/1.0"
 PARQUET = "application/x-parquet"
@@ -35,6 +37,8 @@ RECORD_SETS = {
     "syn-pairs": ("syn-pairs", "EcoAgent-Syn training pairs: positives and hard/random negatives."),
     "real-queries": ("real-queries", "EcoAgent-Real queries (MTEB _id/text)."),
     "real-qrels": ("real-qrels", "EcoAgent-Real verified relevance judgments (MTEB query-id/corpus-id/score)."),
+    "gold-queries": ("gold-queries", "Gold set: LiveMCPBench's human-annotated tasks (test only)."),
+    "gold-qrels": ("gold-qrels", "Gold set: the annotated tools mapped to catalog tools (several per query)."),
 }
 
 
@@ -136,7 +140,7 @@ def build_croissant(info: dict, folder: Path) -> dict:
         version=_croissant_version(info["version"]),
         date_published=datetime.fromisoformat(info["created"][:10]),
         license=["https://creativecommons.org/licenses/by/4.0/"],
-        cite_as="RATED: Reliability-Aware Tool Retrieval for LLM Agents, with the EcoAgent Benchmark. CIKM 2026.",
+        cite_as=PAPER_CITE_AS,
         keywords=["tool retrieval", "LLM agents", "reliability", "function calling", "MTEB"],
         in_language=["en"],
         distribution=distribution,
@@ -156,10 +160,16 @@ def build_croissant(info: dict, folder: Path) -> dict:
         data_annotation_protocol=[
             f"Syn: the tool a query was generated for is its positive (generator {', '.join(gen['models'])}, prompt "
             f"{', '.join(str(p) for p in gen['prompt_versions'])}).",
-            f"Real: top-k candidates by {real['retriever']}, verified by the {real['verifier']} verifier "
-            f"({real['verifier_model']}, score >= {real['min_verifier_score']}).",
+            f"Real: top-{real['top_k']} candidates by {real['retriever']}, labelled by "
+            + " and ".join(f"{d['verifier']} ({d['model']}, score >= {d['min_score']})" for d in real["decided_by"])
+            + f"; precision on the gold set: {real['precision_on_gold']}.",
+            *(
+                [f"Gold: LiveMCPBench's tasks, tools annotated by {info['gold']['source'].get('annotated_by')}, "
+                 "mapped to catalog tools by name on LiveMCPBench's servers (gold-mapping.json)."]
+                if info.get("gold") else []
+            ),
         ],
-        data_annotation_platform=["EcoAgent pipeline (automatic)"],
+        data_annotation_platform=["EcoAgent pipeline (automatic)", *(["LiveMCPBench"] if info.get("gold") else [])],
         data_annotation_analysis=[
             f"Verifier agreement with people on {review['labelled_pairs']} pairs: {review['agreement']:.1%}, "
             f"Cohen's kappa {review['cohen_kappa']:.2f}."

@@ -10,7 +10,9 @@ load, and checks:
   ``min_split_rows``; no leakage across train/validation/test (:func:`ecoagent.splits.check_no_leakage`: the
   number of problems must be 0) nor between ``cold_start`` and the other splits; no query id in two splits; no
   duplicate tool id; every qrel's ``query-id`` among the queries of the same split and its ``corpus-id`` in the
-  corpus.
+  corpus. The gold subset (test only, when the release has it) gets the same id checks, and no gold question
+  (nor its near-duplicate or template) may sit in a train or validation split of Syn or Real: ``gold_in_training``
+  must be 0, since the gold set is never trained or tuned on.
 
 Before any of that, the folder is verified against its manifest (:func:`ecoagent.release_integrity.verify_release`;
 during the build, against the file table the manifest will hold): an edited, missing or extra file refuses the
@@ -43,7 +45,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 GATE_NAME = "release"
-SUBSETS = ("syn", "real")
+SUBSETS = ("syn", "real")  # split into train / validation / test
+GOLD = "gold"  # test only
 REQUIRED_SPLITS = ("train", "test")
 MIN_QUERY_WORDS, MAX_QUERY_WORDS = 1, 300
 QREL_SCORES = (0, 1, 2, 3)
@@ -117,6 +120,15 @@ def release_expectations(
                 description=f"{subset}-qrels: every corpus-id is in {subset}-corpus",
             ),
         ]
+    exps += [
+        metric_between(f"dangling_query_ids.{GOLD}", min_value=0, max_value=0,
+                       description="gold-qrels: every query-id is in gold-queries"),
+        metric_between(f"dangling_corpus_ids.{GOLD}", min_value=0, max_value=0,
+                       description="gold-qrels: every corpus-id is in the corpus"),
+        metric_between("gold_in_training", min_value=0, max_value=0,
+                       description="no gold question (nor a near-duplicate or template of it) in a train or validation "
+                       "split of syn or real"),
+    ]  # fmt: skip
     exps.append(metric_between("duplicate_tool_ids", min_value=0, max_value=0, description="tools: tool_id unique"))
     exps.append(
         metric_between(
@@ -166,6 +178,22 @@ def _leakage(queries: pl.DataFrame, dedup_threshold: float) -> tuple[list[str], 
     return regular, cold
 
 
+def _gold_in_training(gold: pl.DataFrame, trained: list[pl.DataFrame], dedup_threshold: float):
+    """(number of gold questions with a copy, near-duplicate or template in a train/validation split, the problems)."""
+    from ecoagent.splits import check_no_leakage
+
+    if gold.is_empty() or not trained:
+        return 0.0, {"gold_in_training": []}
+    frame = pl.concat(
+        [
+            gold.select(pl.col("_id").alias("query_id"), "text", pl.lit("test").alias("split")),
+            *(t.select(pl.col("_id").alias("query_id"), "text", pl.lit("train").alias("split")) for t in trained),
+        ]
+    )
+    found = check_no_leakage(frame, dedup_threshold)
+    return float(len(found)), {"gold_in_training": found}
+
+
 def release_metrics(folder: Path, dedup_threshold: float = 0.7) -> tuple[pl.DataFrame, dict[str, float], dict]:
     """The gate's long row frame, its run-level metrics, and the leakage problems by subset."""
     from release.card import read_configs
@@ -183,17 +211,24 @@ def release_metrics(folder: Path, dedup_threshold: float = 0.7) -> tuple[pl.Data
         metrics["duplicate_tool_ids"] = float(len(tools) - tools["tool_id"].n_unique())
     else:
         metrics["duplicate_tool_ids"] = 0.0
-    for subset in SUBSETS:
+    trained: list[pl.DataFrame] = []  # syn and real train / validation queries: no gold question may be there
+    for subset in (*SUBSETS, GOLD):
         queries = _read(folder, configs.get(f"{subset}-queries", {}))
         qrels = _read(folder, configs.get(f"{subset}-qrels", {}))
         corpus = _read(folder, configs.get(f"{subset}-corpus", {}))
-        for kind, frame in (("queries", queries), ("qrels", qrels)):
-            for split in REQUIRED_SPLITS:
-                metrics[f"rows.{subset}-{kind}.{split}"] = float((frame["split"] == split).sum()) if len(frame) else 0.0
-        regular, cold = _leakage(queries, dedup_threshold)
-        problems[subset] = {"leakage": regular, "cold_start_leakage": cold}
-        metrics[f"leakage.{subset}"] = float(len(regular))
-        metrics[f"cold_start_leakage.{subset}"] = float(len(cold))
+        if subset == GOLD:
+            metrics["gold_in_training"], problems[GOLD] = _gold_in_training(queries, trained, dedup_threshold)
+        else:
+            for kind, frame in (("queries", queries), ("qrels", qrels)):
+                for split in REQUIRED_SPLITS:
+                    n = float((frame["split"] == split).sum()) if len(frame) else 0.0
+                    metrics[f"rows.{subset}-{kind}.{split}"] = n
+            regular, cold = _leakage(queries, dedup_threshold)
+            problems[subset] = {"leakage": regular, "cold_start_leakage": cold}
+            metrics[f"leakage.{subset}"] = float(len(regular))
+            metrics[f"cold_start_leakage.{subset}"] = float(len(cold))
+            if len(queries):
+                trained.append(queries.filter(pl.col("split").is_in(["train", "validation"])).select("_id", "text"))
         if queries.is_empty():
             metrics[f"ids_in_two_splits.{subset}"] = 0.0
         else:

