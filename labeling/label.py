@@ -267,7 +267,7 @@ def label(
 
     # verification: the LLM (where it takes part in the decision) on the Real and the gold pairs, in one run
     asked_real, asked_gold = pairs_for_llm(config, pairs), pairs_for_llm(config, gold_pairs)
-    asked_scores, asked_reasons, llm_stats = _llm_scores(config, asked_real + asked_gold, progress)
+    asked_scores, asked_reasons, llm_stats = score_with_llm(config, asked_real + asked_gold, progress)
     by_key = {
         (p["query_id"], p["tool_id"]): (sc, r)
         for p, sc, r in zip(asked_real + asked_gold, asked_scores, asked_reasons, strict=True)
@@ -421,7 +421,8 @@ def _write_gold(config: Config, store: ArtifactStore, gold, gold_pairs: list[dic
     }
 
 
-def _llm_scores(config: Config, pairs: list[dict], progress) -> tuple[list, list, dict]:
+def score_with_llm(config: Config, pairs: list[dict], progress=None) -> tuple[list, list, dict]:
+    """The LLM verifier's score (or None) and drop reason of each pair, with the run's stats (cached answers reused)."""
     from ecoagent.llm.backends import answer
     from labeling.verify import build_verify_requests, load_verify_prompt, parse_score
 

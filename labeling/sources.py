@@ -305,6 +305,21 @@ def read_bfcl(wheel: Path, categories: Sequence[str]) -> SourceResult:
     return out.result
 
 
+def bfcl_listed_functions(wheel: Path, categories: Sequence[str]) -> dict[str, dict[str, str]]:
+    """``bfcl:<id>`` -> the functions listed with that query (name -> one-line description): BFCL lists the
+    function each query was written for beside others written for the same conversation, a gold-free set of
+    matching and non-matching (query, function) pairs to calibrate a verifier on."""
+    drops: Counter = Counter()
+    members = [f"{BFCL_DATA}/BFCL_v4_{c}.json" for c in dict.fromkeys(categories)]
+    files = _read_members(wheel, members, drops) or {}
+    out: dict[str, dict[str, str]] = {}
+    for member in members:
+        for record in _json_lines(files.get(member, b""), drops, "malformed_record"):
+            if isinstance(record, dict) and isinstance(record.get("id"), str):
+                out[f"bfcl:{record['id']}"] = _function_docs(record.get("function"))
+    return out
+
+
 # ------------------------------------------------------------------------------------- LiveMCPBench
 
 

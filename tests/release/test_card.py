@@ -133,3 +133,14 @@ def test_a_gold_question_in_a_training_split_fails_the_gate(tmp_path: Path):
     add_gold(inputs, [train_text, real_text(6, 9)])  # a Real train query is also a gold question
     with pytest.raises(QualityGateFailed, match="gold_in_training"):
         build_release(inputs, tmp_path / "release" / "2.0.1", version="2.0.1", config=CONFIG, created=CREATED)
+
+
+def test_table_1_and_the_selector_read_the_gold_set_beside_real_test(release: Path):
+    from ecoagent.release_reader import load_release
+    from rated.run import TABLE1_SETS
+    from selector.evaluate import EvalConfig
+
+    loaded = load_release(release)
+    gold = loaded.queries("gold/test")
+    assert gold is not None and [len(r) for r in gold.relevant] == [2, 2]  # several relevant tools per question
+    assert {"real/test", "gold/test"} <= set(TABLE1_SETS) and {"real/test", "gold/test"} <= set(EvalConfig().query_sets)
