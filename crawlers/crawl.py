@@ -6,11 +6,17 @@
 - ``crawl_summary.json``: counts, field coverage, drops by reason, package errors, counting rules
 - ``fetch_manifest.json``: per package the archive file, sha256, size and fetch time
 - ``crawl_drops.json``: every dropped record with its reason (audit trail)
+- ``sources.resolved.yaml``: the exact versions crawled
+
+The folder is replaced as a whole (:class:`ecoagent.store.StageFolder`): a reader sees the previous crawl's five
+files or this one's, never a mix, and a killed crawl's leftovers are removed when the next one starts. The
+extraction workers exit when the crawl's process dies (:func:`ecoagent.processes.exit_with_parent`).
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -27,10 +33,12 @@ from ecoagent.layout import RunLayout
 from ecoagent.packages.archive import ArchiveError, read_archive
 from ecoagent.packages.fetch import FetchedPackage, Fetcher, PackageCache
 from ecoagent.packages.source import Source
-from ecoagent.store import ArtifactStore
+from ecoagent.processes import exit_with_parent
+from ecoagent.store import ArtifactStore, StageFolder
 from schemas.tool_record import ToolRecord, records_to_frame
 
 STAGE = "crawl"
+OUTPUTS = ("tools.parquet", "crawl_summary.json", "fetch_manifest.json", "crawl_drops.json", "sources.resolved.yaml")
 
 
 class StageFailed(EcoAgentError, RuntimeError):
@@ -130,6 +138,7 @@ def crawl(
     unknown = sorted(set(cfg.platforms) - set(PLATFORMS))
     if unknown:
         raise ValueError(f"unknown platform(s) {unknown} in crawl.platforms; known: {list(PLATFORMS)}")
+    folder = StageFolder(out or RunLayout.of(config).crawl, OUTPUTS)
     sources = load_sources(sources_path or config.resolve_path(cfg.sources), cfg.platforms)
     fetcher = Fetcher(
         PackageCache(config.resolve_path(cfg.cache_dir)),
@@ -164,7 +173,9 @@ def crawl(
     tasks.sort(key=lambda t: -Path(t[1]).stat().st_size)
     done = len(results)
     if cfg.workers > 1 and len(tasks) > 1:
-        with ProcessPoolExecutor(max_workers=cfg.workers) as pool:
+        # a worker exits when this process dies (even by SIGKILL): no extraction outlives a killed crawl
+        with ProcessPoolExecutor(max_workers=cfg.workers, initializer=exit_with_parent,
+                                 initargs=(os.getpid(),)) as pool:
             for res in pool.map(_extract_task, tasks):
                 results[res.source.key] = res
                 done += 1
@@ -232,14 +243,15 @@ def crawl(
         },
     }
 
-    store = ArtifactStore(out or RunLayout.of(config).crawl)
-    tools_path = store.write_parquet(records_to_frame(records), "tools.parquet")
-    store.write_json([p.manifest_row() for p in fetched], "fetch_manifest.json")
-    store.write_json(sorted([*dedup.dropped, *(d for r in ordered for d in r.drops)], key=lambda d: d["tool_id"]),
-                     "crawl_drops.json")  # fmt: skip
-    store.write_text(dump_sources([p.source for p in fetched]), "sources.resolved.yaml")
-    store.write_json(summary, "crawl_summary.json")
-    return CrawlResult(out=store.url(), tools_path=tools_path, summary=summary, partial=bool(package_errors))
+    with folder.replace() as store:
+        store.write_parquet(records_to_frame(records), "tools.parquet")
+        store.write_json([p.manifest_row() for p in fetched], "fetch_manifest.json")
+        store.write_json(sorted([*dedup.dropped, *(d for r in ordered for d in r.drops)], key=lambda d: d["tool_id"]),
+                         "crawl_drops.json")  # fmt: skip
+        store.write_text(dump_sources([p.source for p in fetched]), "sources.resolved.yaml")
+        store.write_json(summary, "crawl_summary.json")
+    return CrawlResult(out=folder.url(), tools_path=folder.url("tools.parquet"), summary=summary,
+                       partial=bool(package_errors))  # fmt: skip
 
 
 def merge_crawl_shards(config: Config, shard_dirs: list[str], out: str) -> CrawlResult:
@@ -250,6 +262,7 @@ def merge_crawl_shards(config: Config, shard_dirs: list[str], out: str) -> Crawl
     """
     from schemas.tool_record import ToolRecord
 
+    folder = StageFolder(out, OUTPUTS)
     shards = [ArtifactStore(d) for d in sorted(shard_dirs)]
     summaries = [s.read_json("crawl_summary.json") for s in shards]
     records = [
@@ -290,13 +303,14 @@ def merge_crawl_shards(config: Config, shard_dirs: list[str], out: str) -> Crawl
         "seconds": {k: round(max(s["seconds"][k] for s in summaries), 2) for k in ("fetch", "extract", "total")},
         "shards": len(shards),
     }
-    store = ArtifactStore(out)
-    tools_path = store.write_parquet(records_to_frame(dedup.records), "tools.parquet")
-    store.write_json([row for s in shards for row in s.read_json("fetch_manifest.json")], "fetch_manifest.json")
     dropped = [d for s in shards for d in s.read_json("crawl_drops.json")] + dedup.dropped
-    store.write_json(sorted(dropped, key=lambda d: d["tool_id"]), "crawl_drops.json")
-    store.write_text(
-        "".join(s.fs.cat(s.path("sources.resolved.yaml")).decode() for s in shards), "sources.resolved.yaml"
-    )
-    store.write_json(summary, "crawl_summary.json")
-    return CrawlResult(out=store.url(), tools_path=tools_path, summary=summary, partial=bool(package_errors))
+    with folder.replace() as store:
+        store.write_parquet(records_to_frame(dedup.records), "tools.parquet")
+        store.write_json([row for s in shards for row in s.read_json("fetch_manifest.json")], "fetch_manifest.json")
+        store.write_json(sorted(dropped, key=lambda d: d["tool_id"]), "crawl_drops.json")
+        store.write_text(
+            "".join(s.fs.cat(s.path("sources.resolved.yaml")).decode() for s in shards), "sources.resolved.yaml"
+        )
+        store.write_json(summary, "crawl_summary.json")
+    return CrawlResult(out=folder.url(), tools_path=folder.url("tools.parquet"), summary=summary,
+                       partial=bool(package_errors))  # fmt: skip

@@ -25,7 +25,7 @@ from ecoagent.errors import EXIT_CONFIG, EXIT_FAILED, EcoAgentError
 from ecoagent.layout import RunLayout
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="EcoAgent: build the tool-retrieval benchmark.")
-console = Console(stderr=True)
+console = Console(stderr=True, soft_wrap=True)  # a failure stays one line, whatever the terminal width
 
 OutOpt = Annotated[str | None, typer.Option("--out", help="Write this stage's outputs here (default: the store).")]
 InOpt = Annotated[str | None, typer.Option("--in", help="Read this stage's inputs from here (default: the store).")]

@@ -41,10 +41,11 @@ qrels and pairs go with it: no model trained on this release's train split has s
 A tool is new for one release only: in the next refresh its queries fall back into the split
 ``assign_splits`` gives their group, which it gave all along.
 
-The build writes everything into a temporary sibling folder, runs the release gate on it, and only then
-renames it to ``out_dir`` (replacing a previous build of the same version). A failing gate removes the
-temporary folder, keeps its report in ``<out_dir>.gate-failed/`` and raises ``QualityGateFailed``. Parquet is
-written by :class:`ArtifactStore` (no statistics, one row group, sorted rows), and nothing but ``created``
+The build writes everything into a temporary sibling folder (:class:`ecoagent.store.StageFolder`, as every stage
+does), runs the release gate on it, and only then renames it to ``out_dir`` (replacing a previous build of the
+same version); a killed build's temporary folder is removed when the next build of that version starts. A failing
+gate removes the temporary folder, keeps its report in ``<out_dir>.gate-failed/`` and raises ``QualityGateFailed``.
+Parquet is written by :class:`ArtifactStore` (no statistics, one row group, sorted rows), and nothing but ``created``
 depends on the clock, so two builds of the same inputs with the same ``created`` have identical checksums.
 """
 
@@ -54,7 +55,6 @@ import json
 import logging
 import re
 import shutil
-import uuid
 from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -68,7 +68,7 @@ from ecoagent.dedup import DisjointSets
 from ecoagent.hashing import sha256_file
 from ecoagent.layout import SEMVER, RunLayout
 from ecoagent.quality_gate import GateResult, QualityGateFailed
-from ecoagent.store import ArtifactStore
+from ecoagent.store import ArtifactStore, StageFolder
 
 log = logging.getLogger(__name__)
 
@@ -162,10 +162,11 @@ def build_release(
     prev = _read_previous(Path(previous)) if previous is not None else None
     tables, stats = _tables(stage, config, prev)
 
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out_dir.parent / f".{out_dir.name}.tmp-{uuid.uuid4().hex[:8]}"
-    try:
-        store = ArtifactStore(str(tmp))
+    # the whole folder is written beside its place and renamed in once gated (ecoagent.store.StageFolder);
+    # a killed build's hidden folder is removed by the next one
+    folder = StageFolder(str(out_dir))
+    with folder.replace() as store:
+        tmp = Path(store.root)
         layout: dict[str, dict[str, str]] = {}
         for (config_name, split), frame in tables.items():
             if frame.is_empty():
@@ -196,24 +197,10 @@ def build_release(
             info["files"][name] = {"sha256": sha256_file(tmp / name), "bytes": (tmp / name).stat().st_size}
         manifest = _manifest(info, gate)
         store.write_json(manifest, "manifest.json")
-        _replace(tmp, out_dir)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     shutil.rmtree(out_dir.parent / f"{out_dir.name}.gate-failed", ignore_errors=True)
     gate.report_path = str(out_dir / "gate" / Path(gate.report_path or "release_gate.md").name)
     log.info("release %s written to %s", version, out_dir)
     return ReleaseResult(folder=out_dir, version=version, manifest=manifest, gate=gate, previous=previous)
-
-
-def _replace(tmp: Path, out_dir: Path) -> None:
-    # Rename the old build aside first: a crash between the two renames leaves the old release recoverable.
-    old = None
-    if out_dir.exists():
-        old = out_dir.parent / f".{out_dir.name}.old-{uuid.uuid4().hex[:8]}"
-        out_dir.rename(old)
-    tmp.rename(out_dir)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
 
 
 # --------------------------------------------------------------------------- inputs
@@ -224,8 +211,7 @@ def _read_optional_json(store: ArtifactStore, name: str) -> Any:
 
 
 def _require(store: ArtifactStore, name: str, stage: str) -> pl.DataFrame:
-    store.require(name, stage)
-    return store.read_parquet(name)
+    return store.read_table(name, stage)
 
 
 def _read_inputs(inputs: ReleaseInputs) -> dict[str, Any]:

@@ -6,7 +6,9 @@
   xllamacpp's ``Server`` has no stop method (only object deletion stops it), so a child that we
   can always terminate is the one way to guarantee the port and memory are released, also when
   the caller crashes. The child also exits by itself when our end of its stdin closes, so a
-  killed pipeline does not leave a server behind.
+  killed pipeline does not leave a server behind (and, on Linux, the kernel ends it when the pipeline dies:
+  :func:`ecoagent.processes.exit_with_parent`). Every request to it is sent with ``cache_prompt: false``
+  (:data:`EMBEDDED_REQUEST_OPTIONS`), which makes a reply independent of the requests before it; see there.
 - ``batch``: the same requests written as an OpenAI Batch JSONL file for ``vllm run-batch``,
   and its output imported into the response cache; after that the client answers from the cache.
 """
@@ -38,6 +40,17 @@ from ecoagent.llm.client import LLMClient, LLMRequest, LLMResponse, sanitize
 
 class LLMBackendError(EcoAgentError, RuntimeError):
     """A backend could not be set up; the message names the setting to change."""
+
+
+# llama.cpp reuses the KV cache of the slot's previous prompt for the common prefix (cache_prompt, on by default),
+# and evaluates only the rest. Logits of a prefix evaluated in another batch split are not bit-identical, so with
+# the same seed a reply depended on which request the slot served before: after a kill and rerun the first request
+# of the new server has no cached prefix, and every later one reuses a prefix of another length. Measured with the
+# few-shot Syn prompt, 5 tools, seed fixed: a resumed tail differed from the uninterrupted run in 3 of 3 replies
+# with the cache, in 0 of 3 without. Without it each request evaluates its whole prompt (slower: the shared
+# few-shot prefix is recomputed), and a reply is a function of the request alone. Not part of the request id: it
+# changes how the server computes, not what is asked.
+EMBEDDED_REQUEST_OPTIONS = {"cache_prompt": False}
 
 
 # Gemma's chat format as Jinja (the packaged GGUF carries no template, and llama.cpp takes the
@@ -186,6 +199,7 @@ class EmbeddedServer:
             "n_ctx": self.context * self.parallel,
             "parallel": self.parallel,
             "chat_template": self.chat_template,
+            "parent_pid": os.getpid(),
         }
         # its log goes to an unnamed temp file: llama.cpp logs every request, and the tail is
         # what explains a failed start
@@ -283,7 +297,10 @@ def _serve_child() -> None:
 
     import xllamacpp as xlc
 
+    from ecoagent.processes import exit_with_parent
+
     settings = json.loads(sys.stdin.readline())
+    exit_with_parent(settings["parent_pid"])
     params = xlc.CommonParams()
     params.model.path = settings["gguf"]
     params.model_alias = {settings["alias"]}
@@ -344,7 +361,8 @@ def open_llm(config: Config, cache_path: Path | None = None) -> Iterator[LLMClie
             yield LLMClient(llm.base_url, llm.model, api_key=os.environ.get(llm.api_key_env) or None, **common)
         else:
             with EmbeddedServer.from_config(config) as server:
-                yield LLMClient(server.base_url, llm.model, api_key=None, **common)
+                yield LLMClient(server.base_url, llm.model, api_key=None, server_options=EMBEDDED_REQUEST_OPTIONS,
+                                **common)  # fmt: skip
     finally:
         cache.close()
 
