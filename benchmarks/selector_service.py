@@ -15,7 +15,8 @@ sockets; nothing of the service is imported into this process except the scope g
   all of them on one keep-alive connection that is still usable afterwards; the chunked body's 413 arrives
   after the client sent a few MB at most (the service stops reading at 256 KB);
 - **load**: ``--clients`` threads, each with its own keep-alive connection, send ``--requests`` selections in
-  all; selections per second, p50 / p99 latency, errors.
+  all (release queries made distinct with a counter, so every one is encoded); selections per second, p50 /
+  p99 latency, errors.
 
 Prints one line per figure and exits 1 when an invariant is broken.
 """
@@ -214,9 +215,10 @@ def load(base: str, tools: pl.DataFrame, queries: list[str], requests: int, clie
         rng = random.Random(seed * 1000 + index)
         latencies, errors = [], 0
         with httpx.Client(base_url=base, timeout=120) as client:
-            for _ in range(requests // clients):
-                body = {"query": rng.choice(queries), "caller_scopes": [*random_caller(rng, scopes), "*.read"],
-                        "token_budget": rng.randint(500, 8000)}  # fmt: skip
+            for i in range(requests // clients):
+                # a distinct text per request: the service's query-vector LRU must not answer the load from memory
+                body = {"query": f"{rng.choice(queries)} #{index}-{i}", "token_budget": rng.randint(500, 8000),
+                        "caller_scopes": [*random_caller(rng, scopes), "*.read"]}  # fmt: skip
                 t = time.perf_counter()
                 try:
                     ok = client.post("/select", json=body).status_code == 200

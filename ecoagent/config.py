@@ -110,6 +110,10 @@ class EmbeddedLLMConfig(_Section):
     context: Annotated[int, Field(ge=256)] = 4096
     parallel: Count = 2  # server slots: concurrent requests it decodes together
     startup_timeout_s: Seconds = 120
+    # llama.cpp's prompt cache: reusing the previous request's KV cache for the shared few-shot prefix is ~2x
+    # faster per request, but a reply then depends on the request before it, so a killed and resumed run no
+    # longer writes the same bytes as an uninterrupted one (benchmarks/resume_determinism.py). Off by default.
+    reuse_prompt_cache: bool = False
 
 
 class LLMConfig(_Section):

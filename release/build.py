@@ -158,13 +158,13 @@ def build_release(
     if previous is not None and Path(previous).resolve() == out_dir.resolve():
         raise ValueError(f"the previous release {previous} is the folder being built; pass the one before it")
 
+    # the whole folder is written beside its place and renamed in once gated (ecoagent.store.StageFolder);
+    # a killed build's hidden folder is removed here, before anything else
+    folder = StageFolder(str(out_dir))
     stage = _read_inputs(inputs)
     prev = _read_previous(Path(previous)) if previous is not None else None
     tables, stats = _tables(stage, config, prev)
 
-    # the whole folder is written beside its place and renamed in once gated (ecoagent.store.StageFolder);
-    # a killed build's hidden folder is removed by the next one
-    folder = StageFolder(str(out_dir))
     with folder.replace() as store:
         tmp = Path(store.root)
         layout: dict[str, dict[str, str]] = {}

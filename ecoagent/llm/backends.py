@@ -8,7 +8,7 @@
   the caller crashes. The child also exits by itself when our end of its stdin closes, so a
   killed pipeline does not leave a server behind (and, on Linux, the kernel ends it when the pipeline dies:
   :func:`ecoagent.processes.exit_with_parent`). Every request to it is sent with ``cache_prompt: false``
-  (:data:`EMBEDDED_REQUEST_OPTIONS`), which makes a reply independent of the requests before it; see there.
+  (:func:`embedded_request_options`), which makes a reply independent of the requests before it; see there.
 - ``batch``: the same requests written as an OpenAI Batch JSONL file for ``vllm run-batch``,
   and its output imported into the response cache; after that the client answers from the cache.
 """
@@ -42,15 +42,19 @@ class LLMBackendError(EcoAgentError, RuntimeError):
     """A backend could not be set up; the message names the setting to change."""
 
 
-# llama.cpp reuses the KV cache of the slot's previous prompt for the common prefix (cache_prompt, on by default),
-# and evaluates only the rest. Logits of a prefix evaluated in another batch split are not bit-identical, so with
-# the same seed a reply depended on which request the slot served before: after a kill and rerun the first request
-# of the new server has no cached prefix, and every later one reuses a prefix of another length. Measured with the
-# few-shot Syn prompt, 5 tools, seed fixed: a resumed tail differed from the uninterrupted run in 3 of 3 replies
-# with the cache, in 0 of 3 without. Without it each request evaluates its whole prompt (slower: the shared
-# few-shot prefix is recomputed), and a reply is a function of the request alone. Not part of the request id: it
-# changes how the server computes, not what is asked.
-EMBEDDED_REQUEST_OPTIONS = {"cache_prompt": False}
+def embedded_request_options(config: Config) -> dict[str, Any]:
+    """What every request to the embedded server carries beside the request itself: ``cache_prompt``.
+
+    llama.cpp reuses the KV cache of the slot's previous prompt for the common prefix (``cache_prompt``, on by
+    default in llama.cpp) and evaluates only the rest. Logits of a prefix evaluated in another batch split are
+    not bit-identical, so with the same seed a reply depended on which request the slot served before: after a
+    kill and rerun, the first request on the new server had no cached prefix, and every later one reused a
+    prefix of another length (benchmarks/resume_determinism.py: 4 of 4 resumed replies differed with the cache,
+    0 of 4 without). Off unless ``llm.embedded.reuse_prompt_cache``: each request evaluates its whole prompt and
+    its reply is a function of the request alone. Not part of the request id: it changes how the server
+    computes, not what is asked.
+    """
+    return {"cache_prompt": config.llm.embedded.reuse_prompt_cache}
 
 
 # Gemma's chat format as Jinja (the packaged GGUF carries no template, and llama.cpp takes the
@@ -361,8 +365,8 @@ def open_llm(config: Config, cache_path: Path | None = None) -> Iterator[LLMClie
             yield LLMClient(llm.base_url, llm.model, api_key=os.environ.get(llm.api_key_env) or None, **common)
         else:
             with EmbeddedServer.from_config(config) as server:
-                yield LLMClient(server.base_url, llm.model, api_key=None, server_options=EMBEDDED_REQUEST_OPTIONS,
-                                **common)  # fmt: skip
+                options = embedded_request_options(config)
+                yield LLMClient(server.base_url, llm.model, api_key=None, server_options=options, **common)
     finally:
         cache.close()
 
