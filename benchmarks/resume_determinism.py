@@ -14,8 +14,9 @@ With ``cache_prompt`` on (llama.cpp's default), a request reuses the KV cache of
 their common prefix and evaluates only the rest; logits of a prefix evaluated in another batch split are not
 bit-identical, so a reply depends on which request came before it, and the first request after a restart has no
 cached prefix at all. With it off (``embedded_request_options``: what the pipeline sends unless
-``llm.embedded.reuse_prompt_cache`` is set) each request evaluates its whole prompt. Prints, for each setting, how many resumed replies differ from the uninterrupted run,
-whether two uninterrupted runs agree, and the seconds per request (the price of evaluating the whole prompt).
+``llm.embedded.reuse_prompt_cache`` is set) each request evaluates its whole prompt. Prints, for each setting,
+how many resumed replies differ from the uninterrupted run, whether two uninterrupted runs agree, and the
+seconds per request (the price of evaluating the whole prompt).
 """
 
 from __future__ import annotations
