@@ -35,8 +35,8 @@ class _Section(BaseModel):
 # Numeric settings have ranges: a value outside is a config error that names the setting and the range.
 Count = Annotated[int, Field(ge=1)]  # how many: workers, slots, items, steps
 NonNegative = Annotated[int, Field(ge=0)]
-Seconds = Annotated[float, Field(gt=0)]
 Positive = Annotated[float, Field(gt=0)]
+Seconds = Positive  # a timeout or a duration
 NonNegativeFloat = Annotated[float, Field(ge=0)]
 Share = Annotated[float, Field(ge=0, le=1)]  # a share, probability, threshold or score in [0, 1]
 Cosine = Annotated[float, Field(ge=-1, le=1)]
