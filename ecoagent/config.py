@@ -342,7 +342,7 @@ def _read_document(path: Path) -> dict:
 
 
 def _allowed(loc: tuple) -> str | None:
-    """The range of the setting at ``loc`` as text (``>= 1``, ``0 to 1``), from its field's constraints."""
+    """The range of the setting at ``loc`` as text (``>= 1``, ``>= 0 and <= 1``), from its field's constraints."""
     annotation: Any = Config
     metadata: list = []
     for part in loc:
