@@ -1,6 +1,6 @@
 """kill -9 at timed moments of crawl, score, synth (small sample) and release build, then rerun.
 
-    PYTHONPATH=. .venv/bin/python benchmarks/kill_resume.py --run data [--work DIR] [--at 0.25 0.5 0.8]
+    .venv/bin/python benchmarks/kill_resume.py --run data [--work DIR] [--at 0.25 0.5 0.8]
 
 For each stage, on the real inputs of a finished run (``--run``: a run root with crawl/, score/, synth/, label/):
 

@@ -1,6 +1,6 @@
 """Why a resumed Syn run used to differ: llama.cpp's prompt-cache reuse, measured with and without it.
 
-    PYTHONPATH=. .venv/bin/python benchmarks/resume_determinism.py [--tools 6] [--done 2] [--max-tokens 40]
+    .venv/bin/python benchmarks/resume_determinism.py [--tools 6] [--done 2] [--max-tokens 40]
 
 The Syn stage's real requests (the few-shot completion prompt of ``synth/prompts``, the stage's sampling and a
 fixed seed per tool) go to the embedded server (Gemma 3 270M, one slot, one thread) three times, each on a fresh

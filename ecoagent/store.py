@@ -47,7 +47,7 @@ def _token() -> str:
 
 
 def _owner_alive(pid: str | None) -> bool:
-    """Whether another live process on this machine owns a temporary (ours, or no pid: a leftover)."""
+    """Whether a temporary belongs to another process still alive on this machine (no pid, or ours: a leftover)."""
     if not pid or int(pid) == os.getpid():
         return False
     try:
