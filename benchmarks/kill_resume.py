@@ -7,7 +7,8 @@ For each stage, on the real inputs of a finished run (``--run``: a run root with
 1. an uninterrupted reference run into a folder of its own, timed (T);
 2. for each fraction f of ``--at``: the output folder is set to a *previous generation* that differs from the
    new one (the ``--run`` folder's own output for that stage; for the crawl, a crawl of one platform), the stage
-   is started as the CLI does it (``ecoagent <stage>``), and SIGKILLed after f x T seconds. Then:
+   is started as the CLI does it (``ecoagent <stage>``), and SIGKILLed after f x T seconds (for the release, the
+   previous generation is a build of the same stages with other Syn split ratios). Then:
    - **generation**: the folder must hold the previous generation byte for byte, or a complete new one equal to the
      reference; anything else is a mix (the score folder may also be the new catalog without its gate report yet,
      when the kill fell in the gate step: reported as ``new, not gated``);
@@ -17,8 +18,8 @@ For each stage, on the real inputs of a finished run (``--run``: a run root with
      folder or ``*.tmp-*`` file may remain.
 
 Outputs are compared byte for byte, except what records the clock or the caches' state, removed first: the
-summaries' ``seconds`` and cache counters, great-expectations' run times in the gate reports, the release's
-``created`` time. The synth stage runs on a small sample (``--synth-tools``) with the embedded model, each
+summaries' ``seconds`` and cache counters, great-expectations' run times and random ids in the gate reports, the
+release's ``created`` time. The synth stage runs on a small sample (``--synth-tools``) with the embedded model, each
 killed run on an empty response cache of its own, so the kill lands while the model is generating and the rerun
 resumes from what the killed run had cached. Prints one line per kill and a verdict; exits 1 on any violation.
 """
@@ -46,6 +47,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ECOAGENT = [sys.executable, "-m", "pipeline.cli"]
 _CLOCK_KEYS = re.compile(r"(time|seconds|run_id|run_name|cached_before|cache|_new$)", re.I)
 _TIMESTAMP = re.compile(r"\d{4}-?\d{2}-?\d{2}T\d{2}:?\d{2}:?\d{2}[0-9.:+Z-]*")
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")  # great-expectations' run ids
 
 
 @dataclass
@@ -62,7 +64,7 @@ def _without_clock(value):
     if isinstance(value, list):
         return [_without_clock(v) for v in value]
     if isinstance(value, str):
-        return _TIMESTAMP.sub("<time>", value)
+        return _UUID.sub("<id>", _TIMESTAMP.sub("<time>", value))
     return value
 
 
@@ -80,7 +82,7 @@ def snapshot(folder: Path) -> dict[str, bytes]:
         if path.suffix == ".json":
             data = json.dumps(_without_clock(json.loads(data)), sort_keys=True).encode()
         elif path.suffix in (".md", ".yaml"):
-            data = _TIMESTAMP.sub("<time>", data.decode()).encode()
+            data = _UUID.sub("<id>", _TIMESTAMP.sub("<time>", data.decode())).encode()
         if created and path.suffix in (".json", ".md"):
             data = data.replace(created.encode(), b"<created>").replace(created[:10].encode(), b"<date>")
         files[str(path.relative_to(folder))] = data
@@ -165,23 +167,27 @@ def _sets(items: list[str]) -> list[str]:
     return [a for item in items for a in ("--set", item)]
 
 
-def stages(run_root: Path, work: Path, args) -> list[Stage]:
+def stages(run_root: Path, work: Path, args, env: dict) -> list[Stage]:
     """The four stages, chained on the reference outputs so each previous generation differs from the new one."""
     ref = work / "reference"
     cache = work / "synth-cache.sqlite"
     synth_sets = [f"synth.sample_size={args.synth_tools}", f"synth.max_tokens={args.synth_tokens}",
                   f"llm.cache_path={cache}"]  # fmt: skip
 
-    def release(out: Path) -> list[str]:
-        # the build writes <root>/release/<version> from <root>/{crawl,score,synth,label}: the run's catalog and
-        # labels, the reference's small Syn sample (so it differs from the run's own release)
+    def release(out: Path, *extra: str) -> list[str]:
+        # the build writes <root>/release/<version> from <root>/{crawl,score,synth,label}: the run's own stages
         root = out.parent.parent
         root.mkdir(parents=True, exist_ok=True)
-        for name, source in (("crawl", run_root), ("score", run_root), ("synth", ref), ("label", run_root)):
+        for name in ("crawl", "score", "synth", "label"):
             if not (root / name).exists():
-                (root / name).symlink_to(source / name)
+                (root / name).symlink_to(run_root / name)
         return ["release", "build", "--in", str(root), "--version", args.version,
-                "--set", f"release.repo_releases_dir={work / 'tracked'}"]  # fmt: skip
+                "--set", f"release.repo_releases_dir={work / 'tracked'}", *extra]  # fmt: skip
+
+    # the release's previous generation: the same inputs with other Syn split ratios (other split files)
+    previous_release = work / "previous-release" / "release" / args.version
+    if "release" in args.stages and not previous_release.exists():
+        run(release(previous_release, "--set", "release.syn_split_ratios=[0.5,0.2,0.3]"), env)
 
     platforms = _sets([f"crawl.platforms=[{','.join(args.platforms)}]"])
     return [
@@ -193,7 +199,7 @@ def stages(run_root: Path, work: Path, args) -> list[Stage]:
             run_root / "synth",
             fresh=[cache],
         ),
-        Stage("release", release, run_root / "release" / args.version),
+        Stage("release", release, previous_release),
     ]
 
 
@@ -226,7 +232,7 @@ def main() -> int:
     run(["crawl", "--out", str(work / "previous-crawl"), *_sets(["crawl.platforms=[mcp]"])], env)
 
     violations = 0
-    for stage in (s for s in stages(run_root, work, args) if s.name in args.stages):
+    for stage in (s for s in stages(run_root, work, args, env) if s.name in args.stages):
         reference_out, out = _folders(stage, work, args.version)
         for fresh in stage.fresh:
             fresh.unlink(missing_ok=True)
