@@ -18,8 +18,9 @@ For each stage, on the real inputs of a finished run (``--run``: a run root with
      folder or ``*.tmp-*`` file may remain.
 
 Outputs are compared byte for byte, except what records the clock or the caches' state, removed first: the
-summaries' ``seconds`` and cache counters, great-expectations' run times and random ids in the gate reports, the
-release's ``created`` time. The synth stage runs on a small sample (``--synth-tools``) with the embedded model, each
+summaries' ``seconds`` and cache counters, great-expectations' run times and random ids in the gate reports. The
+release's ``created`` time comes from ``SOURCE_DATE_EPOCH`` (set here), so its manifest and card compare as they
+are. The synth stage runs on a small sample (``--synth-tools``) with the embedded model, each
 killed run on an empty response cache of its own, so the kill lands while the model is generating and the rerun
 resumes from what the killed run had cached. Prints one line per kill and a verdict; exits 1 on any violation.
 """
@@ -73,18 +74,12 @@ def snapshot(folder: Path) -> dict[str, bytes]:
     files: dict[str, bytes] = {}
     if not folder.is_dir():
         return files
-    created = None
-    manifest = folder / "manifest.json"
-    if manifest.is_file():
-        created = json.loads(manifest.read_text()).get("created")
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         data = path.read_bytes()
         if path.suffix == ".json":
             data = json.dumps(_without_clock(json.loads(data)), sort_keys=True).encode()
         elif path.suffix in (".md", ".yaml"):
             data = _UUID.sub("<id>", _TIMESTAMP.sub("<time>", data.decode())).encode()
-        if created and path.suffix in (".json", ".md"):
-            data = data.replace(created.encode(), b"<created>").replace(created[:10].encode(), b"<date>")
         files[str(path.relative_to(folder))] = data
     return files
 
@@ -227,7 +222,8 @@ def main() -> int:
         args.version = sorted(p.name for p in (run_root / "release").iterdir() if not p.name.startswith("."))[-1]
     work = (args.work or Path(tempfile.mkdtemp(prefix="kill-resume-"))).resolve()
     work.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
+    # SOURCE_DATE_EPOCH: the release's `created` time, fixed, so its manifest and card are reproducible too
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "SOURCE_DATE_EPOCH": "1796083200"}
     print(f"run {run_root}, scratch {work}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}, kills at {args.at}")
     run(["crawl", "--out", str(work / "previous-crawl"), *_sets(["crawl.platforms=[mcp]"])], env)
 

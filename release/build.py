@@ -46,13 +46,15 @@ does), runs the release gate on it, and only then renames it to ``out_dir`` (rep
 same version); a killed build's temporary folder is removed when the next build of that version starts. A failing
 gate removes the temporary folder, keeps its report in ``<out_dir>.gate-failed/`` and raises ``QualityGateFailed``.
 Parquet is written by :class:`ArtifactStore` (no statistics, one row group, sorted rows), and nothing but ``created``
-depends on the clock, so two builds of the same inputs with the same ``created`` have identical checksums.
+depends on the clock, so two builds of the same inputs with the same ``created`` (``SOURCE_DATE_EPOCH``) have
+identical checksums.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import shutil
 from collections import Counter
@@ -122,6 +124,17 @@ def release_version(config: Config, version: str | None = None) -> str:
     return version
 
 
+def build_time() -> str:
+    """The release's ``created`` time: ``SOURCE_DATE_EPOCH`` when set (the reproducible-builds convention: two
+    builds of the same inputs are then byte-identical, manifest included), else now; UTC, ISO 8601, seconds."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch is not None:
+        if not epoch.isdigit():
+            raise ConfigError(f"SOURCE_DATE_EPOCH={epoch!r} must be a Unix time in whole seconds")
+        return datetime.fromtimestamp(int(epoch), UTC).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
 def data_path(config_name: str, split: str) -> str:
     """Where a config's split lives inside the release (Hub ``push_to_hub`` naming)."""
     if config_name.endswith("-corpus"):
@@ -154,7 +167,7 @@ def build_release(
         raise ValueError(
             f"release version {version!r} must be usable as a folder and a Hub tag (letters, digits . _ -)"
         )
-    created = created or datetime.now(UTC).isoformat(timespec="seconds")
+    created = created or build_time()
     if previous is not None and Path(previous).resolve() == out_dir.resolve():
         raise ValueError(f"the previous release {previous} is the folder being built; pass the one before it")
 

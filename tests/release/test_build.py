@@ -424,3 +424,14 @@ def test_no_environment_secret_reaches_the_release(tmp_path: Path, monkeypatch):
             data = path.read_bytes()
             assert SECRET.encode() not in data and b"me:pw" not in data, path
     assert result.manifest["config"]["llm"]["base_url"] == "http://gpu:8000/v1"
+
+
+def test_source_date_epoch_fixes_the_created_time(monkeypatch):
+    from ecoagent.config import ConfigError
+    from release.build import build_time
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1796083200")
+    assert build_time() == "2026-12-01T00:00:00+00:00"
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "yesterday")
+    with pytest.raises(ConfigError, match="SOURCE_DATE_EPOCH"):
+        build_time()
