@@ -33,6 +33,7 @@ import polars as pl
 from ecoagent.config import Config
 from ecoagent.layout import RunLayout
 from ecoagent.store import ArtifactStore, StageFolder
+from schemas.scored_tool import ScoredToolRecord
 
 STAGE = "label"
 OUTPUTS = ("real_queries.parquet", "real_pairs.parquet", "review_sample.csv", "label_summary.json")
@@ -124,8 +125,6 @@ def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
     from ecoagent.embedding import query_and_tool_encoders, tool_text
     from ecoagent.text import is_language
     from labeling.candidates import top_k_candidates
-    from schemas.scored_tool import ScoredToolRecord
-
     cfg = config.label
     source = ArtifactStore(in_dir or RunLayout.of(config).score)
     catalog = source.read_table("tools_scored.parquet", "score", ScoredToolRecord.model_fields)

@@ -32,7 +32,7 @@ from ecoagent.layout import RunLayout
 from ecoagent.store import ArtifactStore, StageFolder
 from ecoagent.tokenizer import load_tokenizer
 from schemas.scored_tool import SIDE_EFFECTS, ScoredToolRecord
-from schemas.tool_record import polars_schema
+from schemas.tool_record import ToolRecord, polars_schema
 from scoring.flaws import find_flaws
 from scoring.reliability import consistency_scores, quality_scores, source_weight, static_prior
 
@@ -156,7 +156,6 @@ def _plot(scored: pl.DataFrame, threshold: float) -> bytes:
 
 def score(config: Config, in_dir: str | None = None, out: str | None = None) -> ScoreResult:
     """Score every tool of the crawled catalog."""
-    from schemas.tool_record import ToolRecord
     from scoring.side_effect import classify_side_effects
 
     started = time.perf_counter()

@@ -33,6 +33,7 @@ from ecoagent.config import Config
 from ecoagent.errors import EcoAgentError
 from ecoagent.layout import RunLayout
 from ecoagent.store import ArtifactStore, StageFolder
+from schemas.scored_tool import ScoredToolRecord
 from synth.prompts import PromptTemplate, template_for
 
 STAGE = "synth"
@@ -152,8 +153,6 @@ class SynthPlan:
 
 def plan(config: Config, in_dir: str | None = None) -> SynthPlan:
     cfg = config.synth
-    from schemas.scored_tool import ScoredToolRecord
-
     source = ArtifactStore(in_dir or RunLayout.of(config).score)
     catalog = source.read_table("tools_scored.parquet", "score", ScoredToolRecord.model_fields)
     drops: Counter = Counter()
