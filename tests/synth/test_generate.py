@@ -204,6 +204,7 @@ def test_tools_without_description_are_counted_not_sent(scored, tmp_path):
     (tmp_path / "score").mkdir()
     blank.write_parquet(tmp_path / "score" / "tools_scored.parquet")
     with FakeOpenAI(respond=_respond) as server:
-        result = synth(_server_config(tmp, overrides, server, "blank.sqlite"), str(tmp_path / "score"), str(tmp_path))
+        config = _server_config(tmp, overrides, server, "blank.sqlite")
+        result = synth(config, str(tmp_path / "score"), str(tmp_path / "synth"))  # a folder of its own
     assert result.summary["drops_by_reason"]["tool_without_description"] == 1
     assert all("fixture_search_notes" not in json.dumps(b) for b in server.bodies)
