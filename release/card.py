@@ -140,7 +140,7 @@ def render_card(info: dict) -> str:
         "CrewAI, LlamaIndex, n8n, the MCP reference servers and the community MCP servers LiveMCPBench runs, scored "
         "for reliability, and paired with synthetic queries (EcoAgent-Syn), real user queries (EcoAgent-Real) and "
         "a human-annotated gold set (LiveMCPBench's tasks). It accompanies RATED "
-        f"({PAPER_TITLE}, CIKM 2026, doi:{PAPER_DOI}).",
+        f"({PAPER_TITLE}, Chen and Liao, CIKM 2026, doi:{PAPER_DOI}).",
         "",
         f"- Version: `{info['version']}` (Hub revision `{info['version']}`), created {info['created']}",
         f"- Previous version: {info['previous_version'] or 'none (initial release)'}",

@@ -120,6 +120,7 @@ def test_the_card_says_what_happened(release: Path):
     assert "### Gold set" in text and "Apache-2.0" in text and "the LiveMCPBench authors" in text
     assert "RATED: Reliability-Aware AI Agent Tool Retrieval via Execution Dynamics" in text
     assert "Chen, Weiliang and Liao, Song" in text and "10.1145/3799682.3839887" in text
+    assert "Execution Dynamics, Chen and Liao, CIKM 2026, doi:10.1145/3799682.3839887" in text  # the intro line
     assert "expert-generated" in card.data.to_dict()["annotations_creators"]
     croissant = json.loads((release / "croissant.json").read_text())
     assert "10.1145/3799682.3839887" in croissant["citeAs"]
