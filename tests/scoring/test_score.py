@@ -62,6 +62,21 @@ def test_rerun_is_identical_and_served_from_the_embedding_cache(crawled):
     assert first.summary["reliable"] == second.summary["reliable"]
 
 
+def test_the_paper_compatible_reading_is_reported_beside_ours_and_changes_no_score(crawled):
+    tmp, overrides = crawled
+    with_reading = score(load_config("fixture", overrides=overrides, environ={}), str(tmp / "crawl"), str(tmp / "r1"))
+    without = score(load_config("fixture", overrides=[*overrides, "score.readings={}"], environ={}),
+                    str(tmp / "crawl"), str(tmp / "r2"))  # fmt: skip
+    # the reading is reported, never written into the scores
+    assert (tmp / "r1" / "tools_scored.parquet").read_bytes() == (tmp / "r2" / "tools_scored.parquet").read_bytes()
+    assert without.summary["readings"] == {}
+    reading = with_reading.summary["readings"]["paper_compatible"]
+    assert reading["name_text"] == "raw" and with_reading.summary["name_text"] == "split"
+    assert reading["source_weights"] == {**with_reading.summary["source_weights"], "n8n": 1.0}
+    assert 0 <= reading["reliable"] <= with_reading.summary["tools"]
+    assert set(reading["per_platform"]) == set(with_reading.summary["per_platform"])
+
+
 def test_the_gate_runs_as_its_own_step_and_passes(crawled):
     tmp, overrides = crawled
     cfg = load_config("fixture", overrides=overrides, environ={})
