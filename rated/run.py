@@ -227,6 +227,18 @@ def failing_rule_effect(inputs: SimulationInputs, config: Config, sim_config: Si
     return out
 
 
+def _release_stream_rule(
+    release: Release, ranker: DenseRetriever, config: Config, sim_config: SimulationConfig, test: Stream
+) -> dict | None:
+    """When the anchored stream replaced ``rated.stream``, the failing-set rule's effect on that small split."""
+    queries = query_set(release, config.rated.stream)
+    if test.kind != "anchored" or queries is None:
+        return None
+    inputs = simulation_inputs(ranker.score(queries.texts), ranker.encode_queries(queries.texts), queries.relevant,
+                               release.corpus.r_static, config.rated.top_k)  # fmt: skip
+    return {"stream": queries.name, "queries": len(queries), **failing_rule_effect(inputs, config, sim_config)}
+
+
 def dynamic_evaluation(
     release: Release,
     statics: list[Retriever],
@@ -299,6 +311,8 @@ def dynamic_evaluation(
         "seconds": round(seconds, 1),
         "plots": [str(p.relative_to(plots_dir.parent)) for p in plots],
         "failing_rule": failing_rule_effect(test.inputs, config, sim_config),
+        "failing_rule_release_stream": _release_stream_rule(release, ranker, config, sim_config, test),
+        "rows": [m.name for m in methods],  # Table 2's order (metrics.json sorts keys)
         "diagnosis": diagnosis,
         **experiment.summary,
     }
