@@ -75,11 +75,9 @@ def dynamic_policies(config: Config, chosen: dict) -> dict[str, tuple[str, dict,
         "RATED (Full)": ("rated", full, None),
         AS_WRITTEN: ("rated", dict(ALGORITHM1), None),
     }  # fmt: skip
-    for reward in rated.tuning.rewards:
+    for reward in rated.tuning.rewards:  # the paper's reward is already in the as-written row
         if reward not in (chosen["reward"], ALGORITHM1["reward"]):
             rows[f"RATED (Full, reward {reward})"] = ("rated", {**full, "reward": reward}, None)
-    if chosen["reward"] == ALGORITHM1["reward"] and "authors_code" in rated.tuning.rewards:
-        rows["RATED (Full, reward authors_code)"] = ("rated", {**full, "reward": "authors_code"}, None)
     # ours, not the paper's: see rated.bandit (the prior on a constant feature, the ridge kept)
     rows["RATED (Full, intercept prior)"] = ("rated", {**full, "diagonal": True, "intercept": True}, None)
     # the full-matrix update as the paper writes it (no cap) and/or the capped one as a declared variant
