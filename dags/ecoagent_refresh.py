@@ -9,26 +9,45 @@ Parse time stays cheap: this module imports only ``airflow.sdk``, ``datetime``, 
 great-expectations behind them) is imported inside a task. Each task loads the run's config once
 (``run_context``) and takes its folders from the run's ``RunLayout``.
 
-Schedule: weekly by default; ``ECOAGENT_REFRESH_SCHEDULE`` overrides it with any Airflow schedule
-string (a cron expression, ``@daily``, or ``none`` for manual runs only).
+Schedule: weekly (Sunday 00:00 UTC) by default; ``ECOAGENT_REFRESH_SCHEDULE`` sets any cron expression or
+preset (``@daily``), or ``none`` for manual runs only. Unpausing the DAG starts nothing: the first scheduled
+run is the next tick after it was unpaused. A full refresh takes a while and calls the registries and the
+LLM, so running the tick that already passed needs ``ECOAGENT_REFRESH_RUN_ON_UNPAUSE=true``.
 """
 
 from __future__ import annotations
 
 import os
-from datetime import datetime, timedelta
+from datetime import timedelta
 
-from airflow.sdk import Asset, Param, dag, task
+from airflow.sdk import Asset, CronTriggerTimetable, Param, dag, task
 
-from pipeline.orchestration import run_context
+from pipeline.orchestration import heartbeat, release_event_extra, run_context
 
 # The release asset the downstream RATED DAG is scheduled on. A plain name without a scheme is a
 # valid Asset URI in Airflow 3.3 (only the "airflow" scheme is reserved); its events carry the
-# release folder in their extra.
+# release folder and the settings it was built with in their extra.
 RELEASE_ASSET = Asset("ecoagent/release")
 
-_schedule = os.environ.get("ECOAGENT_REFRESH_SCHEDULE", "@weekly")
-SCHEDULE = None if _schedule.strip().lower() in ("", "none", "null") else _schedule
+
+def refresh_schedule(schedule: str, run_on_unpause: bool = False) -> CronTriggerTimetable | None:
+    """The refresh's timetable: runs at each cron tick, never at unpause unless ``run_on_unpause``.
+
+    The DAG has no start_date, on purpose: with one in the past, Airflow runs the latest tick that already
+    passed as soon as the DAG is unpaused, even with catchup=False, and a full refresh would start at once.
+    Without one, the first run is decided by ``run_immediately``: Airflow's default (False) still runs the
+    past tick when it was less than a tenth of the period ago (16.8 hours for a weekly schedule), so the
+    DAG passes a zero window instead, which means the next tick.
+    """
+    if schedule.strip().lower() in ("", "none", "null"):
+        return None
+    return CronTriggerTimetable(schedule, timezone="UTC", run_immediately=True if run_on_unpause else timedelta(0))
+
+
+SCHEDULE = refresh_schedule(
+    os.environ.get("ECOAGENT_REFRESH_SCHEDULE", "@weekly"),
+    os.environ.get("ECOAGENT_REFRESH_RUN_ON_UNPAUSE", "").strip().lower() in ("1", "true", "yes"),
+)
 
 # Only the tasks that talk to the outside (registries, the LLM server) retry: a failed gate or a
 # bug would fail the same way again, so everything else fails the run at once.
@@ -81,8 +100,8 @@ def _promote(built: str, target: str) -> str:
 @dag(
     dag_id="ecoagent_refresh",
     schedule=SCHEDULE,
-    start_date=datetime(2026, 1, 1),
-    catchup=False,
+    start_date=None,  # see refresh_schedule: no start date, so unpausing does not start a run
+    catchup=False,  # a scheduler that was down runs the latest missed tick once, not every one of them
     max_active_runs=1,  # runs share the LLM response cache and the package cache
     tags=["ecoagent", "refresh", "dataset"],
     default_args={"owner": "ecoagent", "retries": 0},
@@ -97,10 +116,13 @@ def ecoagent_refresh():
     @task(**NETWORK_RETRIES, map_index_template="{{ task.op_kwargs['platform'] }}")
     def crawl_platform(platform: str, params: dict | None = None, run_id: str | None = None) -> str:
         from crawlers.crawl import crawl
+        from ecoagent.progress import phase_progress
 
         run = run_context(params, run_id, f"crawl.platforms=[{platform}]")
         out = run.run.crawl_shard(platform)
-        result = crawl(run.config, out=out)
+        interval = run.config.progress_interval_s
+        with phase_progress(f"crawl {platform}: {{phase}} packages", interval_s=interval) as progress:
+            result = crawl(run.config, out=out, progress=progress)
         print(f"crawl {platform}: {result.summary['tools']} tools, status {result.summary['status']}")
         return out  # a partial crawl (exit 3) still wrote a catalog; StageFailed raises
 
@@ -118,7 +140,8 @@ def ecoagent_refresh():
         from scoring.score import score as score_stage
 
         run = run_context(params, run_id)
-        score_stage(run.config, in_dir=crawl_dir, out=run.run.score)
+        with heartbeat("score the catalog", run.config):
+            score_stage(run.config, in_dir=crawl_dir, out=run.run.score)
         return run.run.score
 
     @task
@@ -151,7 +174,8 @@ def ecoagent_refresh():
         failed = sum(r["failed"] for r in shard_results[:])  # [:] = one XCom request
         print(f"{stage} shards done, {failed} failed requests ({stage} retries them once more)")
         run = run_context(params, run_id)
-        assemble_stage(stage, run.config, score_dir, run.run.folder(stage))
+        with heartbeat(f"{stage}: assemble from the cached answers", run.config):
+            assemble_stage(stage, run.config, score_dir, run.run.folder(stage))
         return run.run.folder(stage)
 
     @task
@@ -185,12 +209,14 @@ def ecoagent_refresh():
 
         run = run_context(params, run_id)
         inputs = ReleaseInputs(crawl_dir, score_dir, synth_dir, label_dir)
-        result = release_run(run.config, inputs, run.run, version=params.get("version"), previous_root=run.root)
+        with heartbeat("build and gate the release", run.config):
+            result = release_run(run.config, inputs, run.run, version=params.get("version"), previous_root=run.root)
         version = result.version
         folder = _promote(str(result.folder), run.root.release(version))
         print(f"release {version} built in {result.folder}, promoted to {folder} (previous: {result.previous})")
         if outlet_events is not None:
-            outlet_events[RELEASE_ASSET].extra = {"folder": folder, "version": version, "run_id": run_id}
+            # the settings travel with the event, so ecoagent_rated reads this release with this config
+            outlet_events[RELEASE_ASSET].extra = release_event_extra(params, run, folder, version, run_id)
         return folder
 
     crawl_dir = merge_crawl(crawl_platform.expand(platform=platforms()))

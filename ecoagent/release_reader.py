@@ -6,7 +6,9 @@ A release (``ecoagent release build``) lists its files in ``manifest.json`` unde
 training pairs with their hard negatives, and the full ``tools`` table. Nothing here embeds or
 scores: that is :mod:`ecoagent.retrieval`.
 
-Errors name the release folder and the missing config, so a reader knows which release is broken.
+Errors name the release folder and the missing config, so a reader knows which release is broken. Before anything
+is read, every file is checked against the manifest (:mod:`ecoagent.release_integrity`): an edited or unlisted
+file refuses the release (:class:`~ecoagent.release_integrity.ReleaseIntegrityError`, exit 1).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import numpy as np
 import polars as pl
 
 from ecoagent.errors import EcoAgentError
+from ecoagent.release_integrity import verify_release
 
 SUBSETS = ("syn", "real")
 QUERY_SPLITS = ("train", "validation", "test", "cold_start")
@@ -26,6 +29,17 @@ QUERY_SPLITS = ("train", "validation", "test", "cold_start")
 
 class ReleaseUnreadable(EcoAgentError, RuntimeError):
     """The release folder lacks a file this stage needs."""
+
+
+def document_text(title: str | None, text: str | None) -> str:
+    """A corpus document as a retriever reads it: title and text joined by one space, as MTEB joins them.
+
+    MTEB (``mteb._create_dataloaders._corpus_to_dict``) gives a model ``(title + " " + text).strip()`` when a
+    document has a title and ``text.strip()`` otherwise; joining the same way here makes the project's Table 1
+    and an MTEB evaluation of the same model on the same release give the same figures.
+    """
+    title, text = title or "", text or ""
+    return f"{title} {text}".strip() if title else text.strip()
 
 
 @dataclass(frozen=True)
@@ -43,8 +57,8 @@ class Corpus:
 
     @property
     def documents(self) -> list[str]:
-        """What a retriever indexes: ``title: text`` (the MTEB convention for a titled corpus)."""
-        return [f"{t}: {x}" if t and x else t or x for t, x in zip(self.titles, self.texts, strict=True)]
+        """What a retriever indexes: each tool's :func:`document_text`."""
+        return [document_text(t, x) for t, x in zip(self.titles, self.texts, strict=True)]
 
     def rows(self) -> dict[str, int]:
         return {tool: i for i, tool in enumerate(self.ids)}
@@ -105,9 +119,10 @@ def _read(folder: Path, layout: dict, config: str, split: str) -> pl.DataFrame |
 
 
 def load_release(folder: str | Path) -> Release:
-    """Read the corpus, the tools table and every non-empty query split of a release folder."""
+    """Read the corpus, the tools table and every non-empty query split of a release folder, once it is verified."""
     folder = Path(folder)
     manifest, layout = _layout(folder)
+    verify_release(folder)
     tools = _read(folder, layout, "tools", "train")
     corpus_frame = _read(folder, layout, "syn-corpus", "corpus")
     if corpus_frame is None:

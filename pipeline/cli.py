@@ -23,9 +23,11 @@ from rich.table import Table
 from ecoagent.config import Config, load_config
 from ecoagent.errors import EXIT_CONFIG, EXIT_FAILED, EcoAgentError
 from ecoagent.layout import RunLayout
+from ecoagent.progress import ProgressLog, phase_progress
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="EcoAgent: build the tool-retrieval benchmark.")
 console = Console(stderr=True)
+LOG_WIDTH = 10_000  # the console width when output is not a terminal: no line is wrapped or cut
 
 OutOpt = Annotated[str | None, typer.Option("--out", help="Write this stage's outputs here (default: the store).")]
 InOpt = Annotated[str | None, typer.Option("--in", help="Read this stage's inputs from here (default: the store).")]
@@ -43,7 +45,7 @@ def _attempt(failure: str, call: Callable[[], T]) -> T:
     try:
         return call()
     except _INPUT_FAILURES as exc:
-        console.print(f"[red]{failure}:[/] {escape(str(exc))}")
+        console.print(f"[red]{failure}:[/] {escape(str(exc))}", soft_wrap=True)  # one line, however long
         raise typer.Exit(exc.exit_code if isinstance(exc, EcoAgentError) else EXIT_FAILED) from exc
 
 
@@ -51,9 +53,52 @@ def _config(profile: str | None, overrides: list[str] | None, extra: list[str] |
     return _attempt("config error", lambda: load_config(profile, [*(overrides or []), *(extra or [])]))
 
 
+def _log_line(line: str) -> None:
+    console.print(line, markup=False, highlight=False)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"ecoagent {package_version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the ecoagent version and exit."),
+    ] = False,
+) -> None:
+    if not console.is_terminal:
+        # A log file or a pipe: rich would wrap every line at 80 columns and cut table headers ("platfo…").
+        # Lines as long as their content instead; tables keep their natural width.
+        console.width = LOG_WIDTH
+        console.soft_wrap = True
+
+
+def package_version() -> str:
+    """The installed ``ecoagent`` distribution's version (pyproject.toml's ``version``)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("ecoagent")
+    except PackageNotFoundError:  # run from a source tree that was never installed (make setup installs it)
+        import tomllib
+
+        from ecoagent.config import PROJECT_ROOT
+
+        return tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())["project"]["version"]
+
+
 @contextmanager
-def _progress(description: str) -> Iterator[Callable[[str, int, int], None]]:
-    """A progress bar per phase; yields ``update(phase, done, total)`` for the stage's progress callback."""
+def _progress(description: str, config: Config) -> Iterator[Callable[[str, int, int], None]]:
+    """Per phase, a progress bar on a terminal, else plain progress lines every ``progress_interval_s`` (a log
+    file shows a bar only once it finished); yields ``update(phase, done, total)`` for the stage's callback."""
+    if not console.is_terminal:
+        with phase_progress(description, interval_s=config.progress_interval_s, emit=_log_line) as update:
+            yield update
+        return
     with Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
     ) as bar:
@@ -67,10 +112,28 @@ def _progress(description: str) -> Iterator[Callable[[str, int, int], None]]:
         yield update
 
 
-def _with_bar(stage: str, description: str, call: Callable[[Callable[[int, int], None]], T]) -> T:
-    """``call(progress)`` for a stage with one bar (``progress(done, total)``), its failure reported by ``_attempt``."""
-    with _progress(description) as update:
+def _with_bar(stage: str, description: str, config: Config, call: Callable[[Callable[[int, int], None]], T]) -> T:
+    """``call(progress)`` for a stage with one bar (``progress(done, total)``), its failure reported by ``_attempt``.
+
+    Not on a terminal, the progress lines run for the whole stage, so the work after the counted part (the
+    round-trip embedding after generation) is not silent either."""
+    if not console.is_terminal:
+        with ProgressLog(description, interval_s=config.progress_interval_s, emit=_log_line) as log:
+            return _attempt(f"{stage} failed", lambda: call(log.update))
+    with _progress(description, config) as update:
         return _attempt(f"{stage} failed", lambda: call(lambda done, total: update(description, done, total)))
+
+
+@contextmanager
+def _activity(description: str, config: Config) -> Iterator[None]:
+    """A step without a count: a spinner on a terminal, else a line every ``progress_interval_s`` with the time
+    it has been running."""
+    if console.is_terminal:
+        with console.status(f"{description}..."):
+            yield
+        return
+    with ProgressLog(description, interval_s=config.progress_interval_s, emit=_log_line):
+        yield
 
 
 def _print_crawl_summary(summary: dict, out: str) -> None:
@@ -132,7 +195,7 @@ def _run_crawl(config: Config, out: str | None, sources: Path | None) -> int:
     """The crawl; 0 when complete, 3 when partial (the catalog is written, some packages recorded errors)."""
     from crawlers.crawl import crawl
 
-    with _progress("{phase} packages") as update:
+    with _progress("{phase} packages", config) as update:
         result = _attempt("crawl failed", lambda: crawl(config, out=out, sources_path=sources, progress=update))
     _print_crawl_summary(result.summary, result.out)
     if result.partial:
@@ -209,7 +272,7 @@ def _print_score_summary(summary: dict, out: str) -> None:
 def _run_score(config: Config, in_dir: str | None, out: str | None, run_gate: bool = True) -> None:
     from scoring.score import score
 
-    with console.status("scoring the catalog (embeddings are cached by text hash)..."):
+    with _activity("scoring the catalog (embeddings are cached by text hash)", config):
         result = _attempt("score failed", lambda: score(config, in_dir=in_dir, out=out))
     _print_score_summary(result.summary, result.out)
     if run_gate:
@@ -220,7 +283,7 @@ def _run_gate(config: Config, in_dir: str | None, crawl_dir: str | None) -> None
     """The scored-catalog gate; exit 1 when an expectation fails."""
     from scoring.score import gate
 
-    with console.status("quality gate (great-expectations)..."):
+    with _activity("quality gate (great-expectations)", config):
         result = _attempt("quality gate failed", lambda: gate(config, in_dir=in_dir, crawl_dir=crawl_dir))
     failures = result.failures()
     if failures:
@@ -291,7 +354,8 @@ def _print_synth_summary(summary: dict, out: str) -> None:
 def _run_synth(config: Config, in_dir: str | None, out: str | None) -> None:
     from synth.generate import synth
 
-    result = _with_bar("synth", "generate queries (tools)", lambda bar: synth(config, in_dir, out, progress=bar))
+    generate = "generate queries (tools)"
+    result = _with_bar("synth", generate, config, lambda bar: synth(config, in_dir, out, progress=bar))
     _print_synth_summary(result.summary, result.out)
 
 
@@ -334,7 +398,7 @@ def _print_label_summary(summary: dict, out: str) -> None:
 def _run_label(config: Config, in_dir: str | None, out: str | None) -> None:
     from labeling.label import label
 
-    result = _with_bar("label", "verify pairs", lambda bar: label(config, in_dir, out, progress=bar))
+    result = _with_bar("label", "verify pairs", config, lambda bar: label(config, in_dir, out, progress=bar))
     _print_label_summary(result.summary, result.out)
 
 
@@ -376,7 +440,7 @@ def _run_release(config: Config, root: str | None, version: str | None, previous
     from release.build import ReleaseInputs
 
     layout = RunLayout.of(config, root)
-    with console.status("building the release (Parquet, card, Croissant, manifest) and its gate..."):
+    with _activity("building the release (Parquet, card, Croissant, manifest) and its gate", config):
         result = _attempt(
             "release build failed",
             lambda: release_run(config, ReleaseInputs.under(layout), layout, version=version, previous=previous),
@@ -419,7 +483,27 @@ def release_publish_command(
     result = _attempt(
         "publish failed", lambda: publish_release(folder, repo, token_env=config.release.token_env, dry_run=dry_run)
     )
-    typer.echo(json.dumps(result, indent=2, default=str))
+    if not dry_run:  # a dry run has printed its listing (each file once) and what a publish would delete
+        typer.echo(json.dumps(result, indent=2, default=str))
+
+
+@release_app.command("verify")
+def release_verify_command(
+    folder: Annotated[Path, typer.Argument(help="A release folder (a build or a download of one).")],
+    manifest_sha256: Annotated[
+        str | None, typer.Option(help="The published sha256 of manifest.json (the Hub tag's message).")
+    ] = None,
+) -> None:
+    """Check every file of a release against manifest.json (sha256, size, nothing unlisted); exit 1 on any problem."""
+    from ecoagent.release_integrity import check_release
+
+    result = check_release(folder, manifest_sha256=manifest_sha256)
+    for problem in result.problems:
+        console.print(f"[red]{escape(str(folder))}:[/] {escape(problem)}", soft_wrap=True)
+    if result.problems:
+        raise typer.Exit(EXIT_FAILED)
+    typer.echo(f"release {result.version} in {folder}: {len(result.files)} files match manifest.json "
+               f"(sha256 {result.manifest_sha256})")  # fmt: skip
 
 
 @app.command("run")

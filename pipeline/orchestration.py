@@ -6,12 +6,15 @@ and the stages are imported inside the functions, which tasks call.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ecoagent.config import Config
     from ecoagent.layout import RunLayout
+    from ecoagent.progress import ProgressLog
 
 # The stages that ask the LLM, by name: the module whose ``llm_requests(config, in_dir)`` lists what the stage
 # asks, in a deterministic order, and whose stage function (named like the stage) assembles its outputs.
@@ -25,27 +28,92 @@ class RunContext:
     run: RunLayout | None  # ``<root>/runs/<run_id>``: this run's stage folders (None without a run id)
 
 
+def _overrides(params: dict) -> list[str]:
+    """The run's overrides, then those its explicit params stand for."""
+    overrides = list(params.get("overrides") or [])
+    if params.get("sample_size") is not None:
+        overrides.append(f"synth.sample_size={int(params['sample_size'])}")
+    return overrides
+
+
 def run_context(params: dict, run_id: str | None = None, *extra: str) -> RunContext:
     """The run's config (the profile, the run's overrides, then the explicit params) and its folders."""
     from ecoagent.config import load_config
     from ecoagent.layout import RunLayout
 
-    overrides = list(params.get("overrides") or [])
+    overrides = _overrides(params)
     if params.get("out"):
         # the store is the root, so stage defaults (the shared LLM response cache) live under it too
         overrides.append(f"store={params['out']}")
-    if params.get("sample_size") is not None:
-        overrides.append(f"synth.sample_size={int(params['sample_size'])}")
     config = load_config(params.get("profile") or "default", overrides=[*overrides, *extra])
     root = RunLayout.of(config)
     return RunContext(config, root, root.run(run_id) if run_id else None)
 
 
+def release_event_extra(params: dict, run: RunContext, folder: str, version: str, run_id: str | None) -> dict:
+    """What the ``ecoagent/release`` asset event carries: the release and the settings it was built with.
+
+    ``profile``, ``overrides`` (the sample size included) and ``out`` (the resolved root, where the release was
+    promoted) are the refresh's own, so the RATED run it triggers reads the same config and writes beside it.
+    """
+    return {
+        "folder": folder,
+        "version": version,
+        "run_id": run_id,
+        "profile": params.get("profile") or "default",
+        "overrides": _overrides(params),
+        "out": run.root.root,
+    }
+
+
+def rated_settings(params: dict, triggering_asset_events: dict | None = None) -> dict:
+    """The release RATED evaluates and the settings it runs with: ``{"folder", "profile", "overrides", "out"}``.
+
+    A run triggered by a release event takes the folder, profile, overrides and root the refresh recorded in the
+    event (the newest event when several queued up), then the run's own ``overrides`` param. A manual run takes its
+    params: the ``release`` param, else the newest release under its root. Standard library only, like the rest of
+    this module: the rated DAG's first task calls it.
+    """
+    events = [e for evs in (triggering_asset_events or {}).values() for e in evs]
+    extras = [e.extra for e in events if (e.extra or {}).get("folder")]
+    if extras:
+        extra = extras[-1]
+        return {
+            "folder": str(extra["folder"]),
+            "profile": extra.get("profile") or params.get("profile") or "default",
+            "overrides": [*(extra.get("overrides") or []), *(params.get("overrides") or [])],
+            "out": extra.get("out") or params.get("out"),
+        }
+    settings = {"profile": params.get("profile") or "default", "overrides": list(params.get("overrides") or []),
+                "out": params.get("out")}  # fmt: skip
+    if params.get("release"):
+        return {"folder": str(params["release"]), **settings}
+    from ecoagent.layout import newest_release
+
+    root = run_context(settings).root
+    newest = newest_release(root.releases)
+    if newest is None:
+        raise FileNotFoundError(f"no release under {root.releases}: run ecoagent_refresh first")
+    return {"folder": str(newest), **settings}
+
+
+@contextmanager
+def heartbeat(description: str, config: Config, total: int | None = None) -> Iterator[ProgressLog]:
+    """Plain progress lines in the task log every ``progress_interval_s`` while a long step runs."""
+    from ecoagent.progress import ProgressLog
+
+    with ProgressLog(description, total, interval_s=config.progress_interval_s) as log:
+        yield log
+
+
 def answer_stage_shard(stage: str, config: Config, score_dir: str, shard: int, shards: int) -> dict:
-    """Ask the LLM one shard of an LLM stage's requests (generation or verification), filling the response cache."""
+    """Ask the LLM one shard of an LLM stage's requests (generation or verification), filling the response cache;
+    progress lines in the task log as answers arrive."""
     from ecoagent.llm.backends import answer_shard
 
-    return answer_shard(config, _llm_stage(stage).llm_requests(config, score_dir), shard, shards)
+    requests = _llm_stage(stage).llm_requests(config, score_dir)
+    with heartbeat(f"{stage} shard {shard + 1}/{shards}: requests answered", config) as log:
+        return answer_shard(config, requests, shard, shards, progress=log.update)
 
 
 def assemble_stage(stage: str, config: Config, score_dir: str, out: str) -> None:

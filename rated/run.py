@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from ecoagent.config import Config
+from ecoagent.progress import ProgressLog
 from ecoagent.release_reader import Release, load_release, query_set
 from ecoagent.retrieval import DenseRetriever, Retriever, top_k
 from ecoagent.store import ArtifactStore
@@ -262,10 +263,13 @@ def dynamic_evaluation(
         return skipped, {"skipped": skipped["skipped"]}, {}
     tuned_on = validation or test
     started = time.perf_counter()
-    tuning = tune(tuned_on.inputs, config, sim_config)
+    interval = config.progress_interval_s
+    with ProgressLog(f"validation sweep on {tuned_on.name}", interval_s=interval, emit=progress):
+        tuning = tune(tuned_on.inputs, config, sim_config)
     chosen = tuning["chosen"]
     progress(f"validation ({tuned_on.name}): RATED (Full) takes {chosen}")
-    fig4 = figure4(tuned_on.inputs, config, sim_config, chosen)
+    with ProgressLog(f"Figure 4 sweeps on {tuned_on.name}", interval_s=interval, emit=progress):
+        fig4 = figure4(tuned_on.inputs, config, sim_config, chosen)
     fig4_plot = plot_figure4(fig4, plots_dir / "figure4.png")
     validation_record = {
         "stream": tuned_on.name,
@@ -284,7 +288,11 @@ def dynamic_evaluation(
     for name, (policy, options, scenarios) in dynamic_policies(config, chosen).items():
         methods.append(Method(name, policy, test.inputs, options, scenarios))
     started = time.perf_counter()
-    experiment = run_experiment(methods, sim.seeds, sim.scenarios, sim.failure_rates, sim_config)
+    description = f"Table 2 on {test.name}: simulations"
+    with ProgressLog(description, interval_s=config.progress_interval_s, emit=progress) as bar:
+        experiment = run_experiment(
+            methods, sim.seeds, sim.scenarios, sim.failure_rates, sim_config, progress=bar.update
+        )
     seconds = time.perf_counter() - started
     rho = max(sim.failure_rates)
     full = bandit_options(config, **chosen)
@@ -358,9 +366,12 @@ def rated_run(
     cache = config.resolve_path(config.embedding.cache_dir)
     progress(f"release {release.version}: {len(release.corpus)} tools, splits {sorted(release.query_sets)}")
 
-    baselines = offline_baselines(config.rated, release.corpus, cache)
+    interval = config.progress_interval_s
+    with ProgressLog("fit the offline baselines", interval_s=interval, emit=progress):
+        baselines = offline_baselines(config.rated, release.corpus, cache)
     progress(f"baselines: {', '.join(r.name for r in baselines.retrievers)}")
-    encoder = choose_encoder(release, config.rated, out_dir, config.seed, cache)
+    with ProgressLog("train (or reuse) the RATED encoder", interval_s=interval, emit=progress):
+        encoder = choose_encoder(release, config.rated, out_dir, config.seed, cache)
     progress(f"encoder: {encoder.record['settings']}, {encoder.record['steps']} steps")
     rerank, rerank_skipped = reranker(config.rated, encoder.trained, release.corpus)
     skipped = dict(baselines.skipped)
@@ -372,12 +383,14 @@ def rated_run(
         retrievers.append(rerank)
     retrievers.append(encoder.trained)
     table1: dict[str, dict] = {}
-    for name in TABLE1_SETS:
-        queries = release.queries(name)
-        if queries is None:
-            table1[name] = {"skipped": f"no {name} queries in release {release.version}"}
-            continue
-        table1[name] = {r.name: evaluate(r.score(queries.texts), queries, release.corpus) for r in retrievers}
+    with ProgressLog("Table 1: query sets", len(TABLE1_SETS), interval_s=interval, emit=progress) as bar:
+        for done, name in enumerate(TABLE1_SETS, 1):
+            queries = release.queries(name)
+            if queries is None:
+                table1[name] = {"skipped": f"no {name} queries in release {release.version}"}
+            else:
+                table1[name] = {r.name: evaluate(r.score(queries.texts), queries, release.corpus) for r in retrievers}
+            bar.update(done)
     progress("Table 1 done")
 
     statics = [r for r in retrievers if r is not encoder.trained]

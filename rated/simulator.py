@@ -341,11 +341,12 @@ def run_experiment(
     rhos: Sequence[float] = (0.2, 0.3),
     config: SimulationConfig | None = None,
     keep_traces: bool = True,
+    progress: Callable[[int, int], None] | None = None,
 ) -> Experiment:
     """Every method on every (scenario, rho, seed); each seed fixes the stream and failing set.
 
     All methods must share the query set (same queries, same gold), so a seed gives every method the
-    same stream and the same failing tools.
+    same stream and the same failing tools. ``progress(done, total)`` is called after each simulation.
     """
     config = config or SimulationConfig()
     if not methods:
@@ -359,6 +360,8 @@ def run_experiment(
             raise ValueError(f"method {method.name!r} runs on another query set than {methods[0].name!r}")
     results: dict = {}
     traces: dict = {}
+    per_scenario = [sum(m.scenarios is None or kind in m.scenarios for m in methods) for kind in scenarios]
+    total, done = sum(per_scenario) * len(rhos) * len(seeds), 0
     for scenario_kind in scenarios:
         for rho in rhos:
             theta = config.theta_for(rho)
@@ -379,6 +382,9 @@ def run_experiment(
                     per_method[method.name].append(metrics)
                     sums[method.name][0] += success
                     sums[method.name][1] += fault
+                    done += 1
+                    if progress:
+                        progress(done, total)
             for name, runs in per_method.items():
                 results.setdefault(name, {}).setdefault(scenario_kind, {})[f"{rho:g}"] = _aggregate(runs)
                 if keep_traces:

@@ -68,6 +68,8 @@ from ecoagent.dedup import DisjointSets
 from ecoagent.hashing import sha256_file
 from ecoagent.layout import SEMVER, RunLayout
 from ecoagent.quality_gate import GateResult, QualityGateFailed
+from ecoagent.redaction import redact, redact_frame, redact_value
+from ecoagent.release_integrity import verify_release
 from ecoagent.store import ArtifactStore
 
 log = logging.getLogger(__name__)
@@ -161,6 +163,12 @@ def build_release(
     stage = _read_inputs(inputs)
     prev = _read_previous(Path(previous)) if previous is not None else None
     tables, stats = _tables(stage, config, prev)
+    # Every table and text file passes the one redaction (ecoagent.redaction); the gate then checks none is left.
+    redacted = 0
+    for key, frame in tables.items():
+        tables[key], count = redact_frame(frame)
+        redacted += count
+    stats["redacted_values"] = redacted
 
     out_dir.parent.mkdir(parents=True, exist_ok=True)
     tmp = out_dir.parent / f".{out_dir.name}.tmp-{uuid.uuid4().hex[:8]}"
@@ -176,15 +184,19 @@ def build_release(
                 store.write_parquet(frame, *path.split("/"))
         files = _file_table(tmp, layout, tables)
         info = _release_info(stage, config, prev, version, created, layout, files, stats)
-        store.write_text(render_card(info), "README.md")
-        croissant = build_croissant(info, tmp)
+        store.write_text(redact(render_card(info))[0], "README.md")
+        croissant = redact_value(build_croissant(info, tmp))[0]
         store.write_text(json.dumps(croissant, indent=2, sort_keys=True, ensure_ascii=False) + "\n", "croissant.json")
         info["croissant_warnings"] = validate_croissant(tmp / "croissant.json")
-        store.write_text(_changelog(info, stage["tools"], prev), "CHANGELOG.md")
+        store.write_text(redact(_changelog(info, stage["tools"], prev))[0], "CHANGELOG.md")
+        for name in ("README.md", "croissant.json", "CHANGELOG.md"):
+            info["files"][name] = {"sha256": sha256_file(tmp / name), "bytes": (tmp / name).stat().st_size}
 
+        # the gate verifies the folder against the file table the manifest will hold, then checks the data
         gate = run_release_gate(
-            tmp, tmp / "gate", min_split_rows=min_split_rows, dedup_threshold=config.label.dedup_threshold
-        )
+            tmp, tmp / "gate", min_split_rows=min_split_rows, dedup_threshold=config.label.dedup_threshold,
+            files=info["files"],
+        )  # fmt: skip
         if not gate.success:
             failed_dir = out_dir.parent / f"{out_dir.name}.gate-failed"
             shutil.rmtree(failed_dir, ignore_errors=True)
@@ -192,9 +204,7 @@ def build_release(
             gate.report_path = str(failed_dir / Path(gate.report_path or "release_gate.md").name)
             raise QualityGateFailed(gate)
 
-        for name in ("README.md", "croissant.json", "CHANGELOG.md"):
-            info["files"][name] = {"sha256": sha256_file(tmp / name), "bytes": (tmp / name).stat().st_size}
-        manifest = _manifest(info, gate)
+        manifest = redact_value(_manifest(info, gate))[0]
         store.write_json(manifest, "manifest.json")
         _replace(tmp, out_dir)
     finally:
@@ -273,6 +283,7 @@ def _read_previous(folder: Path) -> dict[str, Any]:
             f"previous release {folder} has no tools/*.parquet: pass the previous release folder of the data store "
             "(<store>/release/<version>/), not its text-only copy under releases/"
         )
+    verify_release(folder)  # its tools decide the cold-start split and the changelog
     tools = pl.concat([pl.read_parquet(p, columns=["tool_id", "content_hash"]) for p in parquet])
     manifest = json.loads((folder / "manifest.json").read_text()) if (folder / "manifest.json").exists() else {}
     changelog = (folder / "CHANGELOG.md").read_text() if (folder / "CHANGELOG.md").exists() else ""

@@ -1,10 +1,12 @@
-"""The Croissant 1.0 description (``croissant.json``) of a release, with the Responsible-AI (RAI) fields.
+"""The Croissant description (``croissant.json``) of a release, with the Responsible-AI (RAI) fields.
 
-Distribution: one ``cr:FileObject`` per Parquet file (relative ``contentUrl``, size, sha256), plus one
-``cr:FileSet`` per config folder (``includes: <folder>/*.parquet``) that the record sets read, so a record set
-spans all splits of its config and carries the split as a field parsed from the file name. Record sets:
-``tools`` (its scalar columns; lists and structs are described, not mapped), ``corpus``, and the queries,
-qrels and pairs of Syn and Real.
+Built with ``mlcroissant``'s public API (``Metadata``, ``FileObject``, ``FileSet``, ``RecordSet``, ``Field``,
+``Source``, ``Extract``, ``Transform``), which also writes the JSON-LD context. Distribution: one ``FileObject``
+per Parquet file (relative ``contentUrl``, size, sha256), plus one ``FileSet`` per config folder
+(``includes: <folder>/*.parquet``) that the record sets read, so a record set spans all splits of its config and
+carries the split as a field parsed from the file name. Record sets: ``tools``, ``corpus``, and the queries,
+qrels and pairs of Syn and Real, each describing **every** column of its Parquet files: a list column is a
+``repeated`` field, a list of structs (``links``, ``flaws``) a repeated field with one sub-field per struct key.
 
 :func:`validate_croissant` loads the file with ``mlcroissant`` and reads the first record of every record set,
 so a field pointing at a missing column fails the build, not a downstream user. Relative ``contentUrl`` values
@@ -14,8 +16,10 @@ resolve against the folder of ``croissant.json``, i.e. inside the release folder
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 
+import mlcroissant as mlc
 import polars as pl
 
 CROISSANT_1_0 = "http://mlcommons.org/croissant/1.0"
@@ -34,153 +38,144 @@ RECORD_SETS = {
 }
 
 
-def _context() -> dict:
-    from mlcroissant._src.core.rdf import make_context
-
-    return make_context()
-
-
-def _data_type(dtype: pl.DataType) -> str | None:
+def _data_type(dtype: pl.DataType, column: str) -> str:
     if dtype == pl.String:
-        return "sc:Text"
+        return mlc.DataType.TEXT
     if dtype == pl.Boolean:
-        return "sc:Boolean"
+        return mlc.DataType.BOOL
     if dtype.is_float():
-        return "sc:Float"
+        return mlc.DataType.FLOAT
     if dtype.is_integer():
-        return "sc:Integer"
-    return None  # lists and structs: described in the record set, not mapped (mlcroissant reads them poorly)
+        return mlc.DataType.INTEGER
+    # a new column type must be described before it is released, not silently left out
+    raise ValueError(f"column {column!r} has type {dtype}, which croissant.py cannot describe yet")
 
 
-def _record_set(name: str, folder: str, description: str, schema: pl.Schema) -> dict:
-    fileset = {"fileSet": {"@id": f"{folder}-files"}}
-    fields = []
-    skipped = []
-    for column, dtype in schema.items():
-        data_type = _data_type(dtype)
-        if data_type is None:
-            skipped.append(column)
-            continue
+def _source(fileset: str, column: str, json_path: str | None = None) -> mlc.Source:
+    transforms = [mlc.Transform(json_path=json_path)] if json_path else []
+    return mlc.Source(file_set=fileset, extract=mlc.Extract(column=column), transforms=transforms)
+
+
+def _field(record_set: str, fileset: str, column: str, dtype: pl.DataType) -> mlc.Field:
+    """One column as a field: a scalar, a list of scalars (repeated), or a list of structs (repeated, with
+    one sub-field per struct key read by a JSON path from each element)."""
+    field_id = f"{record_set}/{column}"
+    if isinstance(dtype, pl.List) and isinstance(dtype.inner, pl.Struct):
+        sub_fields = [
+            mlc.Field(
+                id=f"{field_id}/{key.name}",
+                name=key.name,
+                data_types=[_data_type(key.dtype, f"{column}.{key.name}")],
+                source=_source(fileset, column, key.name),
+            )
+            for key in dtype.inner.fields
+        ]
+        keys = ", ".join(f.name for f in dtype.inner.fields)
+        return mlc.Field(id=field_id, name=column, repeated=True, sub_fields=sub_fields,
+                         description=f"a list of records ({keys})")  # fmt: skip
+    if isinstance(dtype, pl.List):
+        return mlc.Field(id=field_id, name=column, repeated=True, data_types=[_data_type(dtype.inner, column)],
+                         source=_source(fileset, column), description="a list")  # fmt: skip
+    return mlc.Field(id=field_id, name=column, data_types=[_data_type(dtype, column)], source=_source(fileset, column))
+
+
+def _record_set(name: str, folder: str, description: str, schema: pl.Schema) -> mlc.RecordSet:
+    fileset = f"{folder}-files"
+    fields = [_field(name, fileset, column, dtype) for column, dtype in schema.items()]
+    if "split" not in schema:  # syn-pairs carries its split as a column already
         fields.append(
-            {
-                "@type": "cr:Field",
-                "@id": f"{name}/{column}",
-                "name": column,
-                "dataType": data_type,
-                "source": {**fileset, "extract": {"column": column}},
-            }
+            mlc.Field(
+                id=f"{name}/split",
+                name="split",
+                description="the split, from the file name",
+                data_types=[mlc.DataType.TEXT],
+                source=mlc.Source(
+                    file_set=fileset,
+                    extract=mlc.Extract(file_property="filename"),
+                    transforms=[mlc.Transform(regex=_SPLIT_FROM_FILENAME)],
+                ),
+            )
         )
-    if "split" in schema:  # syn-pairs carries its split as a column already
-        return _finish(name, description, fields, skipped)
-    fields.append(
-        {
-            "@type": "cr:Field",
-            "@id": f"{name}/split",
-            "name": "split",
-            "description": "the split, from the file name",
-            "dataType": "sc:Text",
-            "source": {
-                **fileset,
-                "extract": {"fileProperty": "filename"},
-                "transform": {"regex": _SPLIT_FROM_FILENAME},
-            },
-        }
-    )
-    return _finish(name, description, fields, skipped)
-
-
-def _finish(name: str, description: str, fields: list[dict], skipped: list[str]) -> dict:
-    if skipped:
-        description += f" Nested columns in the Parquet files but not mapped here: {', '.join(skipped)}."
-    return {"@type": "cr:RecordSet", "@id": name, "name": name, "description": description, "field": fields}
+    return mlc.RecordSet(id=name, name=name, description=description, fields=fields)
 
 
 def build_croissant(info: dict, folder: Path) -> dict:
     """The Croissant JSON-LD of the release being built in ``folder`` (its Parquet files are already written)."""
     folder = Path(folder)
     gen, real = info["generator"], info["real"]
-    distribution: list[dict] = []
-    for path, meta in info["files"].items():
-        distribution.append(
-            {
-                "@type": "cr:FileObject",
-                "@id": path,
-                "name": path,
-                "contentUrl": path,
-                "contentSize": f"{meta['bytes']} B",
-                "encodingFormat": PARQUET,
-                "sha256": meta["sha256"],
-            }
+    distribution: list[mlc.FileObject | mlc.FileSet] = [
+        mlc.FileObject(
+            id=path,
+            name=path,
+            content_url=path,
+            content_size=f"{meta['bytes']} B",
+            encoding_formats=[PARQUET],
+            sha256=meta["sha256"],
         )
+        for path, meta in info["files"].items()
+    ]
     record_sets = []
     folders = {p.split("/", 1)[0] for p in info["files"]}
     for name, (sub, description) in RECORD_SETS.items():
         if sub not in folders:
             continue  # e.g. no real-qrels at all: the gate fails such a release anyway
+        files = f"{sub}-files"
         distribution.append(
-            {
-                "@type": "cr:FileSet",
-                "@id": f"{sub}-files",
-                "name": f"{sub}-files",
-                "encodingFormat": PARQUET,
-                "includes": f"{sub}/*.parquet",
-            }
+            mlc.FileSet(id=files, name=files, encoding_formats=[PARQUET], includes=[f"{sub}/*.parquet"])
         )
         schema = pl.read_parquet_schema(next(folder.joinpath(sub).glob("*.parquet")))
         record_sets.append(_record_set(name, sub, description, pl.Schema(schema)))
     not_benchmark = " NOT A BENCHMARK: generated by the embedded base model." if gen["not_a_benchmark"] else ""
     review = real.get("review")
-    return {
-        "@context": _context(),
-        "@type": "sc:Dataset",
-        "conformsTo": [CROISSANT_1_0, RAI_1_0],
-        "name": f"EcoAgent-{info['version']}",
-        "description": "EcoAgent: a benchmark for reliability-aware tool retrieval (RATED, CIKM 2026): crawled agent "
+    metadata = mlc.Metadata(
+        name=f"EcoAgent-{info['version']}",
+        conforms_to=[CROISSANT_1_0, RAI_1_0],
+        description="EcoAgent: a benchmark for reliability-aware tool retrieval (RATED, CIKM 2026): crawled agent "
         "tools with reliability scores, synthetic (Syn) and real (Real) queries with relevance judgments."
         + not_benchmark,
-        "version": _croissant_version(info["version"]),
-        "datePublished": info["created"][:10],
-        "license": "https://creativecommons.org/licenses/by/4.0/",
-        "citeAs": "RATED: Reliability-Aware Tool Retrieval for LLM Agents, with the EcoAgent Benchmark. CIKM 2026.",
-        "keywords": ["tool retrieval", "LLM agents", "reliability", "function calling", "MTEB"],
-        "inLanguage": ["en"],
-        "distribution": distribution,
-        "recordSet": record_sets,
-        "rai:dataCollection": (
+        version=_croissant_version(info["version"]),
+        date_published=datetime.fromisoformat(info["created"][:10]),
+        license=["https://creativecommons.org/licenses/by/4.0/"],
+        cite_as="RATED: Reliability-Aware Tool Retrieval for LLM Agents, with the EcoAgent Benchmark. CIKM 2026.",
+        keywords=["tool retrieval", "LLM agents", "reliability", "function calling", "MTEB"],
+        in_language=["en"],
+        distribution=distribution,
+        record_sets=record_sets,
+        data_collection=(
             f"Static crawl of {len(info['packages'])} pinned packages from PyPI and npm (platforms: "
             f"{', '.join(info['platforms'])}); packages are read as archives, never imported or run. Real queries "
             f"from {', '.join(real['sources'])}; synthetic queries generated per tool by an LLM."
         ),
-        "rai:dataCollectionType": ["Web Scraping", "Software Collection", "Synthetic Data Generation"],
-        "rai:dataPreprocessingProtocol": [
+        data_collection_type=["Web Scraping", "Software Collection", "Synthetic Data Generation"],
+        data_preprocessing_protocol=[
             "Normalization into one tool schema; exact and near-duplicate removal; secret-looking strings redacted.",
             f"Synthetic queries filtered by length, description overlap and language; MinHash near-duplicate removal "
             f"(Jaccard > {info['dedup_threshold']['syn']}).",
             "Splits grouped by near-duplicate cluster and checked for leakage; a cold-start split for new tools.",
         ],
-        "rai:dataAnnotationProtocol": [
+        data_annotation_protocol=[
             f"Syn: the tool a query was generated for is its positive (generator {', '.join(gen['models'])}, prompt "
             f"{', '.join(str(p) for p in gen['prompt_versions'])}).",
             f"Real: top-k candidates by {real['retriever']}, verified by the {real['verifier']} verifier "
             f"({real['verifier_model']}, score >= {real['min_verifier_score']}).",
         ],
-        "rai:dataAnnotationPlatform": ["EcoAgent pipeline (automatic)"],
-        "rai:dataAnnotationAnalysis": [
+        data_annotation_platform=["EcoAgent pipeline (automatic)"],
+        data_annotation_analysis=[
             f"Verifier agreement with people on {review['labelled_pairs']} pairs: {review['agreement']:.1%}, "
             f"Cohen's kappa {review['cohen_kappa']:.2f}."
             if review
             else "No human review sample was labelled for this release."
         ],
-        "rai:machineAnnotationTools": sorted(
+        machine_annotation_tools=sorted(
             {*gen["models"], real["verifier_model"], real["retriever"], info["models"]["embedder"]}
         ),
-        "rai:annotationsPerItem": "One automatic judgment per (query, tool) pair.",
-        "rai:dataBiases": [
+        annotations_per_item="One automatic judgment per (query, tool) pair.",
+        data_biases=[
             "Platform imbalance: " + ", ".join(f"{k} {v}" for k, v in info["platform_counts"].items()) + " tools.",
             "Synthetic queries inherit the generator model's style and topics; real queries the source benchmark's.",
             "Reliability weights favour official and platform listings over community packages.",
         ],
-        "rai:dataLimitations": [
+        data_limitations=[
             "Reliability is static (metadata only); tools are never called and links are unchecked offline.",
             "Automatic labels: false negatives outside the retrieved top-k are likely.",
             *(
@@ -189,20 +184,21 @@ def build_croissant(info: dict, folder: Path) -> dict:
                 else []
             ),
         ],
-        "rai:dataUseCases": [
+        data_use_cases=[
             "Training and evaluating tool retrievers, including reliability-aware reranking (RATED).",
             "Cold-start evaluation on tools added since the previous release.",
         ],
-        "rai:dataSocialImpact": "Helps agents pick dependable tools; misuse risk is low (public tool metadata).",
-        "rai:personalSensitiveInformation": [
+        data_social_impact="Helps agents pick dependable tools; misuse risk is low (public tool metadata).",
+        personal_sensitive_information=[
             "None intended: tool metadata from public packages; secret-looking strings are redacted at crawl time.",
             "Real queries are public benchmark queries; they may mention names or places written by their users.",
         ],
-        "rai:dataReleaseMaintenancePlan": (
+        data_release_maintenance_plan=(
             "Versioned releases (Hub revision = version) with a changelog of added, removed and changed tools; "
             "refreshes re-crawl pinned package versions."
         ),
-    }
+    )
+    return metadata.to_json()
 
 
 def _croissant_version(version: str) -> str:
@@ -218,8 +214,6 @@ def validate_croissant(path: Path) -> list[str]:
     *warnings*: the one seen so far was a real defect (two fields with one ``@id``), so the build treats them as
     errors rather than publishing a file that other readers may interpret differently.
     """
-    import mlcroissant as mlc
-
     dataset = mlc.Dataset(jsonld=str(path))
     warnings = [str(w) for w in sorted(dataset.metadata.ctx.issues.warnings)]
     if warnings:

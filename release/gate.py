@@ -12,6 +12,14 @@ load, and checks:
   duplicate tool id; every qrel's ``query-id`` among the queries of the same split and its ``corpus-id`` in the
   corpus.
 
+Before any of that, the folder is verified against its manifest (:func:`ecoagent.release_integrity.verify_release`;
+during the build, against the file table the manifest will hold): an edited, missing or extra file refuses the
+release with :class:`~ecoagent.release_integrity.ReleaseIntegrityError` naming it, and no data check runs on it.
+
+Secrets: every string of every table and the text of every other file (card, Croissant, changelog) is scanned with
+the project's secret formats (:mod:`ecoagent.redaction`); ``secret_matches`` must be 0. Which file, column and
+format matched (never the value) goes to ``secrets.json``.
+
 The leakage problems themselves are logged and written to ``leakage.json`` beside the report, because a metric
 only says how many there are.
 """
@@ -26,6 +34,8 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from ecoagent.quality_gate import GateResult, metric_between, run_gate
+from ecoagent.redaction import find_secrets, scan_frame
+from ecoagent.release_integrity import UNLISTED_FOLDERS, verify_release
 
 if TYPE_CHECKING:
     from great_expectations.expectations import Expectation
@@ -108,7 +118,30 @@ def release_expectations(
             ),
         ]
     exps.append(metric_between("duplicate_tool_ids", min_value=0, max_value=0, description="tools: tool_id unique"))
+    exps.append(
+        metric_between(
+            "secret_matches", min_value=0, max_value=0, description="no file matches a secret format (secrets.json)"
+        )
+    )
     return exps
+
+
+def secret_matches(folder: Path) -> dict[str, dict[str, int]]:
+    """``{file: {"column: format" or "format": matches}}`` over every file of the release but the gate report."""
+    from collections import Counter
+
+    found: dict[str, dict[str, int]] = {}
+    for path in sorted(Path(folder).rglob("*")):
+        rel = path.relative_to(folder).as_posix()
+        if not path.is_file() or rel.split("/", 1)[0] in UNLISTED_FOLDERS:
+            continue
+        if path.suffix == ".parquet":
+            hits = {f"{column}: {fmt}": n for (column, fmt), n in scan_frame(pl.read_parquet(path)).items()}
+        else:
+            hits = dict(Counter(find_secrets(path.read_text(encoding="utf-8", errors="replace"))))
+        if hits:
+            found[rel] = dict(sorted(hits.items()))
+    return found
 
 
 def _read(folder: Path, splits: dict[str, str]) -> pl.DataFrame:
@@ -194,10 +227,24 @@ def release_metrics(folder: Path, dedup_threshold: float = 0.7) -> tuple[pl.Data
 
 
 def run_release_gate(
-    folder: Path, out_dir: Path | str | None, *, min_split_rows: int = 1, dedup_threshold: float = 0.7
+    folder: Path,
+    out_dir: Path | str | None,
+    *,
+    min_split_rows: int = 1,
+    dedup_threshold: float = 0.7,
+    files: dict[str, dict] | None = None,
 ) -> GateResult:
-    """Run the release gate over ``folder``; reports go to ``out_dir``. The caller decides whether to enforce."""
+    """Run the release gate over ``folder``; reports go to ``out_dir``. The caller decides whether to enforce.
+
+    ``files``: the file table to verify the folder against (the build's, before ``manifest.json`` exists);
+    default: the folder's manifest. A mismatch raises ReleaseIntegrityError before any check runs.
+    """
+    verify_release(folder, files)
     frame, metrics, problems = release_metrics(Path(folder), dedup_threshold)
+    secrets = secret_matches(Path(folder))
+    metrics["secret_matches"] = float(sum(n for hits in secrets.values() for n in hits.values()))
+    if secrets:
+        log.warning("secret formats still match in %s", sorted(secrets))
     for subset, found in problems.items():
         for kind, items in found.items():
             if items:
@@ -211,4 +258,5 @@ def run_release_gate(
     )
     if out_dir is not None:
         Path(out_dir, "leakage.json").write_text(json.dumps(problems, indent=2, sort_keys=True) + "\n")
+        Path(out_dir, "secrets.json").write_text(json.dumps(secrets, indent=2, sort_keys=True) + "\n")
     return result

@@ -1,12 +1,17 @@
 """Publish a built release folder to the Hugging Face Hub, so that revision = version.
 
-``publish_release(folder, repo_id)``: create the dataset repo if needed, upload the folder in one commit
-(removing data files of an older version that this one no longer has), then tag that commit with the release
-version, so ``load_dataset(repo_id, config, revision=version)`` reads exactly this release forever.
+``publish_release(folder, repo_id)``: verify the folder against its manifest (an edited, missing or extra file
+refuses it, :mod:`ecoagent.release_integrity`), create the dataset repo if needed, upload exactly the verified
+files and ``manifest.json`` in one commit (removing data files of an older version that this one no longer has),
+then tag that commit with the release version, so ``load_dataset(repo_id, config, revision=version)`` reads
+exactly this release forever. The manifest's own sha256 is printed, returned and written into the tag message:
+whoever downloads the release compares it (``ecoagent release verify FOLDER --manifest-sha256 HASH``), and the
+manifest vouches for every other file. The gate report (``gate/``) stays local (see release_integrity).
 
 The token is read only from the environment variable named by ``token_env`` (default ``HF_TOKEN``): it is passed
 to the Hub client per call and never logged, printed or returned. ``dry_run=True`` lists the files and sizes that
-would be uploaded and touches nothing (no token needed, no client created).
+would be uploaded, says which remote files a real publish deletes, and touches nothing (no token needed, no
+client created).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ecoagent.errors import EcoAgentError
+from ecoagent.release_integrity import MANIFEST, verify_release
 
 log = logging.getLogger(__name__)
 
@@ -27,16 +33,22 @@ REPO_TYPE = "dataset"
 STALE_PATTERNS = ["*.parquet", "*.json", "*.md"]
 
 
+def remote_deletions_note(repo_id: str, version: str) -> str:
+    """What a real publish removes from the Hub repo: the commit deletes the remote files matching
+    ``STALE_PATTERNS`` that the folder does not have (a dry run does not contact the Hub, so it states the rule)."""
+    return (
+        f"a real publish also deletes from {repo_id} every remote file matching {', '.join(STALE_PATTERNS)} "
+        f"that is not listed above (e.g. a split an older version had); other remote files are kept, and older "
+        f"versions stay readable at their tags. Nothing was uploaded or deleted ({version}: dry run)."
+    )
+
+
 class PublishError(EcoAgentError, RuntimeError):
     """Publishing cannot start (no token, not a release folder); the message says what to fix."""
 
 
-def _release_files(folder: Path) -> list[dict]:
-    return [
-        {"path": p.relative_to(folder).as_posix(), "bytes": p.stat().st_size}
-        for p in sorted(folder.rglob("*"))
-        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(folder).parts)
-    ]
+def _release_files(folder: Path, verified: list[str]) -> list[dict]:
+    return [{"path": rel, "bytes": (folder / rel).stat().st_size} for rel in sorted([*verified, MANIFEST])]
 
 
 def publish_release(
@@ -48,25 +60,29 @@ def publish_release(
     Returns repo_id, revision (= version), commit, url, files and total bytes; never the token.
     """
     folder = Path(folder)
-    manifest_path = folder / "manifest.json"
+    manifest_path = folder / MANIFEST
     if not manifest_path.is_file():
         raise PublishError(f"{folder} is not a release folder (no manifest.json): build it with build_release first")
+    verified = verify_release(folder)  # raises ReleaseIntegrityError naming the first file that differs
     version = json.loads(manifest_path.read_text())["version"]
-    files = _release_files(folder)
+    files = _release_files(folder, verified.files)
     summary: dict[str, Any] = {
         "repo_id": repo_id,
         "repo_type": REPO_TYPE,
         "revision": version,
+        "manifest_sha256": verified.manifest_sha256,
         "files": files,
         "total_bytes": sum(f["bytes"] for f in files),
         "dry_run": dry_run,
     }
     if dry_run:
+        summary["remote_deletions"] = remote_deletions_note(repo_id, version)
         lines = [
-            f"dry run: would upload {len(files)} files ({summary['total_bytes']} bytes) to {REPO_TYPE} "
-            f"{repo_id} and tag it {version}:"
+            f"dry run: would upload {len(files)} verified files ({summary['total_bytes']} bytes) to {REPO_TYPE} "
+            f"{repo_id} and tag it {version} (manifest.json sha256 {verified.manifest_sha256}):"
         ]
         lines += [f"  {f['bytes']:>12}  {f['path']}" for f in files]
+        lines.append(summary["remote_deletions"])
         print("\n".join(lines))
         return summary
 
@@ -87,6 +103,8 @@ def publish_release(
         repo_type=REPO_TYPE,
         folder_path=str(folder),
         commit_message=f"EcoAgent release {version}",
+        commit_description=f"manifest.json sha256 {verified.manifest_sha256}",
+        allow_patterns=[f["path"] for f in files],  # exactly what was verified, nothing that appeared beside it
         delete_patterns=STALE_PATTERNS,
         token=token,
     )
@@ -95,12 +113,13 @@ def publish_release(
     api.create_tag(
         repo_id,
         tag=version,
-        tag_message=f"EcoAgent release {version}",
+        tag_message=f"EcoAgent release {version}; manifest.json sha256 {verified.manifest_sha256}",
         revision=commit_id,
         repo_type=REPO_TYPE,
         exist_ok=False,
         token=token,
     )
-    log.info("published %s to %s at commit %s", version, repo_id, commit_id)
+    log.info("published %s to %s at commit %s (manifest.json sha256 %s)", version, repo_id, commit_id,
+             verified.manifest_sha256)  # fmt: skip
     summary.update(commit=commit_id, url=str(getattr(repo, "url", "") or f"https://huggingface.co/datasets/{repo_id}"))
     return summary

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 from bs4 import BeautifulSoup, Tag
 
 from ecoagent.config import HttpConfig
+from ecoagent.redaction import redact
 from scoring.http_fetch import NETWORK_ERRORS, FetchResult, HttpFetcher
 from scoring.link_check import network_available
 
@@ -204,9 +205,12 @@ def fetch_doc_summaries(
 
 
 def doc_summary_text(page: DocPage, max_chars: int = SUMMARY_TEXT_CHARS) -> str | None:
-    """``"Title. First paragraph"`` trimmed to about ``max_chars`` at a word boundary; None when empty."""
-    title = (page.title or "").strip()
-    summary = (page.summary or "").strip()
+    """``"Title. First paragraph"`` trimmed to about ``max_chars`` at a word boundary; None when empty.
+
+    A page is third-party text like a crawled description: a key pasted into it is redacted the same way.
+    """
+    title = redact((page.title or "").strip())[0]
+    summary = redact((page.summary or "").strip())[0]
     if not title and not summary:
         return None
     if title and summary and not summary.lower().startswith(title.lower()):

@@ -37,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     import uvicorn
 
     from ecoagent.embedding import ModelUnavailable
+    from ecoagent.release_integrity import ReleaseIntegrityError
     from ecoagent.release_reader import ReleaseUnreadable
     from ecoagent.retrieval import CrossEncoderScorer
     from selector.authorize import Authorizer
@@ -51,9 +52,12 @@ def main(argv: list[str] | None = None) -> int:
     reranker = CrossEncoderScorer(args.reranker, setting="--reranker") if args.reranker else None
     try:
         selector = ToolSelector.from_release(args.release, config, args.dense_model, args.cache_dir, log, reranker)
-    except (ReleaseUnreadable, ModelUnavailable) as exc:
+    except (ReleaseUnreadable, ModelUnavailable) as exc:  # --release or --dense-model must change
         print(f"python -m selector serve: {exc}", file=sys.stderr)
         return 2
+    except ReleaseIntegrityError as exc:  # the release was edited after its build: refuse to serve it
+        print(f"python -m selector serve: {exc}", file=sys.stderr)
+        return exc.exit_code
     authorizer = Authorizer(selector.registry, args.log_dir / "decisions.jsonl" if args.log_dir else None)
     uvicorn.run(create_app(selector, authorizer), host=args.host, port=args.port)
     return 0

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from ecoagent.release_reader import document_text
 from selector.scopes import ScopeVocabulary, UnknownScope, allowed_mask, split_scope
 
 REQUIRED_COLUMNS = ("tool_id", "name", "description", "permission_scope", "prompt_tokens", "side_effect")
@@ -58,11 +59,6 @@ class Tool:
             "x-permission_scope": self.permission_scope,
             "x-side_effect": self.side_effect,
         }
-
-
-def _document(name: str, description: str) -> str:
-    # the corpus convention of ecoagent.release_reader.Corpus.documents ("title: text")
-    return f"{name}: {description}" if name and description else name or description
 
 
 class ToolRegistry:
@@ -173,7 +169,7 @@ class ToolRegistry:
                     side_effect=row.get("side_effect") or "unknown",
                     inverse_tool_id=row.get("inverse_tool_id"),
                     parameters=row.get("parameters") or "",
-                    document=documents[i] if documents is not None else _document(name, description),
+                    document=documents[i] if documents is not None else document_text(name, description),
                 )
             )
         return cls(tools, core_tools, tenants, version)

@@ -47,6 +47,9 @@ def _template_text(node: Node, ctx: Ctx, mod: Module, placeholders: bool) -> str
 
 def eval_str(node: Node, ctx: Ctx, mod: Module, placeholders: bool = False) -> str | Any:
     """A string value: literals, substitution-free templates, ``+`` concatenation, bound identifiers."""
+    if node.type == "identifier" and node_text(node) in ctx.loop_values:
+        value = ctx.loop_values[node_text(node)]
+        return value if isinstance(value, str) else UNRESOLVED
     node, mod = ctx.deref(node, mod)
     if node.type == "string":
         return string_literal(node)

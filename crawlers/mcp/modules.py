@@ -144,6 +144,8 @@ class Ctx:
 
     modules: dict[str, Module]
     flags: set[str] = field(default_factory=set)
+    # loop variables bound to one element of a literal the loop iterates (``for (const x of [..])``)
+    loop_values: dict[str, object] = field(default_factory=dict)
 
     def module_for(self, importer: Module, source: str) -> Module | None:
         if not source.startswith("."):

@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 from tree_sitter import Node
 
 from crawlers.mcp.evaluate import eval_str, eval_value, object_entries
 from crawlers.mcp.modules import Ctx, Module
+from crawlers.mcp.records import Found
 from crawlers.mcp.syntax import named, node_text, walk
 from crawlers.mcp.zod import NotZod, type_of, zod_to_schema
 
 _REGISTER_METHODS = {"registerTool", "tool", "registerToolTask"}
+_HANDLER_KEYS = {"handler", "execute", "run", "callback"}
 _EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 _TO_JSON_SCHEMA_RE = re.compile(r"to_?json_?schema$", re.I)
 
@@ -80,18 +81,6 @@ def _zod_schema_or_flag(node: Node, ctx: Ctx, mod: Module) -> dict[str, Any]:
     return schema
 
 
-@dataclass
-class Found:
-    """A tool as read from the source, before package-level metadata is added."""
-
-    name: str
-    title: str | None
-    description: str | None
-    parameters: dict[str, Any]
-    source_path: str
-    flags: set[str]
-
-
 def _config_fields(entries: dict[str, tuple[Node, Module]], ctx: Ctx) -> tuple[str | None, str | None]:
     def text(key: str) -> str | None:
         if key not in entries:
@@ -114,6 +103,9 @@ def _literal_tool(node: Node, ctx: Ctx, mod: Module) -> Found | None:
     """Shape (a): ``{name, description, inputSchema}`` object literal."""
     entries = object_entries(node, ctx, mod)
     schema_key = next((k for k in ("inputSchema", "input_schema") if k in entries), None)
+    if schema_key is None and "description" in entries and _HANDLER_KEYS & entries.keys():
+        # a tool-definition object: {name, description, schema, handler}, mapped to the SDK's shape later
+        schema_key = next((k for k in ("schema", "parameters") if k in entries), None)
     if "name" not in entries or schema_key is None:
         return None
     ctx.flags = set()
@@ -123,6 +115,79 @@ def _literal_tool(node: Node, ctx: Ctx, mod: Module) -> Found | None:
     title, description = _config_fields(entries, ctx)
     params = input_schema(entries[schema_key][0], ctx, entries[schema_key][1])
     return Found(name, title, description, params, mod.path, set(ctx.flags))
+
+
+def _registered_tools(call: Node, ctx: Ctx, mod: Module) -> list[Found]:
+    """Shape (b), once per element when the call sits in a loop over a literal and its name uses the loop
+    variable: ``for (const [category, items] of Object.entries(CATEGORIES)) server.tool(`get${category}`, ...)``."""
+    found = _registered_tool(call, ctx, mod)
+    if found is not None and "unresolved_name" not in found.flags:
+        return [found]
+    if found is None and not _registers(call):
+        return []
+    expanded = []
+    for values in _loop_bindings(call, ctx, mod):
+        ctx.loop_values = values
+        try:
+            item = _registered_tool(call, ctx, mod)
+        finally:
+            ctx.loop_values = {}
+        if item is None or "unresolved_name" in item.flags:
+            return [found] if found is not None else []
+        item.flags.add("loop_expanded")
+        expanded.append(item)
+    return expanded or ([found] if found is not None else [])
+
+
+def _registers(call: Node) -> bool:
+    """A ``x.tool(...)`` / ``x.registerTool(...)`` call (whatever its arguments)."""
+    func = call.child_by_field_name("function")
+    prop = func.child_by_field_name("property") if func is not None and func.type == "member_expression" else None
+    return prop is not None and node_text(prop) in _REGISTER_METHODS
+
+
+def _loop_bindings(call: Node, ctx: Ctx, mod: Module) -> list[dict[str, object]]:
+    """The innermost enclosing ``for (... of X)`` where X is a literal array or ``Object.entries / keys /
+    values`` of a literal object: one binding of the loop's names per element; [] otherwise."""
+    node = call.parent
+    while node is not None and node.type != "for_in_statement":
+        node = node.parent
+    if node is None or node.child_by_field_name("operator") is None:
+        return []
+    if node_text(node.child_by_field_name("operator")) != "of":
+        return []
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    if left is None or right is None:
+        return []
+    items = _literal_items(right, ctx, mod)
+    bindings = []
+    for item in items or []:
+        names = [node_text(left)] if left.type == "identifier" else None
+        values = [item]
+        if left.type == "array_pattern":
+            names = [node_text(c) if c.type == "identifier" else "" for c in named(left)]
+            values = item if isinstance(item, list) else []
+        if names is None or len(values) < len(names):
+            return []
+        bindings.append({n: v for n, v in zip(names, values, strict=False) if n})
+    return bindings
+
+
+def _literal_items(node: Node, ctx: Ctx, mod: Module) -> list | None:
+    if node.type == "call_expression":
+        func, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
+        method = node_text(func) if func is not None else ""
+        arg_nodes = named(args) if args is not None else []
+        if method not in ("Object.entries", "Object.keys", "Object.values") or len(arg_nodes) != 1:
+            return None
+        value = eval_value(arg_nodes[0], ctx, mod)
+        if not isinstance(value, dict):
+            return None
+        if method == "Object.keys":
+            return list(value)
+        return [list(kv) for kv in value.items()] if method == "Object.entries" else list(value.values())
+    value = eval_value(node, ctx, mod)
+    return value if isinstance(value, list) else None
 
 
 def _registered_tool(call: Node, ctx: Ctx, mod: Module) -> Found | None:
@@ -185,9 +250,7 @@ def find_tools(ctx: Ctx, mod: Module) -> Iterator[Found]:
             continue  # a tool written across a region the parser could not read is not guessed at
         if node.type == "object":
             found = _literal_tool(node, ctx, mod)
+            if found is not None:
+                yield found
         elif node.type == "call_expression":
-            found = _registered_tool(node, ctx, mod)
-        else:
-            continue
-        if found is not None:
-            yield found
+            yield from _registered_tools(node, ctx, mod)

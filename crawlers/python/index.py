@@ -9,6 +9,7 @@ package-internal MRO. The small readers of class and decorator nodes every extra
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -124,6 +125,28 @@ def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
             yield stmt
 
 
+# PEP 695 (Python 3.12): ``type X = ...`` aliases and ``def f[T](...)`` / ``class C[T]`` type parameters,
+# which the 3.11 parser refuses. Read as ``X = ...`` and without the parameters they mean the same to a
+# static reader, on the same lines.
+_TYPE_ALIAS = re.compile(r"^(\s*)type\s+([A-Za-z_]\w*)\s*(?:\[[^\]\n]*\])?\s*=", re.M)
+_TYPE_PARAMS = re.compile(r"^(\s*(?:async\s+)?(?:def|class)\s+[A-Za-z_]\w*)\[[^\]\n]*\](?=\s*[(:])", re.M)
+
+
+def _parse(text: str, path: str) -> ast.Module:
+    """``ast.parse``, retried once with PEP 695 syntax spelled the pre-3.12 way."""
+    try:
+        return ast.parse(text, filename=path)
+    except SyntaxError:
+        downgraded = _TYPE_PARAMS.sub(r"\1", _TYPE_ALIAS.sub(r"\1\2 =", text))
+        if downgraded == text:
+            raise
+        try:
+            return ast.parse(downgraded, filename=path)
+        except SyntaxError:
+            pass
+        raise
+
+
 class PackageIndex:
     """All parseable modules of one package, with cross-module lookup.
 
@@ -157,7 +180,7 @@ class PackageIndex:
             path, is_package = self._sources[name]
             text = self._files[path].decode("utf-8", errors="replace")
             try:
-                tree = ast.parse(text, filename=path)
+                tree = _parse(text, path)
             except (SyntaxError, ValueError) as exc:
                 self.errors.append((path, f"{type(exc).__name__}: {exc}"))
             else:

@@ -26,6 +26,8 @@ class Metadata:
     project_urls: dict[str, str] = field(default_factory=dict)
     keywords: list[str] = field(default_factory=list)
     body: str = ""
+    classifiers: list[str] = field(default_factory=list)
+    requires: list[str] = field(default_factory=list)  # Requires-Dist project names, markers and extras dropped
 
     def doc_urls(self) -> list[str]:
         """Documentation first, then Homepage; other Project-URLs are not docs."""
@@ -61,7 +63,14 @@ def read_metadata(files: dict[str, bytes]) -> Metadata:
             meta.project_urls[label.strip()] = url.strip()
     meta.keywords = [k.strip() for k in re.split(r"[,\s]+", msg.get("Keywords", "")) if k.strip()]
     meta.body = msg.get_payload() if isinstance(msg.get_payload(), str) else ""
+    meta.classifiers = [c.strip() for c in msg.get_all("Classifier") or []]
+    meta.requires = [
+        m.group(0) for r in msg.get_all("Requires-Dist") or [] if "extra ==" not in r and (m := _REQ_NAME.match(r))
+    ]
     return meta
+
+
+_REQ_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 def want_python(path: str) -> bool:

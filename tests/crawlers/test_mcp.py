@@ -432,3 +432,68 @@ def test_env_provenance_declared_in_readme_read_in_code() -> None:
     assert tool.env_vars_declared == ["GITHUB_PERSONAL_ACCESS_TOKEN", "GITHUB_APP_SECRET", "GITHUB_DOCKER_TOKEN"]
     plain = _by_name(_brave())["brave_web_search"]  # README without env instructions
     assert plain.env_vars_declared == []
+
+
+# Community servers on npm: compiled output under build/, tool-definition objects mapped to the SDK shape later.
+DEFINITIONS_JS = """import { z } from "zod";
+const ReadPdfArgsSchema = z.object({ path: z.string().describe("PDF path or URL") });
+export const readPdfToolDefinition = {
+    name: "read_pdf",
+    description: "Reads text from a PDF.",
+    schema: ReadPdfArgsSchema,
+    handler: async (args) => ({ content: [] }),
+};
+const notATool = { name: "config", schema: ReadPdfArgsSchema };
+"""
+
+DEFINITIONS_INDEX_JS = """import { readPdfToolDefinition } from "./handlers/readPdf.js";
+const allToolDefinitions = [readPdfToolDefinition];
+const availableTools = allToolDefinitions.map((def) => ({
+    name: def.name, description: def.description, inputSchema: generateInputSchema(def.schema),
+}));
+"""
+
+
+def test_community_build_folder_and_tool_definition_objects() -> None:
+    assert mcp.want("build/index.js") and mcp.want("lib/tools.cjs") and mcp.want("bin/server.mjs")
+    assert not mcp.want("src/index.js")
+    package = package_files(
+        "@someone/pdf-reader-mcp",
+        "0.3.0",
+        "npm",
+        {"build/handlers/readPdf.js": DEFINITIONS_JS, "build/index.js": DEFINITIONS_INDEX_JS},
+        listing="community",
+    )
+    result = mcp.extract(package)
+    tools = {t.name: t for t in result.tools}
+    assert set(tools) == {"read_pdf"}  # {name, schema} without description and handler is not a tool
+    assert tools["read_pdf"].parameters["properties"]["path"]["description"] == "PDF path or URL"
+    assert tools["read_pdf"].service == "pdf-reader"
+    assert result.skipped["unresolved_name"] == 1  # the .map((def) => ({name: def.name, ...})) literal
+
+
+LOOP_JS = """import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+const server = new McpServer({ name: "ui", version: "1.0.0" });
+const componentCategories = { Buttons: ["rainbow-button", "shiny-button"], Backgrounds: ["grid", "dots"] };
+async function registerCategoryTools() {
+    for (const [category, categoryComponents] of Object.entries(componentCategories)) {
+        const names = categoryComponents.join(", ");
+        server.tool(`get${category}`, `Implementation details for ${names} components.`, {}, async () => ({}));
+    }
+    for (const kind of ["Icons", "Fonts"]) {
+        server.registerTool(`list${kind}`, { description: "List " + kind }, async () => ({}));
+    }
+    for (const item of await fetchItems()) {
+        server.tool(`get${item}`, "names known only at run time", {}, async () => ({}));
+    }
+}
+"""
+
+
+def test_tools_registered_in_a_loop_over_a_literal_are_expanded() -> None:
+    package = package_files("@someone/ui-mcp", "1.0.6", "npm", {"dist/server.js": LOOP_JS}, listing="community")
+    tools = {t.name: t for t in mcp.extract(package).tools}
+    assert set(tools) == {"getButtons", "getBackgrounds", "listIcons", "listFonts"}  # not the run-time loop
+    assert tools["getButtons"].description == "Implementation details for {names} components."
+    assert tools["listFonts"].description == "List Fonts"
+    assert "loop_expanded" in tools["listIcons"].flags

@@ -67,7 +67,38 @@ def test_retries_only_on_network_facing_tasks(dagbag: DagBag) -> None:
 def test_rated_is_scheduled_on_the_release_asset(dagbag: DagBag) -> None:
     dag = dagbag.dags["ecoagent_rated"]
     assert [a.name for a in dag.timetable.asset_condition.objects] == ["ecoagent/release"]
-    assert set(dag.task_dict) == {"release_folder", "train_encoder", "evaluate"}
+    assert set(dag.task_dict) == {"choose_release", "train_encoder", "evaluate"}
+    assert dag.task_dict["train_encoder"].upstream_task_ids == {"choose_release"}
+
+
+def _first_run(timetable, start_date=None):
+    """When the scheduler would start the first run of a DAG just unpaused (catchup off), with Airflow's own logic."""
+    from airflow.serialization.decoders import decode_timetable
+    from airflow.serialization.encoders import encode_timetable
+    from airflow.timetables.base import TimeRestriction
+
+    core = decode_timetable(encode_timetable(timetable))  # the scheduler's side of the authored timetable
+    restriction = TimeRestriction(earliest=start_date, latest=None, catchup=False)
+    return core.next_dagrun_info(last_automated_data_interval=None, restriction=restriction).run_after
+
+
+def test_unpausing_the_refresh_starts_nothing_unless_asked(dagbag: DagBag) -> None:
+    import importlib.util
+    from datetime import UTC, datetime
+
+    dag = dagbag.dags["ecoagent_refresh"]
+    assert dag.start_date is None and dag.catchup is False
+    now = datetime.now(UTC)
+    assert _first_run(dag.timetable) > now  # the next weekly tick, never the one that already passed
+
+    spec = importlib.util.spec_from_file_location("refresh_dag_file", DAGS_FOLDER / "ecoagent_refresh.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    # what the DAG had before: a start date in the past runs the latest tick at once, catchup off or not
+    assert _first_run(module.refresh_schedule("@weekly"), datetime(2026, 1, 1, tzinfo=UTC)) <= now
+    # ECOAGENT_REFRESH_RUN_ON_UNPAUSE=true asks for that run
+    assert _first_run(module.refresh_schedule("@weekly", run_on_unpause=True)) <= now
+    assert module.refresh_schedule("none") is None
 
 
 def test_parsing_imports_no_heavy_module() -> None:

@@ -14,67 +14,21 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from airflow.models import DagBag
 
+from pipeline.orchestration import rated_settings
 from tests.dags.conftest import AIRFLOW_ENV, DAGS_FOLDER, REPO
-from tests.fixture_packages import build_fixture_mirror, fixture_overrides
-from tests.labeling.fixtures import build_bfcl_wheel
-
-# Real queries a person might send to the fixture tools (weather, notes, web search, chat): the
-# shipped BFCL live categories ask for tools the fixture catalog does not have, so without these no
-# Real query is verified and the release gate (non-empty Real train and test) rightly fails.
-FIXTURE_QUERIES = [
-    "What is the current weather in Lisbon today?",
-    "Look up the weather forecast for Paris right now",
-    "Tell me the current weather conditions in Berlin",
-    "How warm is it in Tokyo at the moment?",
-    "Search my notes for the meeting agenda",
-    "Find the notes I wrote about the budget",
-    "Create a new note titled groceries with milk and eggs",
-    "Search the internet for the latest news about electric cars",
-    "Use a web search to find reviews of the new phone",
-    "Send a message to the general channel saying hello team",
-    "Archive the old project channel in the chat",
-    "Delete the last message I sent in the chat",
-]
-
-
-def _bfcl_record(i: int, text: str) -> dict:
-    return {
-        "id": f"live_relevance_{i}-{i}-0",
-        "question": [[{"role": "user", "content": text}]],
-        "function": [{"name": "unknown", "description": "Not in the catalog.", "parameters": {}}],
-    }
+from tests.dags.fixture_world import fixture_refresh_conf
 
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory, airflow_db) -> dict:
     tmp = tmp_path_factory.mktemp("refresh")
-    mirror = tmp / "mirror"
-    build_fixture_mirror(mirror)
-    lines = "\n".join(json.dumps(_bfcl_record(i, q)) for i, q in enumerate(FIXTURE_QUERIES))
-    build_bfcl_wheel(mirror, extra_files={"bfcl_eval/data/BFCL_v4_live_relevance.json": lines})
-    overrides = [
-        *fixture_overrides(mirror, tmp / "packages"),
-        f"crawl.sources={mirror / 'sources.yaml'}",
-        f"embedding.cache_dir={tmp / 'embeddings'}",
-        "llm.backend=embedded",
-        "synth.max_tokens=32",
-        "label.source=bfcl",
-        "label.bfcl_categories=[live_relevance]",
-        "label.max_queries=12",
-        "label.top_k=2",
-        "label.max_tokens=12",
-        # the embedding agreement decides (the default profile's verifier; the 270M base model's scores are
-        # recorded but unusable); MiniLM puts these short fixture descriptions at ~0.4 from their queries
-        "label.min_agreement_score=0.35",
-        f"release.repo_releases_dir={tmp / 'repo_releases'}",  # not the repository's tracked releases/
-    ]
-    root = tmp / "root"
-    conf = {"profile": "fixture", "sample_size": 5, "shards": 2, "overrides": overrides, "out": str(root)}
-    return {"tmp": tmp, "root": root, "conf": conf, "dagbag": DagBag(dag_folder=str(DAGS_FOLDER))}
+    conf = fixture_refresh_conf(tmp)
+    return {"tmp": tmp, "root": Path(conf["out"]), "conf": conf, "dagbag": DagBag(dag_folder=str(DAGS_FOLDER))}
 
 
 def _runs(root: Path) -> set[str]:
@@ -108,21 +62,36 @@ def test_refresh_end_to_end_with_dag_test(world) -> None:
         query = select(AssetEvent.extra).join(AssetModel, AssetEvent.asset_id == AssetModel.id)
         extras = session.scalars(query.where(AssetModel.name == "ecoagent/release")).all()
     assert extras and extras[-1]["folder"] == str(release)
+    # and the settings the refresh ran with, for the RATED run it triggers
+    conf = world["conf"]
+    assert extras[-1]["profile"] == "fixture" and extras[-1]["out"] == str(root)
+    assert extras[-1]["overrides"] == [*conf["overrides"], f"synth.sample_size={conf['sample_size']}"]
+    world["event_extra"] = extras[-1]
 
 
 def test_rated_on_the_new_release(world) -> None:
-    """The downstream DAG on the refresh's release: train, Tables 1-3, plots, report (fixture profile)."""
+    """The downstream DAG on the refresh's release, with the settings its asset event carries: train, Tables 1-3,
+    plots, report (fixture profile, under the refresh's root).
+
+    ``dag.test()`` makes a manual run, which gets no asset event; the settings an event-triggered run's
+    ``choose_release`` would compute from the real event are passed as that run's params instead (the event-triggered
+    run itself, under the real scheduler, is ``benchmarks/airflow_scheduler.py``'s)."""
     root = world["root"]
     before = _runs(root)
     dag = world["dagbag"].dags["ecoagent_rated"]
-    conf = {k: world["conf"][k] for k in ("profile", "overrides", "out")}
-    dr = dag.test(run_conf=conf)  # a manual run: picks the newest release under <root>/release
+    event = SimpleNamespace(extra=world["event_extra"])  # the AssetEvent row's extra, read back from the DB
+    settings = rated_settings(dict(dag.params), {"ecoagent/release": [event]})
+    assert settings["profile"] == "fixture" and settings["out"] == str(root)
+    conf = {"profile": settings["profile"], "overrides": settings["overrides"], "out": settings["out"],
+            "release": settings["folder"]}  # fmt: skip
+    dr = dag.test(run_conf=conf)
     assert dr.state == "success"
 
     (run,) = _runs(root) - before
     out = root / "runs" / run / "rated"
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["release"]["folder"] == str(next((root / "release").iterdir()))
+    assert metrics["profile"] == "fixture" and metrics["settings"]["simulation"]["seeds"] == [0, 1]
     assert (out / "model" / "rated_train.json").exists()
     real = metrics["table1"]["real/test"]["RATED (Full)"]
     assert real["queries"] >= 1 and 0.0 <= real["recall@1"] <= real["recall@5"] <= 1.0

@@ -4,12 +4,12 @@ from collections import Counter
 
 import pytest
 
+from ecoagent.livemcpbench import read_livemcpbench_tools
 from labeling.sources import (
     RealQuery,
     parse_annotated_tools,
     read_bfcl,
     read_livemcpbench,
-    read_livemcpbench_tools,
     read_toolbench,
 )
 from tests.labeling.fixtures import (

@@ -1,4 +1,6 @@
 import json
+import re
+import time
 
 from typer.testing import CliRunner
 
@@ -35,6 +37,7 @@ def test_run_goes_from_crawl_to_a_loadable_release(tmp_path):
     build_bfcl_wheel(mirror)
 
     def reply(body: dict, content: str) -> str:
+        time.sleep(0.05)  # an answer takes a while, as a real model's does: the progress lines below show it
         return '{"score": 0.9}' if "response_format" in body else _respond(body, content)
 
     with FakeOpenAI(respond=reply) as server:
@@ -49,6 +52,7 @@ def test_run_goes_from_crawl_to_a_loadable_release(tmp_path):
             "label.min_cosine=0.0",
             "release.version=2026.11.29",
             f"release.repo_releases_dir={tmp_path / 'releases'}",
+            "progress_interval_s=0.01",
         ]
         args = [
             "run",
@@ -71,6 +75,20 @@ def test_run_goes_from_crawl_to_a_loadable_release(tmp_path):
     assert "reliable under the paper-compatible reading" in result.output
     card = (tmp_path / "releases" / "2026.11.29" / "README.md").read_text()
     assert "under the paper-compatible reading (the authors' code: raw names" in card
+    # the output is not a terminal (as in a `make run > log` file): plain progress lines while generation and
+    # verification run, every progress_interval_s, and no line wrapped or cut at 80 columns
+    lines = result.output.splitlines()
+    counted = r"generate queries \(tools\): \d+/\d+ \(\d+%\), .*, ETA \S+"
+    generation = [line for line in lines if re.fullmatch(counted, line)]
+    assert len(generation) >= 2, [line for line in lines if line.startswith("generate queries")]
+    # this run's verifier sends the LLM nothing: the label stage's lines say it is running and for how long
+    verification = [line for line in lines if re.fullmatch(r"verify pairs: running, elapsed \d+:\d\d", line)]
+    assert len(verification) >= 2, [line for line in lines if line.startswith("verify pairs")]
+    for step in ("generate queries (tools)", "verify pairs"):
+        assert any(line.startswith(f"{step}: done, ") for line in lines), step
+    assert any(line.startswith("counting rule (n8n): ") and len(line) > 120 for line in lines)
+    header = next(line for line in lines if "platform" in line and "tools" in line and "description" in line)
+    assert "…" not in header and "categories" in header
 
 
 def test_bad_override_is_a_clear_config_error(tmp_path):
@@ -116,3 +134,63 @@ def test_failures_are_one_line_with_the_exit_code_of_their_kind(tmp_path):
     assert "Traceback" not in missing.output
     moved = runner.invoke(app, ["config", "--set", f"score.embedding_cache={tmp_path}"])
     assert moved.exit_code == 2 and "embedding.cache_dir" in moved.output
+
+
+def _copy_of(release, tmp_path):
+    import shutil
+
+    folder = tmp_path / "release" / release.name
+    shutil.copytree(release, folder)
+    return folder
+
+
+def test_release_verify_passes_an_intact_release_and_prints_one_line_per_problem(tiny_release, tmp_path):
+    from tests.release.tampering import TOOLS_FILE, flip_byte, make_first_tool_harmless
+
+    folder = _copy_of(tiny_release, tmp_path)
+    intact = runner.invoke(app, ["release", "verify", str(folder)])
+    assert intact.exit_code == 0 and "files match manifest.json" in intact.output
+    digest = intact.output.split("sha256 ")[1].strip(" )\n")
+    assert runner.invoke(app, ["release", "verify", str(folder), "--manifest-sha256", digest]).exit_code == 0
+    wrong = runner.invoke(app, ["release", "verify", str(folder), "--manifest-sha256", "0" * 64])
+    assert wrong.exit_code == 1 and "is not the published" in wrong.output
+
+    make_first_tool_harmless(folder)
+    flip_byte(folder, "croissant.json", offset=40)
+    tampered = runner.invoke(app, ["release", "verify", str(folder)])
+    assert tampered.exit_code == 1
+    lines = tampered.output.strip().splitlines()
+    assert len(lines) == 2 and TOOLS_FILE in lines[1] and "croissant.json: sha256" in lines[0]
+
+
+def test_rated_and_publish_refuse_a_tampered_release_naming_the_file(tiny_release, tmp_path):
+    from tests.release.tampering import TOOLS_FILE, make_first_tool_harmless
+
+    folder = _copy_of(tiny_release, tmp_path)
+    make_first_tool_harmless(folder)
+    rated = runner.invoke(app, ["rated", "--release", str(folder), "--out", str(tmp_path / "rated")])
+    publish = runner.invoke(app, ["release", "publish", str(folder), "--repo-id", "org/ecoagent", "--dry-run"])
+    for result, what in ((rated, "rated failed"), (publish, "publish failed")):
+        (line,) = result.output.strip().splitlines()  # one line, however long the path
+        assert result.exit_code == 1 and line.startswith(what) and TOOLS_FILE in line
+    assert not (tmp_path / "rated" / "model").exists()  # refused before any training
+
+
+def test_version():
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0
+    assert re.fullmatch(r"ecoagent \d+\.\d+\.\d+\n", result.output)
+
+
+def test_publish_dry_run_lists_each_file_once_and_says_what_a_publish_deletes(tmp_path):
+    from tests.release.tiny_release import build_tiny_release
+
+    folder = build_tiny_release(tmp_path)
+    result = runner.invoke(app, ["release", "publish", str(folder), "--repo-id", "org/ecoagent", "--dry-run"])
+    assert result.exit_code == 0, result.output
+    # what a publish uploads: the files the manifest vouches for and the manifest (not the gate's report)
+    files = [*json.loads((folder / "manifest.json").read_text())["files"], "manifest.json"]
+    for name in files:
+        assert sum(line.endswith(f"  {name}") for line in result.output.splitlines()) == 1, name
+    assert "deletes from org/ecoagent every remote file matching *.parquet, *.json, *.md" in result.output
+    assert "Nothing was uploaded or deleted" in result.output

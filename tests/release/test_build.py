@@ -341,6 +341,39 @@ def test_card_croissant_manifest_and_changelog(v1: Path):
     assert (v1 / "gate" / "release_gate.md").exists()
 
 
+def test_croissant_describes_every_column_and_reads_it_back(v1: Path):
+    """Every column of every config's Parquet files is a field (lists repeated, lists of records with sub-fields),
+    and mlcroissant reads each tools record back equal to the Parquet row."""
+    import mlcroissant as mlc
+
+    croissant = json.loads((v1 / "croissant.json").read_text())
+    for record_set in croissant["recordSet"]:
+        folder = record_set["field"][0]["source"]["fileSet"]["@id"].removesuffix("-files")
+        columns = pl.read_parquet_schema(next((v1 / folder).glob("*.parquet")))
+        assert {f["name"] for f in record_set["field"]} == {*columns, "split"}, record_set["@id"]
+    tools = pl.read_parquet(v1 / "tools" / "train-00000-of-00001.parquet")
+    records = list(mlc.Dataset(jsonld=str(v1 / "croissant.json")).records("tools"))
+    assert len(records) == tools.height
+
+    def plain(value):
+        if isinstance(value, bytes):
+            return value.decode()
+        if isinstance(value, list):
+            return [plain(v) for v in value]
+        if isinstance(value, dict):
+            return {k.rsplit("/", 1)[-1]: plain(v) for k, v in value.items()}
+        return value
+
+    for record, row in zip(records, tools.iter_rows(named=True), strict=True):
+        got = {k.removeprefix("tools/"): plain(v) for k, v in record.items()}
+        for column in ("links", "auth_env_vars", "endpoints", "categories", "tool_id", "r_static", "deprecated"):
+            expected = row[column]
+            assert (got[column] or []) == expected if isinstance(expected, list) else got[column] == expected, column
+    assert plain(records[0]["tools/links"]) == [
+        {"url": "https://demo.example/api", "kind": "endpoint", "link_status": "unknown", "reason": "not_checked"}
+    ]
+
+
 def test_syn_splits_keep_a_dedup_cluster_together(v1: Path):
     splits = {split: set(d["_id"]) for split, d in _load(v1, "syn-queries").items()}
     (together,) = [s for s, ids in splits.items() if "s0000" in ids]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -9,8 +10,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from ecoagent.release_integrity import ReleaseIntegrityError
 from release.build import build_release
 from release.gate import release_expectations, run_release_gate
+from tests.release.tampering import TOOLS_FILE, edit_rows, flip_byte, make_first_tool_harmless, reseal
 from tests.release.test_build import CONFIG, CREATED, V1_TOOLS, make_stage_outputs
 
 
@@ -29,8 +32,9 @@ def copy(release: Path, tmp_path: Path) -> Path:
 
 
 def _rewrite(folder: Path, path: str, change: Callable[[pl.DataFrame], pl.DataFrame]) -> None:
-    frame = pl.read_parquet(folder / path)
-    change(frame).write_parquet(folder / path)
+    """Bad data in an intact release: the gate's data checks must find it (tampering is tested below)."""
+    edit_rows(folder, path, change)
+    reseal(folder, path)
 
 
 def _failed(result) -> set[str]:
@@ -114,3 +118,35 @@ def test_bad_query_length_and_score_fail(copy: Path):
         copy, "real-qrels/train-00000-of-00001.parquet", lambda f: f.with_columns(pl.lit(-1, pl.Int32).alias("score"))
     )
     assert _failed(run_release_gate(copy, None)) == {"query_words", "qrel_score"}
+
+
+def test_an_edited_row_refuses_the_release_naming_the_file(copy: Path):
+    make_first_tool_harmless(copy)  # a valid table, valid values: only the manifest can tell
+    with pytest.raises(ReleaseIntegrityError, match=rf"{TOOLS_FILE}: .* manifest\.json"):
+        run_release_gate(copy, None)
+
+
+def test_a_flipped_byte_refuses_the_release_naming_the_file(copy: Path):
+    flip_byte(copy, "syn-qrels/test-00000-of-00001.parquet")
+    with pytest.raises(ReleaseIntegrityError, match=r"syn-qrels/test-00000-of-00001\.parquet: sha256"):
+        run_release_gate(copy, None)
+
+
+def test_a_missing_or_an_extra_file_refuses_the_release(copy: Path):
+    (copy / "syn-queries" / "extra-00000-of-00001.parquet").write_bytes(b"PAR1")
+    with pytest.raises(ReleaseIntegrityError, match=r"extra-00000-of-00001\.parquet: not listed in manifest\.json"):
+        run_release_gate(copy, None)
+    (copy / "syn-queries" / "extra-00000-of-00001.parquet").unlink()
+    (copy / "CHANGELOG.md").unlink()
+    with pytest.raises(ReleaseIntegrityError, match=r"CHANGELOG\.md: listed in manifest\.json but missing"):
+        run_release_gate(copy, None)
+
+
+def test_a_planted_secret_fails_the_gate_and_is_reported_without_its_value(copy: Path, tmp_path: Path):
+    key = "sk_" + "live_" + "51HxQ2Ab3Cd4Ef5Gh6Ij7Kl8"  # a Stripe key shape, built so no scanner flags this file
+    _rewrite(copy, TOOLS_FILE, lambda f: f.with_columns(pl.lit(f"call it with {key}").alias("replacement")))
+    result = run_release_gate(copy, tmp_path / "report")
+    assert _failed(result) == {"secret_matches"}
+    report = (tmp_path / "report" / "secrets.json").read_text()
+    assert json.loads(report) == {TOOLS_FILE: {"replacement: stripe_key": len(V1_TOOLS)}}
+    assert key not in report and key not in (tmp_path / "report" / "release_gate.md").read_text()

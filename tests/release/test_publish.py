@@ -18,18 +18,26 @@ from unittest import mock
 import pytest
 from huggingface_hub import HfApi
 
+from ecoagent.hashing import sha256_file
+from ecoagent.release_integrity import ReleaseIntegrityError
 from release.publish import PublishError, publish_release
+from tests.release.tampering import flip_byte
 
 TOKEN = "hf_TESTTOKEN_never_print_me_42"
 
 
 @pytest.fixture
 def folder(tmp_path: Path) -> Path:
+    """A release folder as the build leaves it: data, card, the gate's report and a manifest listing the files."""
     root = tmp_path / "v1.2.0"
     (root / "syn-qrels").mkdir(parents=True)
-    (root / "manifest.json").write_text(json.dumps({"version": "v1.2.0"}))
+    (root / "gate").mkdir()
     (root / "README.md").write_text("---\nlicense: cc-by-4.0\n---\n# card\n")
     (root / "syn-qrels" / "test-00000-of-00001.parquet").write_bytes(b"x" * 100)
+    (root / "gate" / "release_gate.md").write_text("# Quality gate: release\n")
+    files = {p: {"sha256": sha256_file(root / p), "bytes": (root / p).stat().st_size}
+             for p in ("README.md", "syn-qrels/test-00000-of-00001.parquet")}  # fmt: skip
+    (root / "manifest.json").write_text(json.dumps({"version": "v1.2.0", "files": files}))
     return root
 
 
@@ -62,11 +70,16 @@ def test_publish_creates_uploads_and_tags_the_version(folder: Path, monkeypatch)
     assert kwargs["repo_id"] == "org/ecoagent" and kwargs["repo_type"] == "dataset"
     assert kwargs["folder_path"] == str(folder) and kwargs["token"] == TOKEN
     assert "v1.2.0" in kwargs["commit_message"]
+    # exactly the verified files and the manifest: not the gate's report, nothing that appeared beside them
+    assert kwargs["allow_patterns"] == ["README.md", "manifest.json", "syn-qrels/test-00000-of-00001.parquet"]
+    manifest_sha256 = sha256_file(folder / "manifest.json")
     (_, args, kwargs) = hub.calls[2]
     assert args == ("org/ecoagent",)
     assert kwargs["tag"] == "v1.2.0" and kwargs["revision"] == "c0ffee" * 6 + "abcd"
     assert kwargs["repo_type"] == "dataset" and kwargs["exist_ok"] is False
+    assert manifest_sha256 in kwargs["tag_message"]  # the published hash a download is checked against
     assert out["revision"] == "v1.2.0" and out["commit"] == "c0ffee" * 6 + "abcd"
+    assert out["manifest_sha256"] == manifest_sha256
     assert {f["path"] for f in out["files"]} == {"manifest.json", "README.md", "syn-qrels/test-00000-of-00001.parquet"}
 
 
@@ -110,7 +123,8 @@ def test_dry_run_lists_files_and_touches_nothing(folder: Path, monkeypatch, caps
     out = publish_release(folder, "org/ecoagent", dry_run=True, api=hub)
     assert hub.method_calls == []
     assert out["dry_run"] is True and out["revision"] == "v1.2.0"
-    assert out["total_bytes"] == sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+    uploaded = [p for p in folder.rglob("*") if p.is_file() and p.parent.name != "gate"]
+    assert out["total_bytes"] == sum(p.stat().st_size for p in uploaded)
     printed = capsys.readouterr().out
     assert "syn-qrels/test-00000-of-00001.parquet" in printed and "100" in printed and "v1.2.0" in printed
 
@@ -118,3 +132,22 @@ def test_dry_run_lists_files_and_touches_nothing(folder: Path, monkeypatch, caps
 def test_not_a_release_folder(tmp_path: Path):
     with pytest.raises(PublishError, match=r"manifest\.json"):
         publish_release(tmp_path, "org/ecoagent", dry_run=True)
+
+
+@pytest.mark.parametrize("dry_run", [True, False])
+def test_a_tampered_release_is_not_published(folder: Path, monkeypatch, dry_run: bool):
+    monkeypatch.setenv("HF_TOKEN", TOKEN)
+    flip_byte(folder, "syn-qrels/test-00000-of-00001.parquet", offset=10)
+    hub = RecordingHub()
+    with pytest.raises(ReleaseIntegrityError, match=r"syn-qrels/test-00000-of-00001\.parquet: sha256"):
+        publish_release(folder, "org/ecoagent", dry_run=dry_run, api=hub)
+    assert hub.calls == []
+
+
+def test_a_file_not_in_the_manifest_is_not_published(folder: Path, monkeypatch):
+    monkeypatch.setenv("HF_TOKEN", TOKEN)
+    (folder / "syn-qrels" / "train-00000-of-00001.parquet").write_bytes(b"y" * 10)  # would become a split
+    hub = RecordingHub()
+    with pytest.raises(ReleaseIntegrityError, match=r"train-00000-of-00001\.parquet: not listed in manifest\.json"):
+        publish_release(folder, "org/ecoagent", api=hub)
+    assert hub.calls == []

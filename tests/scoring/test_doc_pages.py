@@ -230,3 +230,10 @@ def test_doc_summary_text():
     long = DocPage("u", 200, "Long", "word " * 300, "ok")
     text = doc_summary_text(long)
     assert text is not None and len(text) <= 500 and text.endswith("…") and text.startswith("Long. word word")
+
+
+def test_doc_summary_text_redacts_a_pasted_key():
+    key = "sk_" + "live_51HxQ2Ab3Cd4Ef5Gh6Ij7Kl8"
+    page = DocPage("u", 200, "Payments", f"Try it with the example key {key} in test mode.", "ok")
+    text = doc_summary_text(page)
+    assert key not in text and "[REDACTED]" in text and text.startswith("Payments. Try it")

@@ -83,3 +83,17 @@ def test_serve_on_a_folder_that_is_not_a_release_exits_2_naming_it(tmp_path, cap
 
     assert main(["serve", "--release", str(tmp_path)]) == 2
     assert f"{tmp_path}: no manifest.json" in capsys.readouterr().err
+
+
+def test_serve_refuses_a_tampered_release_naming_the_file(tiny_release, tmp_path, capsys) -> None:
+    import shutil
+
+    from selector.__main__ import main
+    from tests.release.tampering import TOOLS_FILE, make_first_tool_harmless
+
+    folder = tmp_path / "1.0.0"
+    shutil.copytree(tiny_release, folder)
+    make_first_tool_harmless(folder)  # the edit: an admin tool made read_only, its scope emptied
+    assert main(["serve", "--release", str(folder), "--rankers", "bm25"]) == 1
+    err = capsys.readouterr().err
+    assert TOOLS_FILE in err and "does not match its manifest" in err and len(err.strip().splitlines()) == 1

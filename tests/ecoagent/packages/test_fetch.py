@@ -64,3 +64,11 @@ def test_a_failed_download_is_recorded_for_that_package_only(tmp_path):
     assert [p.error is None for p in got] == [True, False, True, False]
     assert got[1].error.startswith("download_failed") and got[3].error.startswith("download_failed")
     assert got[1].manifest_row()["error"] == got[1].error
+
+
+def test_a_wheel_for_another_python_is_fetched_all_the_same(tmp_path):
+    # crawled wheels are read, never run: a Requires-Python the pipeline's interpreter misses is irrelevant
+    mirror = tmp_path / "mirror"
+    build_wheel(mirror, "future-mcp", "1.0.0", {"future_mcp/server.py": "X = 1\n"}, "Requires-Python: >=3.99\n")
+    (pkg,) = _fetcher(tmp_path, mirror).fetch_all([Source("mcp", "pypi", "future-mcp", "1.0.0", "community")])
+    assert pkg.error is None and pkg.path.name == "future_mcp-1.0.0-py3-none-any.whl"

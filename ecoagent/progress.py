@@ -1,0 +1,159 @@
+"""Plain progress lines for logs: how much of a long step is done, how fast, and when it will end.
+
+A progress bar redraws one terminal line; written to a file (a ``make run`` log, an Airflow task log)
+it shows up only when it finishes, so a log can stay silent for many minutes. :class:`ProgressLog`
+writes whole lines instead, such as ``generate queries: 12/60 (20%), 0.41/s, elapsed 0:29, ETA 1:57``,
+from a heartbeat thread every ``interval_s`` seconds: a step that makes no visible progress for a
+while (one slow LLM request, an embedding pass) still shows that it is alive and where it stands.
+
+The stages report progress through plain callbacks (``progress(done, total)``, the crawl's
+``progress(phase, done, total)``); :class:`ProgressLog` and :func:`phase_progress` turn those into
+lines. Whoever prints to a terminal may draw a bar instead (the CLI does).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+DEFAULT_INTERVAL_S = 15.0
+
+
+def print_line(line: str) -> None:
+    """Print and flush: a log file or a task log gets each line when it is written, not when a buffer fills."""
+    print(line, flush=True)
+
+
+def format_seconds(seconds: float) -> str:
+    """``H:MM:SS`` above an hour, else ``M:SS``."""
+    seconds = max(0, round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
+
+
+class ProgressLog:
+    """Progress of one step as plain lines: one at the start, one every ``interval_s`` seconds, one at the end.
+
+    Use as a context manager (it starts and stops the heartbeat thread) and pass :meth:`update` as the
+    stage's ``progress(done, total)`` callback. ``total=None`` is a step without a count: its lines say how
+    long it has been running. ``clock`` is injectable so the line format can be tested without waiting.
+    """
+
+    def __init__(
+        self,
+        description: str,
+        total: int | None = None,
+        *,
+        interval_s: float = DEFAULT_INTERVAL_S,
+        emit: Callable[[str], None] = print_line,
+        clock: Callable[[], float] = time.monotonic,
+    ):
+        if interval_s <= 0:
+            raise ValueError(f"progress interval must be > 0 seconds, not {interval_s} (setting progress_interval_s)")
+        self.description = description
+        self.total = total
+        self.done = 0
+        self.interval_s = interval_s
+        self.emit = emit
+        self.clock = clock
+        self.started = clock()
+        self._first: tuple[float, int] | None = None  # (time, done) of the first update
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def update(self, done: int, total: int | None = None) -> None:
+        """Record progress (thread-safe); the heartbeat prints it."""
+        with self._lock:
+            if self._first is None:
+                self._first = (self.clock(), done)
+            self.done = done
+            if total is not None:
+                self.total = total
+
+    def _rate(self, done: int, elapsed: float) -> float:
+        """Items per second since the first update: the setup before it (a model loading, a server starting)
+        would make the rate look lower, and the ETA longer, than the work itself is."""
+        if self._first is not None:
+            since, done_then = self._first
+            if done > done_then and self.clock() > since:
+                return (done - done_then) / (self.clock() - since)
+        return done / elapsed if elapsed > 0 else 0.0
+
+    def line(self, final: bool = False) -> str:
+        """The current state as one line."""
+        with self._lock:
+            done, total = self.done, self.total
+        elapsed = self.clock() - self.started
+        rate = self._rate(done, elapsed)
+        if final:
+            count = f"{done}/{total}" if total is not None else f"{done}"
+            tail = f", {done / elapsed:.2f}/s" if done and elapsed > 0 else ""  # the whole step's throughput
+            return f"{self.description}: done, {count} in {format_seconds(elapsed)}{tail}"
+        if total is None:
+            count = f"{done} done, {rate:.2f}/s, " if done else "running, "
+            return f"{self.description}: {count}elapsed {format_seconds(elapsed)}"
+        if done >= total:  # the counted part is over; the step is finishing what comes after it
+            return f"{self.description}: {done}/{total} done, elapsed {format_seconds(elapsed)}, finishing"
+        share = f" ({done / total:.0%})" if total else ""
+        # nothing finished yet: no rate to extrapolate from
+        eta = format_seconds((total - done) / rate) if rate > 0 else "unknown"
+        return f"{self.description}: {done}/{total}{share}, {rate:.2f}/s, elapsed {format_seconds(elapsed)}, ETA {eta}"
+
+    def __enter__(self) -> ProgressLog:
+        self.started = self.clock()
+        self.emit(self.line())
+        self._thread = threading.Thread(target=self._beat, name=f"progress: {self.description}", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        self.close(failed=exc_type is not None)
+
+    def close(self, failed: bool = False) -> None:
+        """Stop the heartbeat and print the last line (once)."""
+        if self._stop.is_set():
+            return
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        if failed:
+            self.emit(f"{self.description}: stopped after {format_seconds(self.clock() - self.started)}")
+        else:
+            self.emit(self.line(final=True))
+
+    def _beat(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            self.emit(self.line())
+
+
+@contextmanager
+def phase_progress(
+    description: str, *, interval_s: float = DEFAULT_INTERVAL_S, emit: Callable[[str], None] = print_line
+) -> Iterator[Callable[[str, int, int], None]]:
+    """``update(phase, done, total)`` for a stage with phases (the crawl: fetch, then extract), one
+    :class:`ProgressLog` per phase; ``description`` may hold ``{phase}``. A phase ends when it reaches its total."""
+    logs: dict[str, ProgressLog] = {}
+
+    def update(phase: str, done: int, total: int) -> None:
+        log = logs.get(phase)
+        if log is None:
+            log = logs[phase] = ProgressLog(description.format(phase=phase), total, interval_s=interval_s, emit=emit)
+            log.update(done, total)
+            log.__enter__()
+        log.update(done, total)
+        if done >= total:
+            log.close()
+
+    failed = False
+    try:
+        yield update
+    except BaseException:
+        failed = True
+        raise
+    finally:
+        for log in logs.values():
+            log.close(failed=failed)

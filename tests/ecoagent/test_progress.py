@@ -1,0 +1,99 @@
+"""Plain progress lines: their content (on a scripted clock) and the heartbeat that writes them while nothing moves."""
+
+from __future__ import annotations
+
+import re
+import threading
+
+import pytest
+
+from ecoagent.config import ConfigError, load_config
+from ecoagent.progress import ProgressLog, format_seconds, phase_progress
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_line_says_done_total_rate_elapsed_and_eta() -> None:
+    clock, lines = Clock(), []
+    log = ProgressLog("generate queries", 60, interval_s=30, emit=lines.append, clock=clock)
+    with log:
+        assert lines == ["generate queries: 0/60 (0%), 0.00/s, elapsed 0:00, ETA unknown"]
+        clock.now += 30
+        log.update(12)
+        assert log.line() == "generate queries: 12/60 (20%), 0.40/s, elapsed 0:30, ETA 2:00"
+        clock.now += 90
+        log.update(60)
+        assert log.line() == "generate queries: 60/60 done, elapsed 2:00, finishing"
+        clock.now += 5
+    assert lines[-1] == "generate queries: done, 60/60 in 2:05, 0.48/s"
+
+
+def test_the_rate_and_eta_leave_out_the_setup_before_the_first_item() -> None:
+    clock, lines = Clock(), []
+    with ProgressLog("verify pairs", 200, interval_s=30, emit=lines.append, clock=clock) as log:
+        clock.now += 45  # the model server starting
+        log.update(2)
+        clock.now += 10
+        log.update(12)
+        assert log.line() == "verify pairs: 12/200 (6%), 1.00/s, elapsed 0:55, ETA 3:08"
+
+
+def test_a_step_without_a_count_says_how_long_it_has_run() -> None:
+    clock, lines = Clock(), []
+    with ProgressLog("score the catalog", interval_s=30, emit=lines.append, clock=clock) as log:
+        clock.now += 3725
+        assert log.line() == "score the catalog: running, elapsed 1:02:05"
+    assert lines[-1] == "score the catalog: done, 0 in 1:02:05"
+
+
+def test_the_heartbeat_writes_lines_while_nothing_moves() -> None:
+    lines: list[str] = []
+    seen = threading.Event()
+
+    def emit(line: str) -> None:
+        lines.append(line)
+        if len(lines) >= 3:
+            seen.set()
+
+    with ProgressLog("verify pairs", 10, interval_s=0.02, emit=emit) as log:
+        log.update(4)
+        assert seen.wait(30), lines  # generous: a loaded 2-core machine may run the thread late
+    heartbeat = [line for line in lines[1:-1] if re.fullmatch(r"verify pairs: 4/10 \(40%\), .*, ETA \d+:\d\d", line)]
+    assert heartbeat, lines
+    assert lines[-1].startswith("verify pairs: done, 4/10 in")
+
+
+def test_a_failed_step_ends_with_a_stopped_line_and_the_thread_ends() -> None:
+    lines: list[str] = []
+    with pytest.raises(RuntimeError), ProgressLog("crawl", 5, interval_s=60, emit=lines.append) as log:
+        raise RuntimeError("boom")
+    assert lines[-1].startswith("crawl: stopped after")
+    assert log._thread is not None and not log._thread.is_alive()
+
+
+def test_phases_each_get_their_lines_and_end_at_their_total() -> None:
+    lines: list[str] = []
+    with phase_progress("{phase} packages", interval_s=60, emit=lines.append) as update:
+        update("fetch", 0, 2)
+        update("fetch", 2, 2)
+        update("extract", 1, 2)
+    assert lines[0].startswith("fetch packages: 0/2") and lines[1].startswith("fetch packages: done, 2/2")
+    assert lines[2].startswith("extract packages: 1/2") and lines[3].startswith("extract packages: done, 1/2")
+
+
+def test_the_interval_is_a_setting_and_must_be_positive() -> None:
+    assert load_config("default").progress_interval_s == 15
+    with pytest.raises(ConfigError, match="progress_interval_s"):
+        load_config("default", ["progress_interval_s=0"])
+    with pytest.raises(ValueError, match="progress_interval_s"):
+        ProgressLog("x", interval_s=0)
+
+
+def test_format_seconds() -> None:
+    assert [format_seconds(s) for s in (0, 59.6, 61, 3600, 86399)] == ["0:00", "1:00", "1:01", "1:00:00", "23:59:59"]
