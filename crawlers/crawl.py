@@ -9,11 +9,17 @@
 - ``livemcpbench_tool_map.json`` (with ``crawl.livemcpbench_crosscheck``): each tool LiveMCPBench dumped
   for its MCP servers, with the server's package and the catalog ``tool_id`` of the same name (or null);
   per-server counts in the summary's ``livemcpbench_crosscheck`` section
+- ``sources.resolved.yaml``: the exact versions crawled
+
+The folder is replaced as a whole (:class:`ecoagent.store.StageFolder`): a reader sees the previous crawl's
+files or this one's, never a mix, and a killed crawl's leftovers are removed when the next one starts. The
+extraction workers exit when the crawl's process dies (:func:`ecoagent.processes.exit_with_parent`).
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -37,12 +43,15 @@ from ecoagent.livemcpbench import (
 from ecoagent.packages.archive import ArchiveError, ArchiveLimits, read_archive
 from ecoagent.packages.fetch import FetchedPackage, Fetcher, PackageCache, fetch_data_wheel
 from ecoagent.packages.source import Source
+from ecoagent.processes import exit_with_parent
 from ecoagent.redaction import redact
-from ecoagent.store import ArtifactStore
+from ecoagent.store import ArtifactStore, StageFolder
 from schemas.tool_record import ToolRecord, records_to_frame
 
 STAGE = "crawl"
 LIVEMCPBENCH_TOOL_MAP = "livemcpbench_tool_map.json"  # each tool LiveMCPBench dumped -> its catalog tool_id
+OUTPUTS = ("tools.parquet", "crawl_summary.json", "fetch_manifest.json", "crawl_drops.json", "sources.resolved.yaml",
+           LIVEMCPBENCH_TOOL_MAP)  # fmt: skip
 
 
 class StageFailed(EcoAgentError, RuntimeError):
@@ -158,6 +167,7 @@ def crawl(
     unknown = sorted(set(cfg.platforms) - set(PLATFORMS))
     if unknown:
         raise ValueError(f"unknown platform(s) {unknown} in crawl.platforms; known: {list(PLATFORMS)}")
+    folder = StageFolder(out or RunLayout.of(config).crawl, OUTPUTS)
     sources = load_sources(sources_path or config.resolve_path(cfg.sources), cfg.platforms)
     fetcher = Fetcher(
         PackageCache(config.resolve_path(cfg.cache_dir)),
@@ -193,7 +203,9 @@ def crawl(
     tasks.sort(key=lambda t: -Path(t[1]).stat().st_size)
     done = len(results)
     if cfg.workers > 1 and len(tasks) > 1:
-        with ProcessPoolExecutor(max_workers=cfg.workers) as pool:
+        # a worker exits when this process dies (even by SIGKILL): no extraction outlives a killed crawl
+        with ProcessPoolExecutor(max_workers=cfg.workers, initializer=exit_with_parent,
+                                 initargs=(os.getpid(),)) as pool:
             for res in pool.map(_extract_task, tasks):
                 results[res.source.key] = res
                 done += 1
@@ -265,16 +277,17 @@ def crawl(
     if cfg.livemcpbench_crosscheck and "mcp" in cfg.platforms:
         summary["livemcpbench_crosscheck"], tool_map = livemcpbench_crosscheck(config, records)
 
-    store = ArtifactStore(out or RunLayout.of(config).crawl)
-    if tool_map is not None:
-        store.write_json(tool_map, LIVEMCPBENCH_TOOL_MAP)
-    tools_path = store.write_parquet(records_to_frame(records), "tools.parquet")
-    store.write_json([p.manifest_row() for p in fetched], "fetch_manifest.json")
-    store.write_json(sorted([*dedup.dropped, *(d for r in ordered for d in r.drops)], key=lambda d: d["tool_id"]),
-                     "crawl_drops.json")  # fmt: skip
-    store.write_text(dump_sources([p.source for p in fetched]), "sources.resolved.yaml")
-    store.write_json(summary, "crawl_summary.json")
-    return CrawlResult(out=store.url(), tools_path=tools_path, summary=summary, partial=bool(package_errors))
+    with folder.replace() as store:
+        if tool_map is not None:
+            store.write_json(tool_map, LIVEMCPBENCH_TOOL_MAP)
+        store.write_parquet(records_to_frame(records), "tools.parquet")
+        store.write_json([p.manifest_row() for p in fetched], "fetch_manifest.json")
+        store.write_json(sorted([*dedup.dropped, *(d for r in ordered for d in r.drops)], key=lambda d: d["tool_id"]),
+                         "crawl_drops.json")  # fmt: skip
+        store.write_text(dump_sources([p.source for p in fetched]), "sources.resolved.yaml")
+        store.write_json(summary, "crawl_summary.json")
+    return CrawlResult(out=folder.url(), tools_path=folder.url("tools.parquet"), summary=summary,
+                       partial=bool(package_errors))  # fmt: skip
 
 
 def livemcpbench_crosscheck(config: Config, records: list[ToolRecord]) -> tuple[dict, list[dict] | None]:
@@ -314,6 +327,7 @@ def merge_crawl_shards(config: Config, shard_dirs: list[str], out: str) -> Crawl
     """
     from schemas.tool_record import ToolRecord
 
+    folder = StageFolder(out, OUTPUTS)
     shards = [ArtifactStore(d) for d in sorted(shard_dirs)]
     summaries = [s.read_json("crawl_summary.json") for s in shards]
     records = [
@@ -357,16 +371,17 @@ def merge_crawl_shards(config: Config, shard_dirs: list[str], out: str) -> Crawl
     crosschecks = [s["livemcpbench_crosscheck"] for s in summaries if "livemcpbench_crosscheck" in s]
     if crosschecks:
         summary["livemcpbench_crosscheck"] = crosschecks[0]  # only the shard holding mcp computes it
-    store = ArtifactStore(out)
-    for shard in shards:
-        if shard.exists(LIVEMCPBENCH_TOOL_MAP):
-            store.write_json(shard.read_json(LIVEMCPBENCH_TOOL_MAP), LIVEMCPBENCH_TOOL_MAP)
-    tools_path = store.write_parquet(records_to_frame(dedup.records), "tools.parquet")
-    store.write_json([row for s in shards for row in s.read_json("fetch_manifest.json")], "fetch_manifest.json")
     dropped = [d for s in shards for d in s.read_json("crawl_drops.json")] + dedup.dropped
-    store.write_json(sorted(dropped, key=lambda d: d["tool_id"]), "crawl_drops.json")
-    store.write_text(
-        "".join(s.fs.cat(s.path("sources.resolved.yaml")).decode() for s in shards), "sources.resolved.yaml"
-    )
-    store.write_json(summary, "crawl_summary.json")
-    return CrawlResult(out=store.url(), tools_path=tools_path, summary=summary, partial=bool(package_errors))
+    with folder.replace() as store:
+        for shard in shards:
+            if shard.exists(LIVEMCPBENCH_TOOL_MAP):
+                store.write_json(shard.read_json(LIVEMCPBENCH_TOOL_MAP), LIVEMCPBENCH_TOOL_MAP)
+        store.write_parquet(records_to_frame(dedup.records), "tools.parquet")
+        store.write_json([row for s in shards for row in s.read_json("fetch_manifest.json")], "fetch_manifest.json")
+        store.write_json(sorted(dropped, key=lambda d: d["tool_id"]), "crawl_drops.json")
+        store.write_text(
+            "".join(s.fs.cat(s.path("sources.resolved.yaml")).decode() for s in shards), "sources.resolved.yaml"
+        )
+        store.write_json(summary, "crawl_summary.json")
+    return CrawlResult(out=folder.url(), tools_path=folder.url("tools.parquet"), summary=summary,
+                       partial=bool(package_errors))  # fmt: skip

@@ -78,23 +78,14 @@ PARAMS = {
 
 
 def _promote(built: str, target: str) -> str:
-    """Copy the gated build to ``target`` through a temporary sibling and a rename (replacing an older copy)."""
+    """Copy the gated build to ``target`` as a whole (a hidden sibling renamed into place, replacing an older copy)."""
     import shutil
-    import uuid
-    from pathlib import Path
 
-    target_path = Path(target)
-    target_path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target_path.parent / f".{target_path.name}.tmp-{uuid.uuid4().hex[:8]}"
-    shutil.copytree(built, tmp)
-    if target_path.exists():
-        old = target_path.parent / f".{target_path.name}.old-{uuid.uuid4().hex[:8]}"
-        target_path.rename(old)
-        tmp.rename(target_path)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        tmp.rename(target_path)
-    return str(target_path)
+    from ecoagent.store import StageFolder
+
+    with StageFolder(target).replace() as store:
+        shutil.copytree(built, store.root, dirs_exist_ok=True)
+    return target
 
 
 @dag(

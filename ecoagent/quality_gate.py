@@ -18,7 +18,6 @@ import json
 import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -121,19 +120,13 @@ def run_gate(
 
     result = GateResult(name=name, success=all(r["success"] for r in results), results=results)  # type: ignore[index]
     if out_dir is not None:
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        md_path = out / f"{name}_gate.md"
-        (out / f"{name}_gate.json").write_text(
-            json.dumps(
-                _jsonable({"name": name, "success": result.success, "metrics": metrics, "validations": raw}),
-                indent=2,
-                allow_nan=False,
-            )
-            + "\n"
-        )
-        result.report_path = str(md_path)
-        md_path.write_text(_markdown(result, metrics))
+        from ecoagent.store import ArtifactStore
+
+        out = ArtifactStore(out_dir)  # each file atomic; a stage folder's gate report is added whole (StageFolder)
+        report = {"name": name, "success": result.success, "metrics": metrics, "validations": raw}
+        out.write_text(json.dumps(_jsonable(report), indent=2, allow_nan=False) + "\n", f"{name}_gate.json")
+        out.write_text(_markdown(result, metrics), f"{name}_gate.md")
+        result.report_path = out.url(f"{name}_gate.md")
     return result
 
 

@@ -1,21 +1,62 @@
-"""The artifact store: fsspec paths (a local folder by default), atomic writes.
+"""The artifact store: fsspec paths (a local folder by default), atomic files and atomic stage folders.
 
-Every stage writes its outputs into one folder of the store (``<store>/<stage>/``) or into the
-folder given with ``--out``. Writes go to a temporary name and are renamed into place, so a
-killed run never leaves a half-written file behind under the final name.
+Every stage writes its outputs into one folder of the store (``<store>/<stage>/``) or into the folder given
+with ``--out``. Two levels of atomicity, both here and nowhere else:
+
+- a file (:meth:`ArtifactStore.write_bytes`) is written to a temporary name and renamed into place, so no
+  reader ever sees half a file under its final name;
+- a stage's folder (:class:`StageFolder`) is written as a whole into a hidden sibling,
+  ``.<name>.tmp-<pid>-<random>``, and renamed into place when every file is there (the previous generation is
+  renamed aside first, then deleted), so a reader never sees a new ``tools.parquet`` beside the previous run's
+  ``crawl_summary.json``. A kill before the swap leaves the previous generation untouched; a kill between the
+  two renames leaves it aside, and the next run puts it back before anything else.
+
+Leftovers of a killed run (hidden ``.tmp-``/``.old-`` siblings, ``*.tmp-*`` files) are removed when the next
+run of the stage starts, unless the process that made them is still alive on this machine. One run writes a
+stage folder at a time (the DAG runs one refresh at a time; each Airflow run has its own partition).
+
+On a local disk the swap is two ``rename(2)`` calls; on object storage (``s3://``) a folder rename is a copy,
+so there the guarantee is per file only.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import os
+import re
+import shutil
 import uuid
+from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
 import fsspec
 import polars as pl
 
-from ecoagent.errors import MissingInput
+from ecoagent.errors import BadInput, MissingInput
+
+# what a killed run leaves: ".<folder>.tmp-<pid>-<hex>" / ".<folder>.old-<pid>-<hex>" beside a stage folder,
+# "<file>.tmp-<pid>-<hex>" inside one (older builds wrote no pid: their owner counts as gone)
+_SIBLING = re.compile(r"^\.(?P<name>.+)\.(?P<kind>tmp|old)-(?:(?P<pid>\d+)-)?[0-9a-f]{8}$")
+_FILE = re.compile(r"^.+\.tmp-(?:(?P<pid>\d+)-)?[0-9a-f]{8}$")
+
+
+def _token() -> str:
+    return f"{os.getpid()}-{uuid.uuid4().hex[:8]}"
+
+
+def _owner_alive(pid: str | None) -> bool:
+    """Whether a temporary belongs to another process still alive on this machine (no pid, or ours: a leftover)."""
+    if not pid or int(pid) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, someone else's
+        return True
+    return True
 
 
 class ArtifactStore:
@@ -23,13 +64,17 @@ class ArtifactStore:
         self.fs, self.root = fsspec.core.url_to_fs(str(root))
         self.protocol = self.fs.protocol if isinstance(self.fs.protocol, str) else self.fs.protocol[0]
 
+    @property
+    def is_local(self) -> bool:
+        return self.protocol in ("file", "local")
+
     def path(self, *parts: str) -> str:
         return "/".join([self.root.rstrip("/"), *parts])
 
     def url(self, *parts: str) -> str:
         """A path other tools can open: plain for local files, protocol-prefixed otherwise."""
         p = self.path(*parts)
-        return p if self.protocol in ("file", "local") else f"{self.protocol}://{p}"
+        return p if self.is_local else f"{self.protocol}://{p}"
 
     def exists(self, *parts: str) -> bool:
         return self.fs.exists(self.path(*parts))
@@ -37,7 +82,7 @@ class ArtifactStore:
     def write_bytes(self, data: bytes, *parts: str) -> str:
         final = self.path(*parts)
         self.fs.makedirs(final.rsplit("/", 1)[0], exist_ok=True)
-        tmp = f"{final}.tmp-{uuid.uuid4().hex[:8]}"
+        tmp = f"{final}.tmp-{_token()}"
         with self.fs.open(tmp, "wb") as fh:
             fh.write(data)
         self.fs.mv(tmp, final)
@@ -59,14 +104,208 @@ class ArtifactStore:
         with self.fs.open(self.path(*parts), "rb") as fh:
             return pl.read_parquet(fh)
 
-    def require(self, name: str, producer: str) -> str:
+    def require(self, name: str, producer: str, option: str = "--in") -> str:
         """The path of an input file, or a :class:`MissingInput` naming the command that makes it."""
         if not self.exists(name):
             raise MissingInput(
-                f"no {name} in {self.url()}: run `ecoagent {producer}` first or pass --in DIR with its outputs"
+                f"no {name} in {self.url()}: run `ecoagent {producer}` first or pass {option} DIR with its outputs"
             )
         return self.path(name)
+
+    def read_table(self, name: str, producer: str, columns: Iterable[str] = (), option: str = "--in") -> pl.DataFrame:
+        """An input table of another stage, checked: there, readable Parquet, with ``columns``.
+
+        Each problem is a :class:`BadInput` (exit 2) naming the file and the command that writes it, never a
+        traceback from deep inside a stage (a truncated file, a crawl folder passed where a score folder belongs).
+        """
+        self.require(name, producer, option)
+        try:
+            frame = self.read_parquet(name)
+        except (pl.exceptions.PolarsError, OSError) as exc:
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise BadInput(
+                f"{self.url(name)} is not a readable Parquet file ({reason}): rerun `ecoagent {producer}` "
+                f"or pass {option} DIR with its outputs"
+            ) from exc
+        missing = [c for c in columns if c not in frame.columns]
+        if missing:
+            shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
+            raise BadInput(
+                f"{self.url(name)} is not a table written by `ecoagent {producer}`: it lacks the column(s) {shown}; "
+                f"pass {option} DIR with the outputs of `ecoagent {producer}`"
+            )
+        return frame
 
     def read_json(self, *parts: str) -> Any:
         with self.fs.open(self.path(*parts), "rb") as fh:
             return json.load(fh)
+
+    def read_json_input(self, name: str, producer: str, keys: Iterable[str] = (), option: str = "--in") -> dict:
+        """An input JSON object of another stage, checked like :meth:`read_table`."""
+        self.require(name, producer, option)
+        try:
+            document = self.read_json(name)
+        except (ValueError, OSError) as exc:
+            raise BadInput(
+                f"{self.url(name)} is not readable JSON ({exc}): rerun `ecoagent {producer}` or pass {option} DIR"
+            ) from exc
+        missing = [k for k in keys if not isinstance(document, dict) or k not in document]
+        if missing:
+            raise BadInput(
+                f"{self.url(name)} is not a file written by `ecoagent {producer}`: no key(s) {', '.join(missing)}; "
+                f"pass {option} DIR with its outputs"
+            )
+        return document
+
+
+class FolderNotOwned(BadInput):
+    """A stage's output folder holds files the stage does not write: replacing it would delete them."""
+
+
+class StageFolder:
+    """A stage's output folder, replaced as a whole by each run (see the module docstring).
+
+    Made at the start of a stage: it puts back a generation a killed run left aside, removes that run's leftovers,
+    and checks that the folder holds nothing but ``outputs`` (when given), so ``--out .`` fails at once with a
+    clear error instead of replacing a folder of somebody else's files. Then, at the end of the stage::
+
+        with folder.replace() as store:      # an ArtifactStore on the hidden sibling
+            store.write_parquet(frame, "tools.parquet")
+            ...                              # leaving the block swaps the folder in; an error discards it
+
+    :meth:`amend` adds files to the current generation the same way (the score gate's report).
+    """
+
+    def __init__(self, final: str, outputs: Collection[str] | None = None):
+        self.store = ArtifactStore(final)
+        self.final = self.store.root.rstrip("/")
+        if not self.final.strip("/"):
+            raise BadInput(f"{final!r} cannot be a stage's output folder: give a folder below the root")
+        parent, self.name = self.final.rsplit("/", 1) if "/" in self.final else ("", self.final)
+        self.parent = parent or "/"
+        self.outputs = frozenset(outputs) if outputs is not None else None
+        self.clean()
+        self._check_owned()
+
+    @property
+    def fs(self):
+        return self.store.fs
+
+    def url(self, *parts: str) -> str:
+        return self.store.url(*parts)
+
+    # ----------------------------------------------------------------- leftovers of killed runs
+
+    def clean(self) -> None:
+        """Put back a generation a killed swap left aside, and remove dead runs' temporaries of this folder."""
+        siblings = self._leftover_siblings()
+        if not self.fs.exists(self.final):
+            aside = sorted((s for s in siblings if s[0] == "old"), key=lambda s: self._mtime(s[1]))
+            if aside:
+                self._rename(aside[-1][1], self.final)
+                siblings.remove(aside[-1])
+        for _, path in siblings:
+            self._remove(path)
+        if self.fs.isdir(self.final):
+            for entry in self.fs.ls(self.final, detail=False):
+                match = _FILE.match(entry.rstrip("/").rsplit("/", 1)[-1])
+                if match and not _owner_alive(match["pid"]):
+                    self._remove(entry)
+
+    def _leftover_siblings(self) -> list[tuple[str, str]]:
+        if not self.fs.isdir(self.parent):
+            return []
+        found = []
+        for entry in self.fs.ls(self.parent, detail=False):
+            match = _SIBLING.match(entry.rstrip("/").rsplit("/", 1)[-1])
+            if match and match["name"] == self.name and not _owner_alive(match["pid"]):
+                found.append((match["kind"], entry.rstrip("/")))
+        return found
+
+    def _check_owned(self) -> None:
+        if not self.fs.exists(self.final):
+            return
+        if not self.fs.isdir(self.final):
+            raise FolderNotOwned(f"{self.url()} is a file, not a folder: give the stage a folder of its own")
+        if self.outputs is None:
+            return
+        names = {p.rstrip("/").rsplit("/", 1)[-1] for p in self.fs.ls(self.final, detail=False)}
+        foreign = sorted(n for n in names - self.outputs if not _FILE.match(n))
+        if foreign:
+            shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+            raise FolderNotOwned(
+                f"{self.url()} holds files this stage does not write ({shown}): the stage replaces its folder as a "
+                "whole, so give --out a folder of its own (empty or a previous output of this stage)"
+            )
+
+    # ----------------------------------------------------------------- the next generation
+
+    @contextlib.contextmanager
+    def replace(self) -> Iterator[ArtifactStore]:
+        """A fresh generation: what the block writes, and nothing else, becomes the folder."""
+        tmp = self._sibling("tmp")
+        self.fs.makedirs(tmp, exist_ok=False)
+        with self._committed(tmp):
+            yield self._store_at(tmp)
+
+    @contextlib.contextmanager
+    def amend(self) -> Iterator[ArtifactStore]:
+        """The next generation is the current one plus what the block writes (a file of the same name replaced)."""
+        tmp = self._sibling("tmp")
+        self.fs.makedirs(self.parent, exist_ok=True)
+        if self.fs.exists(self.final):
+            if self.store.is_local:
+                # hard links: no copy of the data, and a rewritten file gets a new inode, never the old one's
+                shutil.copytree(self.final, tmp, copy_function=os.link)
+            else:
+                self.fs.copy(self.final, tmp, recursive=True)
+        else:
+            self.fs.makedirs(tmp, exist_ok=False)
+        with self._committed(tmp):
+            yield self._store_at(tmp)
+
+    @contextlib.contextmanager
+    def _committed(self, tmp: str) -> Iterator[None]:
+        try:
+            yield
+        except BaseException:
+            self._remove(tmp)
+            raise
+        aside = None
+        if self.fs.exists(self.final):
+            aside = self._sibling("old")
+            self._rename(self.final, aside)
+        self._rename(tmp, self.final)
+        if aside is not None:
+            self._remove(aside)
+
+    # ----------------------------------------------------------------- file system steps
+
+    def _sibling(self, kind: str) -> str:
+        return f"{self.parent.rstrip('/')}/.{self.name}.{kind}-{_token()}"
+
+    def _store_at(self, path: str) -> ArtifactStore:
+        return ArtifactStore(path if self.store.is_local else f"{self.store.protocol}://{path}")
+
+    def _rename(self, src: str, dst: str) -> None:
+        if self.store.is_local:
+            os.rename(src, dst)  # never shutil.move: it would move src *into* an existing dst
+        else:
+            self.fs.mv(src, dst, recursive=True)
+
+    def _remove(self, path: str) -> None:
+        if self.store.is_local:
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(path)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                self.fs.rm(path, recursive=True)
+
+    def _mtime(self, path: str) -> float:
+        try:
+            return os.stat(path).st_mtime if self.store.is_local else 0.0
+        except OSError:
+            return 0.0

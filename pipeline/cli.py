@@ -26,7 +26,7 @@ from ecoagent.layout import RunLayout
 from ecoagent.progress import ProgressLog, phase_progress
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="EcoAgent: build the tool-retrieval benchmark.")
-console = Console(stderr=True)
+console = Console(stderr=True, soft_wrap=True)  # a failure stays one line, whatever the terminal width
 LOG_WIDTH = 10_000  # the console width when output is not a terminal: no line is wrapped or cut
 
 OutOpt = Annotated[str | None, typer.Option("--out", help="Write this stage's outputs here (default: the store).")]

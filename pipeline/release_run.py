@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ecoagent.config import Config
 from ecoagent.layout import RunLayout, newest_release
+from ecoagent.store import StageFolder
 from release.build import ReleaseInputs, ReleaseResult, build_release, release_version
 
 TRACKED_FILES = ("manifest.json", "README.md", "CHANGELOG.md")
@@ -38,9 +39,9 @@ def release_run(
     prev_path = Path(prev) if prev else newest_release((previous_root or layout).releases, exclude=version)
     result = build_release(inputs, Path(layout.release(version)), version=version, config=config, previous=prev_path,
                            created=created)  # fmt: skip
-    if track:
+    if track:  # the three files replaced together, like a stage folder
         tracked = config.resolve_path(config.release.repo_releases_dir) / version
-        tracked.mkdir(parents=True, exist_ok=True)
-        for name in TRACKED_FILES:
-            shutil.copyfile(result.folder / name, tracked / name)
+        with StageFolder(str(tracked), TRACKED_FILES).replace() as store:
+            for name in TRACKED_FILES:
+                shutil.copyfile(result.folder / name, Path(store.root) / name)
     return result

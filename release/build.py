@@ -41,20 +41,22 @@ qrels and pairs go with it: no model trained on this release's train split has s
 A tool is new for one release only: in the next refresh its queries fall back into the split
 ``assign_splits`` gives their group, which it gave all along.
 
-The build writes everything into a temporary sibling folder, runs the release gate on it, and only then
-renames it to ``out_dir`` (replacing a previous build of the same version). A failing gate removes the
-temporary folder, keeps its report in ``<out_dir>.gate-failed/`` and raises ``QualityGateFailed``. Parquet is
-written by :class:`ArtifactStore` (no statistics, one row group, sorted rows), and nothing but ``created``
-depends on the clock, so two builds of the same inputs with the same ``created`` have identical checksums.
+The build writes everything into a temporary sibling folder (:class:`ecoagent.store.StageFolder`, as every stage
+does), runs the release gate on it, and only then renames it to ``out_dir`` (replacing a previous build of the
+same version); a killed build's temporary folder is removed when the next build of that version starts. A failing
+gate removes the temporary folder, keeps its report in ``<out_dir>.gate-failed/`` and raises ``QualityGateFailed``.
+Parquet is written by :class:`ArtifactStore` (no statistics, one row group, sorted rows), and nothing but ``created``
+depends on the clock, so two builds of the same inputs with the same ``created`` (``SOURCE_DATE_EPOCH``) have
+identical checksums.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import shutil
-import uuid
 from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -70,7 +72,7 @@ from ecoagent.layout import SEMVER, RunLayout
 from ecoagent.quality_gate import GateResult, QualityGateFailed
 from ecoagent.redaction import redact, redact_frame, redact_value
 from ecoagent.release_integrity import verify_release
-from ecoagent.store import ArtifactStore
+from ecoagent.store import ArtifactStore, StageFolder
 
 log = logging.getLogger(__name__)
 
@@ -124,6 +126,17 @@ def release_version(config: Config, version: str | None = None) -> str:
     return version
 
 
+def build_time() -> str:
+    """The release's ``created`` time: ``SOURCE_DATE_EPOCH`` when set (the reproducible-builds convention: two
+    builds of the same inputs are then byte-identical, manifest included), else now; UTC, ISO 8601, seconds."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch is not None:
+        if not epoch.isdigit():
+            raise ConfigError(f"SOURCE_DATE_EPOCH={epoch!r} must be a Unix time in whole seconds")
+        return datetime.fromtimestamp(int(epoch), UTC).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
 def data_path(config_name: str, split: str) -> str:
     """Where a config's split lives inside the release (Hub ``push_to_hub`` naming)."""
     if config_name.endswith("-corpus"):
@@ -156,10 +169,13 @@ def build_release(
         raise ValueError(
             f"release version {version!r} must be usable as a folder and a Hub tag (letters, digits . _ -)"
         )
-    created = created or datetime.now(UTC).isoformat(timespec="seconds")
+    created = created or build_time()
     if previous is not None and Path(previous).resolve() == out_dir.resolve():
         raise ValueError(f"the previous release {previous} is the folder being built; pass the one before it")
 
+    # the whole folder is written beside its place and renamed in once gated (ecoagent.store.StageFolder);
+    # a killed build's hidden folder is removed here, before anything else
+    folder = StageFolder(str(out_dir))
     stage = _read_inputs(inputs)
     prev = _read_previous(Path(previous)) if previous is not None else None
     tables, stats = _tables(stage, config, prev)
@@ -170,10 +186,8 @@ def build_release(
         redacted += count
     stats["redacted_values"] = redacted
 
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out_dir.parent / f".{out_dir.name}.tmp-{uuid.uuid4().hex[:8]}"
-    try:
-        store = ArtifactStore(str(tmp))
+    with folder.replace() as store:
+        tmp = Path(store.root)
         layout: dict[str, dict[str, str]] = {}
         for (config_name, split), frame in tables.items():
             if frame.is_empty():
@@ -206,24 +220,10 @@ def build_release(
 
         manifest = redact_value(_manifest(info, gate))[0]
         store.write_json(manifest, "manifest.json")
-        _replace(tmp, out_dir)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
     shutil.rmtree(out_dir.parent / f"{out_dir.name}.gate-failed", ignore_errors=True)
     gate.report_path = str(out_dir / "gate" / Path(gate.report_path or "release_gate.md").name)
     log.info("release %s written to %s", version, out_dir)
     return ReleaseResult(folder=out_dir, version=version, manifest=manifest, gate=gate, previous=previous)
-
-
-def _replace(tmp: Path, out_dir: Path) -> None:
-    # Rename the old build aside first: a crash between the two renames leaves the old release recoverable.
-    old = None
-    if out_dir.exists():
-        old = out_dir.parent / f".{out_dir.name}.old-{uuid.uuid4().hex[:8]}"
-        out_dir.rename(old)
-    tmp.rename(out_dir)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
 
 
 # --------------------------------------------------------------------------- inputs
@@ -234,8 +234,7 @@ def _read_optional_json(store: ArtifactStore, name: str) -> Any:
 
 
 def _require(store: ArtifactStore, name: str, stage: str) -> pl.DataFrame:
-    store.require(name, stage)
-    return store.read_parquet(name)
+    return store.read_table(name, stage)
 
 
 def _read_inputs(inputs: ReleaseInputs) -> dict[str, Any]:

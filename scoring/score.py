@@ -8,6 +8,12 @@ call. Outputs, in ``out`` (default ``<store>/score/``):
   side-effect distribution, prompt-token totals, cache statistics, timings
 - ``reliability_by_platform.png``: the r_static distribution per platform
 - ``scored_catalog_gate.md`` / ``scored_catalog_gate.json``: the quality-gate report (the gate is its own step)
+
+The stage replaces its folder as a whole (:class:`ecoagent.store.StageFolder`), so a new ``tools_scored.parquet``
+never sits beside the previous run's gate report. The gate, run after the stage, adds its report to the folder
+as the next generation (:meth:`~ecoagent.store.StageFolder.amend`), validating the ``tools_scored.parquet`` of
+that same generation: a score folder either has no report (not gated yet, or the gate was killed) or the report
+of the catalog beside it.
 """
 
 from __future__ import annotations
@@ -23,14 +29,16 @@ import polars as pl
 from ecoagent.config import Config, ScoreConfig, ScoreReading
 from ecoagent.embedding import Embedder
 from ecoagent.layout import RunLayout
-from ecoagent.store import ArtifactStore
+from ecoagent.store import ArtifactStore, StageFolder
 from ecoagent.tokenizer import load_tokenizer
 from schemas.scored_tool import SIDE_EFFECTS, ScoredToolRecord
-from schemas.tool_record import polars_schema
+from schemas.tool_record import ToolRecord, polars_schema
 from scoring.flaws import find_flaws
 from scoring.reliability import consistency_scores, name_texts, quality_scores, source_weight, static_prior
 
 STAGE = "score"
+GATE_REPORTS = ("scored_catalog_gate.md", "scored_catalog_gate.json")
+OUTPUTS = ("tools_scored.parquet", "score_summary.json", "reliability_by_platform.png", *GATE_REPORTS)
 PAPER_RELIABLE_SHARE = 0.568  # RATED Section 2: 2,940 of 5,172 tools
 
 
@@ -152,9 +160,9 @@ def score(config: Config, in_dir: str | None = None, out: str | None = None) -> 
 
     started = time.perf_counter()
     cfg = config.score
+    folder = StageFolder(out or RunLayout.of(config).score, OUTPUTS)
     source = ArtifactStore(in_dir or RunLayout.of(config).crawl)
-    source.require("tools.parquet", "crawl")
-    tools = source.read_parquet("tools.parquet")
+    tools = source.read_table("tools.parquet", "crawl", ToolRecord.model_fields)
     timings = {}
 
     t = time.perf_counter()
@@ -220,11 +228,12 @@ def score(config: Config, in_dir: str | None = None, out: str | None = None) -> 
     summary["readings"] = readings
     summary["seconds"] = {k: round(v, 2) for k, v in {**timings, "total": time.perf_counter() - started}.items()}
 
-    store = ArtifactStore(out or RunLayout.of(config).score)
-    scored_path = store.write_parquet(scored, "tools_scored.parquet")
-    store.write_bytes(_plot(scored, cfg.reliable_threshold), "reliability_by_platform.png")
-    store.write_json(summary, "score_summary.json")
-    return ScoreResult(out=store.url(), scored_path=scored_path, summary=summary)
+    plot = _plot(scored, cfg.reliable_threshold)
+    with folder.replace() as store:
+        store.write_parquet(scored, "tools_scored.parquet")
+        store.write_bytes(plot, "reliability_by_platform.png")
+        store.write_json(summary, "score_summary.json")
+    return ScoreResult(out=folder.url(), scored_path=folder.url("tools_scored.parquet"), summary=summary)
 
 
 def _source_weights(tools: pl.DataFrame, weights: dict[str, float]) -> np.ndarray:
@@ -308,13 +317,22 @@ def gate(config: Config, in_dir: str | None = None, out: str | None = None, craw
     ``in_dir``: the scored catalog (default: the store's score folder); ``crawl_dir``: the crawl it was scored
     from, whose ``crawl_summary.json`` holds the drop counts (default: the store's crawl folder).
     """
-    from scoring.gate import run_scored_catalog_gate
+    from scoring.gate import GATE_NAME, run_scored_catalog_gate
 
     layout = RunLayout.of(config)
     source = ArtifactStore(in_dir or layout.score)
-    source.require("tools_scored.parquet", "score")
-    crawl = ArtifactStore(crawl_dir or layout.crawl)
-    crawl.require("crawl_summary.json", "crawl")
-    scored = source.read_parquet("tools_scored.parquet")
-    report_dir = out or config.score.gate.report_dir or source.url()
-    return run_scored_catalog_gate(scored, crawl.read_json("crawl_summary.json"), config.score.gate, report_dir)
+    scored = source.read_table("tools_scored.parquet", "score", ScoredToolRecord.model_fields)
+    crawl_summary = ArtifactStore(crawl_dir or layout.crawl).read_json_input(
+        "crawl_summary.json", "crawl", ("tools", "drops_by_reason"), option="--crawl"
+    )
+    report_dir = out or config.score.gate.report_dir
+    if report_dir:  # a folder of its own: the report is written there, file by file
+        return run_scored_catalog_gate(scored, crawl_summary, config.score.gate, report_dir)
+    # the report joins the catalog it validated, as the score folder's next generation: the catalog is read
+    # again from that generation, so a score run that replaced the folder meanwhile cannot pair them wrongly
+    folder = StageFolder(source.url())
+    with folder.amend() as store:
+        scored = store.read_parquet("tools_scored.parquet")
+        result = run_scored_catalog_gate(scored, crawl_summary, config.score.gate, store.url())
+    result.report_path = folder.url(f"{GATE_NAME}_gate.md")
+    return result

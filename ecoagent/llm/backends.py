@@ -6,7 +6,9 @@
   xllamacpp's ``Server`` has no stop method (only object deletion stops it), so a child that we
   can always terminate is the one way to guarantee the port and memory are released, also when
   the caller crashes. The child also exits by itself when our end of its stdin closes, so a
-  killed pipeline does not leave a server behind.
+  killed pipeline does not leave a server behind (and, on Linux, the kernel ends it when the pipeline dies:
+  :func:`ecoagent.processes.exit_with_parent`). Every request to it is sent with ``cache_prompt: false``
+  (:func:`embedded_request_options`), which makes a reply independent of the requests before it; see there.
 - ``batch``: the same requests written as an OpenAI Batch JSONL file for ``vllm run-batch``,
   and its output imported into the response cache; after that the client answers from the cache.
 """
@@ -39,6 +41,21 @@ from ecoagent.redaction import sanitize
 
 class LLMBackendError(EcoAgentError, RuntimeError):
     """A backend could not be set up; the message names the setting to change."""
+
+
+def embedded_request_options(config: Config) -> dict[str, Any]:
+    """What every request to the embedded server carries beside the request itself: ``cache_prompt``.
+
+    llama.cpp reuses the KV cache of the slot's previous prompt for the common prefix (``cache_prompt``, on by
+    default in llama.cpp) and evaluates only the rest. Logits of a prefix evaluated in another batch split are
+    not bit-identical, so with the same seed a reply depended on which request the slot served before: after a
+    kill and rerun, the first request on the new server had no cached prefix, and every later one reused a
+    prefix of another length (benchmarks/resume_determinism.py: 4 of 4 resumed replies differed with the cache,
+    0 of 4 without). Off unless ``llm.embedded.reuse_prompt_cache``: each request evaluates its whole prompt and
+    its reply is a function of the request alone. Not part of the request id: it changes how the server
+    computes, not what is asked.
+    """
+    return {"cache_prompt": config.llm.embedded.reuse_prompt_cache}
 
 
 # Gemma's chat format as Jinja (the packaged GGUF carries no template, and llama.cpp takes the
@@ -187,6 +204,7 @@ class EmbeddedServer:
             "n_ctx": self.context * self.parallel,
             "parallel": self.parallel,
             "chat_template": self.chat_template,
+            "parent_pid": os.getpid(),
         }
         # its log goes to an unnamed temp file: llama.cpp logs every request, and the tail is
         # what explains a failed start
@@ -284,7 +302,10 @@ def _serve_child() -> None:
 
     import xllamacpp as xlc
 
+    from ecoagent.processes import exit_with_parent
+
     settings = json.loads(sys.stdin.readline())
+    exit_with_parent(settings["parent_pid"])
     params = xlc.CommonParams()
     params.model.path = settings["gguf"]
     params.model_alias = {settings["alias"]}
@@ -345,7 +366,8 @@ def open_llm(config: Config, cache_path: Path | None = None) -> Iterator[LLMClie
             yield LLMClient(llm.base_url, llm.model, api_key=os.environ.get(llm.api_key_env) or None, **common)
         else:
             with EmbeddedServer.from_config(config) as server:
-                yield LLMClient(server.base_url, llm.model, api_key=None, **common)
+                options = embedded_request_options(config)
+                yield LLMClient(server.base_url, llm.model, api_key=None, server_options=options, **common)
     finally:
         cache.close()
 

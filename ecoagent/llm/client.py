@@ -179,6 +179,7 @@ class LLMClient:
         max_retries: int = 4,
         backoff_s: float = 1.0,
         cache: ResponseCache | None = None,
+        server_options: dict[str, Any] | None = None,
     ):
         if concurrency < 1:
             raise ValueError("concurrency must be >= 1")
@@ -190,6 +191,11 @@ class LLMClient:
         self.max_retries = max_retries
         self.backoff_s = backoff_s
         self.cache = cache
+        # sent with every request, outside the request id: how this server must compute, not what is asked
+        # (the embedded llama.cpp server: no prompt-cache reuse, see ecoagent.llm.backends)
+        self.server_options = dict(server_options or {})
+        if clash := _RESERVED.intersection(self.server_options):
+            raise ValueError(f"server_options may not set {sorted(clash)} (the client sets them)")
 
     def __repr__(self) -> str:  # never show the key
         return f"LLMClient(base_url={self.base_url!r}, model={self.model!r}, concurrency={self.concurrency})"
@@ -284,7 +290,7 @@ class LLMClient:
     async def _send(
         self, client: openai.AsyncOpenAI, request: LLMRequest
     ) -> tuple[str, str | None, tuple[int, int], str | None]:
-        body = request.body()
+        body = {**self.server_options, **request.body()}
         known = _sdk_params(request.kind)
         kwargs = {k: v for k, v in body.items() if k in known or k in _RESERVED}
         extra = {k: v for k, v in body.items() if k not in kwargs}

@@ -27,6 +27,7 @@ from packaging.utils import canonicalize_name, parse_sdist_filename, parse_wheel
 
 from ecoagent.hashing import sha256_file
 from ecoagent.packages.source import Source
+from ecoagent.processes import tied_command
 from ecoagent.redaction import redact
 
 if TYPE_CHECKING:
@@ -109,8 +110,13 @@ def _client_env() -> dict[str, str]:
 
 
 def _run(cmd: list[str], timeout: float, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """A registry client's command; it is terminated if the crawl dies (a killed crawl leaves no pip behind)."""
+    if shutil.which(cmd[0]) is None:
+        raise FileNotFoundError(f"{cmd[0]} is not on the PATH (the crawl fetches with the registries' own clients)")
     try:
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=_client_env(), cwd=cwd)
+        return subprocess.run(
+            tied_command(cmd), capture_output=True, text=True, timeout=timeout, env=_client_env(), cwd=cwd
+        )
     except subprocess.TimeoutExpired as exc:
         raise FetchError(f"{cmd[0]} timed out after {timeout:.0f}s (setting crawl.fetch_timeout_s)") from exc
 

@@ -212,3 +212,60 @@ def test_per_platform_shards_merge_into_the_single_crawl(mirror, tmp_path):
     assert (tmp_path / "merged" / "tools.parquet").read_bytes() == (tmp_path / "whole" / "tools.parquet").read_bytes()
     assert merged.summary["tools"] == whole.summary["tools"]
     assert merged.summary["per_platform"]["n8n"]["tools"] == whole.summary["per_platform"]["n8n"]["tools"]
+
+
+# The child crawls with two extraction workers and kills itself at the first extraction result (workers alive,
+# idle or busy), or right after tools.parquet is written (the catalog written, the summary not yet).
+_KILLED_CRAWL = """
+from pathlib import Path
+
+from crawlers.crawl import crawl
+from ecoagent.config import load_config
+from ecoagent.store import ArtifactStore
+
+overrides, out, sources, point, pids_file = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
+
+def progress(phase, done, total):
+    if point == "extract" and phase == "extract":
+        die(pids_file)
+
+if point == "write":
+    write = ArtifactStore.write_bytes
+
+    def write_then_die(self, data, *parts):
+        url = write(self, data, *parts)
+        if parts[-1] == "tools.parquet":
+            die()
+        return url
+
+    ArtifactStore.write_bytes = write_then_die
+crawl(load_config("fixture", overrides=overrides, environ={}), out=out, sources_path=Path(sources), progress=progress)
+"""
+
+
+def test_a_killed_crawl_leaves_no_workers_no_mixed_folder_and_reruns_identically(mirror, tmp_path):
+    import json
+
+    from tests.killed_runs import file_bytes, hidden_entries, run_killed, still_alive, without_timings
+
+    cache = tmp_path / "cache"
+    reference = tmp_path / "runs" / "reference"
+    _run(mirror, tmp_path / "runs", "reference", cache=cache)
+    out = tmp_path / "runs" / "out"
+    # the previous generation differs from the new one, so a mix of the two would show
+    crawl(_config(mirror, cache, "crawl.platforms=[mcp]"), out=str(out), sources_path=mirror / "sources.yaml")
+    previous = file_bytes(out)
+    overrides = json.dumps([*fixture_overrides(mirror, cache), "crawl.workers=2"])
+    for point in ("extract", "write"):
+        run_killed(_KILLED_CRAWL, overrides, out, mirror / "sources.yaml", point, tmp_path / "pids.json")
+        assert file_bytes(out) == previous, point  # the old generation whole: no new catalog beside its summary
+    assert json.loads((tmp_path / "pids.json").read_text()), "the crawl had no extraction workers to kill"
+    assert still_alive(tmp_path / "pids.json") == []  # the workers died with the crawl
+    assert hidden_entries(out.parent)  # the killed write's hidden folder, until the next run starts
+    _run(mirror, tmp_path / "runs", "out", cache=cache)
+    assert hidden_entries(out.parent) == []
+    for name in ("tools.parquet", "fetch_manifest.json", "crawl_drops.json", "sources.resolved.yaml"):
+        assert (out / name).read_bytes() == (reference / name).read_bytes(), name
+    assert without_timings(out / "crawl_summary.json", "cache") == without_timings(
+        reference / "crawl_summary.json", "cache"
+    )

@@ -51,6 +51,23 @@ def test_bad_settings_name_the_setting(cfg_file):
         load_config(path=cfg_file, environ={}, overrides=["crawl.workers"])
 
 
+def test_numeric_settings_have_ranges_and_the_error_states_them(cfg_file):
+    cases = {
+        "crawl.workers=0": "crawl.workers: Input should be greater than or equal to 1 (allowed: >= 1; got 0)",
+        "label.max_queries=0": "label.max_queries: Input should be greater than or equal to 1 (allowed: >= 1;",
+        "label.split_ratios=[0.5, 1.5, 0]": "label.split_ratios.1: Input should be less than or equal to 1 "
+        "(allowed: >= 0 and <= 1; got 1.5)",
+        "llm.timeout_s=0": "llm.timeout_s: Input should be greater than 0 (allowed: > 0; got 0)",
+        "rated.simulation.failure_rates=[0.2, -1]": "rated.simulation.failure_rates.1: Input should be greater than "
+        "or equal to 0 (allowed: >= 0 and <= 1; got -1)",
+    }
+    for override, message in cases.items():
+        with pytest.raises(ConfigError) as caught:
+            load_config(path=cfg_file, environ={}, overrides=[override])
+        assert message in str(caught.value) and "\n" not in str(caught.value), override
+    assert load_config(path=cfg_file, environ={}, overrides=["label.max_queries=null"]).label.max_queries is None
+
+
 def test_the_shipped_config_loads_every_profile():
     for profile in ("default", "production", "fixture"):
         assert load_config(profile, environ={}).profile == profile

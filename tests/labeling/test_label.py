@@ -151,8 +151,9 @@ def test_the_embedding_agreement_can_decide_instead(world):
     tmp, overrides = world
     with FakeOpenAI(respond=_reply) as server:
         cfg = _config(tmp, overrides, server, "label.verifier=embedding", "label.min_agreement_score=0.3")
-        result = label(cfg, in_dir=str(tmp / "score"), out=str(tmp / "emb"))
-    pairs = pl.read_parquet(tmp / "emb" / "real_pairs.parquet")
+        # not tmp / "emb": that is the embedding cache, and a stage folder holds only its own outputs
+        result = label(cfg, in_dir=str(tmp / "score"), out=str(tmp / "label-embedding"))
+    pairs = pl.read_parquet(tmp / "label-embedding" / "real_pairs.parquet")
     assert result.summary["verifier"] == "embedding"
     assert ((pairs["agreement_score"] >= 0.3) == (pairs["label"] == 1)).all()
     assert pairs["llm_score"].drop_nulls().len() > 0  # the LLM score is still recorded beside it

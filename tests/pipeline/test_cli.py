@@ -2,6 +2,8 @@ import json
 import re
 import time
 
+import polars as pl
+import pytest
 from typer.testing import CliRunner
 
 from pipeline.cli import app
@@ -129,7 +131,7 @@ def test_rated_with_a_hub_encoder_offline_names_the_setting(tmp_path, monkeypatc
 
 def test_failures_are_one_line_with_the_exit_code_of_their_kind(tmp_path):
     missing = runner.invoke(app, ["score", "--in", str(tmp_path / "nothing"), "--out", str(tmp_path / "out")])
-    assert missing.exit_code == 1
+    assert missing.exit_code == 2  # the argument must change
     assert "score failed" in missing.output and "ecoagent crawl" in missing.output
     assert "Traceback" not in missing.output
     moved = runner.invoke(app, ["config", "--set", f"score.embedding_cache={tmp_path}"])
@@ -194,3 +196,71 @@ def test_publish_dry_run_lists_each_file_once_and_says_what_a_publish_deletes(tm
         assert sum(line.endswith(f"  {name}") for line in result.output.splitlines()) == 1, name
     assert "deletes from org/ecoagent every remote file matching *.parquet, *.json, *.md" in result.output
     assert "Nothing was uploaded or deleted" in result.output
+
+
+def _one_line(result) -> str:
+    assert "Traceback" not in result.output, result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    return result.output
+
+
+def _config_case(tmp_path, case: str) -> tuple[list[str], dict, str]:
+    """(arguments, environment, what the line must name) for each way a configuration goes wrong."""
+    bad_yaml = tmp_path / "bad.yaml"
+    bad_yaml.write_text("profiles:\n  default: {store: [\n")
+    top_list = tmp_path / "list.yaml"
+    top_list.write_text("- default\n- production\n")
+    return {
+        "malformed yaml": ([], {"ECOAGENT_CONFIG": str(bad_yaml)}, f"{bad_yaml} is not valid YAML"),
+        "top-level list": ([], {"ECOAGENT_CONFIG": str(top_list)}, f"{top_list} holds a list"),
+        "a folder": ([], {"ECOAGENT_CONFIG": str(tmp_path)}, f"{tmp_path} is a folder"),
+        "bad --set": (["--set", "crawl.workers=[1,"], {}, "override 'crawl.workers=[1,'"),
+        "bad env": ([], {"ECOAGENT__CRAWL__WORKERS": "[1,"}, "environment variable ECOAGENT__CRAWL__WORKERS"),
+        "negative workers": (["--set", "crawl.workers=-3"], {}, "crawl.workers: Input should be greater than or "
+                             "equal to 1 (allowed: >= 1; got -3)"),
+        "share above 1": (["--set", "crawl.max_package_error_share=7"], {},
+                          "crawl.max_package_error_share: Input should be less than or equal to 1 (allowed: >= 0 "
+                          "and <= 1; got 7)"),
+    }[case]
+
+
+@pytest.mark.parametrize("case", ["malformed yaml", "top-level list", "a folder", "bad --set", "bad env",
+                                  "negative workers", "share above 1"])  # fmt: skip
+def test_config_errors_are_one_line_exit_2_naming_the_input(tmp_path, case):
+    args, env, names = _config_case(tmp_path, case)
+    result = runner.invoke(app, ["config", *args], env=env)
+    assert result.exit_code == 2
+    assert names in _one_line(result)
+
+
+def _folder_case(tmp_path, case: str):
+    crawl_dir = tmp_path / "crawl"
+    crawl_dir.mkdir()
+    crawl_table = pl.DataFrame({"tool_id": ["a:b:c"], "name": ["c"], "description": ["Does c."]})
+    crawl_table.write_parquet(crawl_dir / "tools.parquet")
+    (crawl_dir / "crawl_summary.json").write_text(json.dumps({"tools": 1, "drops_by_reason": {}}))
+    if case == "a crawl folder":
+        return crawl_dir, f"no tools_scored.parquet in {crawl_dir}"
+    folder = tmp_path / "score"
+    folder.mkdir()
+    crawl_table.write_parquet(folder / "tools_scored.parquet")
+    if case == "a table of the wrong stage":
+        return folder, f"{folder / 'tools_scored.parquet'} is not a table written by `ecoagent score`"
+    data = (folder / "tools_scored.parquet").read_bytes()
+    (folder / "tools_scored.parquet").write_bytes(data[: len(data) // 2])
+    return folder, f"{folder / 'tools_scored.parquet'} is not a readable Parquet file"
+
+
+@pytest.mark.parametrize("case", ["a crawl folder", "a table of the wrong stage", "a truncated parquet"])
+def test_gate_on_a_folder_it_cannot_read_is_one_line_exit_2_naming_the_file(tmp_path, case):
+    folder, names = _folder_case(tmp_path, case)
+    result = runner.invoke(app, ["gate", "--in", str(folder), "--crawl", str(tmp_path / "crawl")])
+    assert result.exit_code == 2
+    assert names in _one_line(result)
+
+
+def test_a_stage_refuses_an_out_folder_holding_other_files(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    result = runner.invoke(app, ["score", "--in", str(tmp_path), "--out", str(tmp_path)])
+    assert result.exit_code == 2
+    assert "notes.txt" in _one_line(result) and (tmp_path / "notes.txt").read_text() == "mine"

@@ -427,14 +427,23 @@ def test_a_failing_gate_leaves_no_release_folder(tmp_path: Path):
 
 
 def test_a_failing_rebuild_keeps_the_existing_release(v1: Path, tmp_path: Path):
+    import subprocess
+
     good = make_stage_outputs(tmp_path / "good", V1_TOOLS)
     out = tmp_path / "release" / "v1.0.0"
+    # what killed builds left: a hidden folder from before pids were recorded, one of a process now gone
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    for name in (".v1.0.0.tmp-0123abcd", f".v1.0.0.tmp-{gone.pid}-89abcdef", f".v1.0.0.old-{gone.pid}-12345678"):
+        (tmp_path / "release" / name / "tools").mkdir(parents=True)
     build_release(good, out, version="v1.0.0", config=CONFIG, created=CREATED)
+    assert sorted(p.name for p in (tmp_path / "release").iterdir()) == ["v1.0.0"]  # cleaned on start
     before = (out / "manifest.json").read_bytes()
     bad = make_stage_outputs(tmp_path / "bad", V1_TOOLS, r_static=2.0)
     with pytest.raises(QualityGateFailed):
         build_release(bad, out, version="v1.0.0", config=CONFIG, created=CREATED)
     assert (out / "manifest.json").read_bytes() == before
+    assert sorted(p.name for p in (tmp_path / "release").iterdir()) == ["v1.0.0", "v1.0.0.gate-failed"]
 
 
 def test_no_environment_secret_reaches_the_release(tmp_path: Path, monkeypatch):
@@ -448,3 +457,14 @@ def test_no_environment_secret_reaches_the_release(tmp_path: Path, monkeypatch):
             data = path.read_bytes()
             assert SECRET.encode() not in data and b"me:pw" not in data, path
     assert result.manifest["config"]["llm"]["base_url"] == "http://gpu:8000/v1"
+
+
+def test_source_date_epoch_fixes_the_created_time(monkeypatch):
+    from ecoagent.config import ConfigError
+    from release.build import build_time
+
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1796083200")
+    assert build_time() == "2026-12-01T00:00:00+00:00"
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "yesterday")
+    with pytest.raises(ConfigError, match="SOURCE_DATE_EPOCH"):
+        build_time()

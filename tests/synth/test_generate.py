@@ -48,25 +48,77 @@ def _tool_name(prompt: str) -> str:
     return re.findall(r"Tool: (.+)", prompt)[-1].strip()
 
 
-def test_embedded_model_end_to_end_on_three_tools(scored):
+EMBEDDED = ["synth.sample_size=3", "synth.max_tokens=24"]
+
+
+@pytest.fixture(scope="module")
+def embedded_run(scored) -> Path:
+    """One uninterrupted synth run on the real embedded model: 3 tools."""
     tmp, overrides = scored
-    extra = ["synth.sample_size=3", "synth.max_tokens=24", f"llm.cache_path={tmp / 'embedded.sqlite'}"]
-    cfg = load_config("fixture", overrides=[*overrides, *extra], environ={})
-    first = synth(cfg, in_dir=str(tmp / "score"), out=str(tmp / "emb1"))
-    summary = first.summary
+    cfg = load_config("fixture", overrides=[*overrides, *EMBEDDED, f"llm.cache_path={tmp / 'embedded.sqlite'}"],
+                      environ={})  # fmt: skip
+    synth(cfg, in_dir=str(tmp / "score"), out=str(tmp / "emb1"))
+    return tmp / "emb1"
+
+
+def test_embedded_model_end_to_end_on_three_tools(scored, embedded_run):
+    tmp, overrides = scored
+    cfg = load_config("fixture", overrides=[*overrides, *EMBEDDED, f"llm.cache_path={tmp / 'embedded.sqlite'}"],
+                      environ={})  # fmt: skip
+    summary = json.loads((embedded_run / "synth_summary.json").read_text())
     assert summary["tools_selected"] == 3 and summary["requests"] == 3 and summary["requests_failed"] == 0
     assert summary["generator_model"] == "gemma-3-270m" and summary["prompt_version"] == "fewshot_completion_v1"
     assert "not a benchmark" in summary["not_a_benchmark"]
     produced = summary["queries_kept"] + sum(summary["drops_by_reason"].values())
     assert produced > 0  # the real model answered something that went through the filters
-    queries = pl.read_parquet(tmp / "emb1" / "syn_queries.parquet")
-    pairs = pl.read_parquet(tmp / "emb1" / "syn_pairs.parquet")
+    queries = pl.read_parquet(embedded_run / "syn_queries.parquet")
+    pairs = pl.read_parquet(embedded_run / "syn_pairs.parquet")
     assert dict(queries.schema) == QUERY_SCHEMA and dict(pairs.schema) == PAIR_SCHEMA
     # a rerun is served from the response cache: same bytes, no server needed
     second = synth(cfg, in_dir=str(tmp / "score"), out=str(tmp / "emb2"))
     assert second.summary["requests_cached_before"] == 3
     for name in ("syn_queries.parquet", "syn_pairs.parquet"):
-        assert (tmp / "emb1" / name).read_bytes() == (tmp / "emb2" / name).read_bytes()
+        assert (embedded_run / name).read_bytes() == (tmp / "emb2" / name).read_bytes()
+
+
+# The child runs the same synth on a fresh response cache and SIGKILLs itself once the first reply is cached
+# (the second request is then in flight on the embedded server).
+_KILLED_SYNTH = """
+from ecoagent.config import load_config
+from synth.generate import synth
+
+overrides, in_dir, out, pids_file = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+
+def progress(done, total):
+    if done == 1:
+        die(pids_file)
+
+synth(load_config("fixture", overrides=overrides, environ={}), in_dir=in_dir, out=out, progress=progress)
+"""
+
+
+def test_a_killed_and_resumed_synth_writes_the_same_bytes_as_an_uninterrupted_one(scored, embedded_run):
+    from ecoagent.llm.cache import ResponseCache
+    from synth.generate import llm_requests
+    from tests.killed_runs import hidden_entries, run_killed, still_alive
+
+    tmp, overrides = scored
+    resumed_overrides = [*overrides, *EMBEDDED, f"llm.cache_path={tmp / 'resumed.sqlite'}"]
+    out = tmp / "resumed"
+    run_killed(_KILLED_SYNTH, json.dumps(resumed_overrides), tmp / "score", out, tmp / "pids.json")
+    assert json.loads((tmp / "pids.json").read_text()), "no embedded server was running"
+    assert still_alive(tmp / "pids.json") == []  # the embedded llama.cpp server died with the stage
+    assert not out.exists()
+    cfg = load_config("fixture", overrides=resumed_overrides, environ={})
+    resumed = synth(cfg, in_dir=str(tmp / "score"), out=str(out))
+    assert resumed.summary["requests_cached_before"] == 1 and resumed.summary["requests_failed"] == 0
+    assert hidden_entries(tmp) == []
+    # the replies, then the outputs, are those of the run that was never interrupted
+    requests = llm_requests(cfg, str(tmp / "score"))
+    whole, interrupted = ResponseCache(tmp / "embedded.sqlite"), ResponseCache(tmp / "resumed.sqlite")
+    assert [interrupted.get(r.request_id).text for r in requests] == [whole.get(r.request_id).text for r in requests]
+    for name in ("syn_queries.parquet", "syn_pairs.parquet"):
+        assert (out / name).read_bytes() == (embedded_run / name).read_bytes(), name
 
 
 def _server_config(tmp: Path, overrides: list[str], server: FakeOpenAI, cache: str):
@@ -152,6 +204,7 @@ def test_tools_without_description_are_counted_not_sent(scored, tmp_path):
     (tmp_path / "score").mkdir()
     blank.write_parquet(tmp_path / "score" / "tools_scored.parquet")
     with FakeOpenAI(respond=_respond) as server:
-        result = synth(_server_config(tmp, overrides, server, "blank.sqlite"), str(tmp_path / "score"), str(tmp_path))
+        config = _server_config(tmp, overrides, server, "blank.sqlite")
+        result = synth(config, str(tmp_path / "score"), str(tmp_path / "synth"))  # a folder of its own
     assert result.summary["drops_by_reason"]["tool_without_description"] == 1
     assert all("fixture_search_notes" not in json.dumps(b) for b in server.bodies)
