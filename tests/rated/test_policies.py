@@ -17,7 +17,7 @@ from rated.policies import (
     StaticPolicy,
     make_policy,
 )
-from rated.rewards import Outcome, authors_code_reward
+from rated.rewards import Outcome, authors_code_reward, paper_reward
 from rated.simulator import FailureScenario, SimulationConfig, run_simulation
 from tests.rated.test_simulator import tiny_inputs
 
@@ -193,3 +193,69 @@ def test_score_parts_sum_to_the_fused_score():
     parts = policy.score_parts(CANDS, SEM, X)
     fused = fuse(SEM, policy.bandit.scores(CANDS, X), R_STATIC[CANDS])
     np.testing.assert_allclose(sum(parts.values()), fused)
+
+
+# A tool that runs but is not a right one for the query: the paper's y cannot tell it from a right one.
+WRONG = Outcome(executed=True, relevant=False, sem=0.8, r_static=0.5)
+
+
+def test_global_mab_learns_what_its_reward_says_about_a_wrong_tool_that_runs():
+    # one update of tool 4: count 0.95 * 1 + 1 = 1.95, N = 7 + 1.95 = 8.95, reward sum 0.95 * 0.5 + y
+    #   paper y = 1:            mean 1.475 / 1.95 = 0.75641
+    #   authors y = 0.1 * 0.8 * 0.5 + 0.9 * 0 = 0.04: mean 0.515 / 1.95 = 0.26410
+    # bonus 0.1 sqrt(2 ln 8.95 / n): tool 4 (n = 1.95) 0.14993, tool 7 (untouched, n = 1, mean 0.5) 0.20937
+    # fused tool 7: 0.75 * 0.78 + 0.15 * 0.70937 + 0.10 * 0.5 = 0.74141
+    # fused tool 4: paper 0.65 + 0.15 * 0.90634 = 0.78595 (kept); authors 0.65 + 0.15 * 0.41403 = 0.71210 (dropped)
+    for reward, mean, choice in ((paper_reward, 1.475 / 1.95, 4), (authors_code_reward, 0.515 / 1.95, 7)):
+        policy = GlobalMABPolicy(np.full(8, 0.5), reward=reward)
+        policy.feedback(0, 4, X, WRONG)
+        bandit = policy.bandit
+        assert bandit.counts[4] == pytest.approx(1.95) and bandit.total == pytest.approx(8.95)
+        assert bandit.rewards[4] / bandit.counts[4] == pytest.approx(mean)
+        np.testing.assert_allclose(
+            bandit.scores(np.array([4, 7])),
+            [mean + 0.1 * np.sqrt(2 * np.log(8.95) / 1.95), 0.5 + 0.1 * np.sqrt(2 * np.log(8.95))],
+        )
+        assert policy.choose(1, 0, CANDS, SEM, X) == [choice]
+
+
+@pytest.mark.parametrize(
+    ("reward", "lr", "tool4", "tool7"),
+    [
+        (paper_reward, 1.0, (1.0 + 1.0) / 2, 0.0),  # ran twice (once right, once wrong), failed once
+        (authors_code_reward, 1.0, (0.94 + 0.04) / 2, -1.76),  # right 0.04 + 0.9, wrong 0.04, failed 0.04 - 1.8
+        (authors_code_reward, 0.5, 0.5 + 0.5 * (0.49 - 0.5), 0.5 + 0.5 * (-1.76 - 0.5)),  # halfway from the prior
+    ],
+)
+def test_batch_policy_moves_each_tool_to_its_batch_mean_reward(reward, lr, tool4, tool7):
+    policy = PeriodicBatchPolicy(np.full(8, 0.5), period=3, lr=lr, reward=reward)
+    for t, (arm, outcome) in enumerate(((4, RAN), (4, WRONG), (7, FAILED))):
+        policy.choose(t, 0, CANDS, SEM, X)
+        policy.feedback(t, arm, X, outcome)
+    policy.choose(3, 0, CANDS, SEM, X)  # the sync point
+    assert policy.estimate[4] == pytest.approx(tool4) and policy.estimate[7] == pytest.approx(tool7)
+    assert policy.estimate[1] == 0.5  # never tried: still the prior
+
+
+def test_blacklist_bans_on_availability_not_relevance():
+    policy = BlacklistPolicy(8)
+    policy.feedback(0, 4, X, WRONG)  # ran, wrong for the query: a health check sees a healthy tool
+    assert policy.choose(1, 0, CANDS, SEM, X) == [4]
+    policy.feedback(1, 4, X, Outcome(executed=False, relevant=False, sem=0.8, r_static=0.5))
+    assert policy.choose(2, 0, CANDS, SEM, X) == [7]
+
+
+def test_rated_counts_the_steps_an_overflowed_inverse_leaves_without_a_score():
+    # diagonal A, contexts along e0 only: A[1] = gamma^n -> 0 (float64 underflows past 0.01^162), so
+    # A^-1[1] = inf and theta[1] = 0 * inf = NaN, as written; capped, A^-1[1] stops at max_inverse
+    def run(max_inverse):
+        policy = RatedPolicy(np.full(2, 0.5), dim=2, gamma=0.01, max_inverse=max_inverse)
+        with np.errstate(all="ignore"):
+            for t in range(200):
+                policy.feedback(t, 0, np.array([1.0, 0.0]), RAN)
+            policy.choose(200, 0, PAIR, PAIR_SEM, np.array([0.6, 0.8]))
+        return policy.diagnostics()
+
+    assert run(None) == {"largest_inverse": np.inf, "nonfinite_steps": 1}
+    capped = run(1e12)
+    assert capped["nonfinite_steps"] == 0 and capped["largest_inverse"] == pytest.approx(1e12)
