@@ -39,6 +39,7 @@ import asyncio
 import json
 import math
 import os
+import resource
 import shutil
 import sqlite3
 import subprocess
@@ -253,6 +254,60 @@ def batch_check(out: Path, work: Path, overrides: list[str], catalog: Path) -> d
     }
 
 
+# --------------------------------------------------------------------------- a stage again, for before/after
+
+
+def catalog_only_embedding_cache(source: Path, catalog: Path, target: Path) -> int:
+    """Copy ``source``'s embedding cache files keeping only the catalog's tool vectors: a rerun then embeds its queries
+    afresh, as the first run did, while the catalog (embedded by the score stage and every earlier run) stays warm."""
+    import numpy as np
+    import polars as pl
+
+    from ecoagent.embedding import text_key, tool_text
+
+    tools = pl.read_parquet(catalog, columns=["name", "description"])
+    keys = {text_key(tool_text(n, d)) for n, d in tools.iter_rows()}
+    target.mkdir(parents=True, exist_ok=True)
+    kept = 0
+    for path in sorted(source.glob("*.npz")):
+        data = np.load(path)
+        mask = np.isin(data["keys"], np.array(sorted(keys)))
+        np.savez(target / path.name, keys=data["keys"][mask], vectors=data["vectors"][mask])
+        kept += int(mask.sum())
+    return kept
+
+
+def synth_again(from_work: Path, work: Path, embedding_cache: Path, scale: float, extra: list[str]) -> dict:
+    """``ecoagent synth`` again on a finished run's score folder and LLM cache (every answer cached: nothing is sent),
+    with the catalog's vectors warm and the queries' cold: the synth stage's own work, for a before/after of a fix.
+    Its outputs must equal the run's byte for byte."""
+    # the run's settings (the same request ids: every answer comes from its cache); no server is started
+    overrides = [*production_llm_overrides("http://127.0.0.1:9/v1"), *scale_overrides(scale), *extra]
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    shutil.copy(from_work / "llm.sqlite", work / "llm.sqlite")
+    vectors = catalog_only_embedding_cache(embedding_cache, from_work / "run" / "score" / "tools_scored.parquet",
+                                           work / "embeddings")  # fmt: skip
+    overrides += [f"llm.cache_path={work / 'llm.sqlite'}", f"embedding.cache_dir={work / 'embeddings'}"]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    args = ["synth", "--in", str(from_work / "run" / "score"), "--out", str(work / "synth"), *set_args(overrides)]
+    _, wall = ecoagent(args, work / "synth.log")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    summary = _json(work / "synth" / "synth_summary.json")
+    same = {name: (work / "synth" / name).read_bytes() == (from_work / "run" / "synth" / name).read_bytes()
+            for name in ("syn_queries.parquet", "syn_pairs.parquet")}  # fmt: skip
+    return {
+        "from": str(from_work),
+        "catalog_vectors_warm": vectors,
+        "queries": summary.get("queries_kept"),
+        "wall_s": round(wall, 1),
+        "cpu_s": round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 1),
+        "llm_requests_sent": summary.get("requests", 0) - summary.get("requests_cached_before", 0),
+        "same_outputs_as_the_run": same,
+    }
+
+
+
 # --------------------------------------------------------------------------- report
 
 
@@ -295,7 +350,18 @@ def main() -> None:
     parser.add_argument("--burst", type=int, default=None, help="requests in the client burst (default 3,000 x scale)")
     parser.add_argument("--skip-rated", action="store_true")
     parser.add_argument("--skip-batch", action="store_true")
+    parser.add_argument("--synth-again", type=Path, metavar="WORK",
+                        help="instead of a run: synth again on the finished run in WORK (its LLM cache, its catalog's "
+                             "vectors warm, the queries' cold) and compare the outputs; for a fix's before/after")
     args = parser.parse_args()
+    if args.synth_again:
+        work = args.work or Path(tempfile.mkdtemp(prefix="ecoagent-synth-again-"))
+        cache = args.embedding_cache or args.synth_again / "embeddings"
+        result = synth_again(args.synth_again, work, cache, args.scale, args.overrides)
+        print(json.dumps(result, indent=2))
+        if args.json:
+            args.json.write_text(json.dumps(result, indent=2) + "\n")
+        return
 
     temporary = args.work is None
     work = Path(tempfile.mkdtemp(prefix="ecoagent-paper-scale-")) if temporary else args.work
