@@ -285,7 +285,8 @@ def synth_again(from_work: Path, work: Path, embedding_cache: Path, scale: float
     overrides = [*production_llm_overrides("http://127.0.0.1:9/v1"), *scale_overrides(scale), *extra]
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
-    shutil.copy(from_work / "llm.sqlite", work / "llm.sqlite")
+    with sqlite3.connect(from_work / "llm.sqlite") as src, sqlite3.connect(work / "llm.sqlite") as dst:
+        src.backup(dst)  # with what is still in the write-ahead log
     vectors = catalog_only_embedding_cache(embedding_cache, from_work / "run" / "score" / "tools_scored.parquet",
                                            work / "embeddings")  # fmt: skip
     overrides += [f"llm.cache_path={work / 'llm.sqlite'}", f"embedding.cache_dir={work / 'embeddings'}"]
