@@ -35,7 +35,10 @@ def format_seconds(seconds: float) -> str:
 
 
 class ProgressLog:
-    """Progress of one step as plain lines: one at the start, one every ``interval_s`` seconds, one at the end.
+    """Progress of one step as plain lines: one every ``interval_s`` seconds while it runs, one at the end.
+
+    No line at the start: a step shorter than the interval gets one line (its end), and a step that fails
+    on bad input before its first line leaves the caller's one-line error alone in the log.
 
     Use as a context manager (it starts and stops the heartbeat thread) and pass :meth:`update` as the
     stage's ``progress(done, total)`` callback. ``total=None`` is a step without a count: its lines say how
@@ -64,6 +67,7 @@ class ProgressLog:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._emitted = False
 
     def update(self, done: int, total: int | None = None) -> None:
         """Record progress (thread-safe); the heartbeat prints it."""
@@ -105,7 +109,6 @@ class ProgressLog:
 
     def __enter__(self) -> ProgressLog:
         self.started = self.clock()
-        self.emit(self.line())
         self._thread = threading.Thread(target=self._beat, name=f"progress: {self.description}", daemon=True)
         self._thread.start()
         return self
@@ -120,14 +123,18 @@ class ProgressLog:
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
-        if failed:
-            self.emit(f"{self.description}: stopped after {format_seconds(self.clock() - self.started)}")
-        else:
-            self.emit(self.line(final=True))
+        if not failed:
+            self._emit(self.line(final=True))
+        elif self._emitted:  # a failure before the first line is the caller's error line alone
+            self._emit(f"{self.description}: stopped after {format_seconds(self.clock() - self.started)}")
+
+    def _emit(self, line: str) -> None:
+        self._emitted = True
+        self.emit(line)
 
     def _beat(self) -> None:
         while not self._stop.wait(self.interval_s):
-            self.emit(self.line())
+            self._emit(self.line())
 
 
 @contextmanager

@@ -23,7 +23,8 @@ def test_a_line_says_done_total_rate_elapsed_and_eta() -> None:
     clock, lines = Clock(), []
     log = ProgressLog("generate queries", 60, interval_s=30, emit=lines.append, clock=clock)
     with log:
-        assert lines == ["generate queries: 0/60 (0%), 0.00/s, elapsed 0:00, ETA unknown"]
+        assert lines == []  # nothing until the first heartbeat: a short step gets one line, its end
+        assert log.line() == "generate queries: 0/60 (0%), 0.00/s, elapsed 0:00, ETA unknown"
         clock.now += 30
         log.update(12)
         assert log.line() == "generate queries: 12/60 (20%), 0.40/s, elapsed 0:30, ETA 2:00"
@@ -64,17 +65,32 @@ def test_the_heartbeat_writes_lines_while_nothing_moves() -> None:
     with ProgressLog("verify pairs", 10, interval_s=0.02, emit=emit) as log:
         log.update(4)
         assert seen.wait(30), lines  # generous: a loaded 2-core machine may run the thread late
-    heartbeat = [line for line in lines[1:-1] if re.fullmatch(r"verify pairs: 4/10 \(40%\), .*, ETA \d+:\d\d", line)]
+    heartbeat = [line for line in lines[:-1] if re.fullmatch(r"verify pairs: 4/10 \(40%\), .*, ETA \d+:\d\d", line)]
     assert heartbeat, lines
     assert lines[-1].startswith("verify pairs: done, 4/10 in")
 
 
 def test_a_failed_step_ends_with_a_stopped_line_and_the_thread_ends() -> None:
     lines: list[str] = []
-    with pytest.raises(RuntimeError), ProgressLog("crawl", 5, interval_s=60, emit=lines.append) as log:
+    seen = threading.Event()
+
+    def emit(line: str) -> None:
+        lines.append(line)
+        seen.set()
+
+    with pytest.raises(RuntimeError), ProgressLog("crawl", 5, interval_s=0.02, emit=emit) as log:
+        assert seen.wait(30), lines
         raise RuntimeError("boom")
     assert lines[-1].startswith("crawl: stopped after")
     assert log._thread is not None and not log._thread.is_alive()
+
+
+def test_a_step_that_fails_before_its_first_line_prints_nothing() -> None:
+    # bad input found at once: the caller's one-line error is the only line in the log
+    lines: list[str] = []
+    with pytest.raises(RuntimeError), ProgressLog("quality gate", interval_s=60, emit=lines.append):
+        raise RuntimeError("not a table written by `ecoagent score`")
+    assert lines == []
 
 
 def test_phases_each_get_their_lines_and_end_at_their_total() -> None:
@@ -83,8 +99,8 @@ def test_phases_each_get_their_lines_and_end_at_their_total() -> None:
         update("fetch", 0, 2)
         update("fetch", 2, 2)
         update("extract", 1, 2)
-    assert lines[0].startswith("fetch packages: 0/2") and lines[1].startswith("fetch packages: done, 2/2")
-    assert lines[2].startswith("extract packages: 1/2") and lines[3].startswith("extract packages: done, 1/2")
+    assert len(lines) == 2, lines  # steps shorter than the interval: one line each, at their end
+    assert lines[0].startswith("fetch packages: done, 2/2") and lines[1].startswith("extract packages: done, 1/2")
 
 
 def test_the_interval_is_a_setting_and_must_be_positive() -> None:
