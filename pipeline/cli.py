@@ -256,6 +256,13 @@ def _print_score_summary(summary: dict, out: str) -> None:
         f"r_static median {dist['quantiles']['median']:.3f}, p10 {dist['quantiles']['p10']:.3f}, "
         f"p90 {dist['quantiles']['p90']:.3f}"
     )
+    for name, reading in summary.get("readings", {}).items():
+        console.print(
+            f"reliable under the {name.replace('_', '-')} reading"
+            + (f" ({reading['description']})" if reading["description"] else "")
+            + f": {reading['reliable']} of {summary['tools']} = {reading['reliable_share']:.1%} "
+            f"(ours: {summary['reliable_share']:.1%})"
+        )
     console.print("r_static histogram: " + ", ".join(f"{k}: {v}" for k, v in dist["histogram"].items()))
     console.print("side effects: " + ", ".join(f"{k}={v}" for k, v in summary["side_effect"].items()))
     tok = summary["prompt_tokens"]

@@ -29,9 +29,11 @@ import math
 import numpy as np
 
 FUSION_WEIGHTS = (0.75, 0.15, 0.10)
-# The discount shrinks the identity prior as gamma^n, so in a direction an arm's recent contexts
-# never touch A^-1 grows like gamma^-n and overflows after ~14k updates (NaN scores). Its
-# eigenvalues are capped here; the cap only binds after ~540 updates of one arm at gamma = 0.95.
+# The paper's update discounts the identity prior away (A <- gamma A + x x^T), so in a direction an
+# arm's recent contexts never touch, A^-1 grows like gamma^-n: past ~540 updates of one arm at
+# gamma = 0.95 it exceeds 1e12, and float64 overflows after ~14k (NaN scores). Algorithm 1 as
+# written has no cap (``max_inverse=None``, the default); the capped update is a named variant
+# ("A^-1 capped") whose eigenvalues (full) or entries (diagonal) are held at or below this.
 MAX_INVERSE = 1e12
 
 
@@ -53,11 +55,13 @@ def fuse(
 
 
 class DiscountedLinUCB:
-    """Disjoint discounted LinUCB over ``n_arms`` tools with ``dim``-dimensional query contexts.
+    """Disjoint discounted LinUCB over ``n_arms`` tools with ``dim``-dimensional contexts.
 
     ``scores(arms, x)`` is ``theta_a . x + alpha sqrt(x^T A_a^-1 x)`` with ``theta_a = A_a^-1 b_a``;
     ``update(arm, x, y)`` applies ``A <- gamma A + x x^T`` and ``b <- gamma b + y x`` to that arm only.
-    With ``gamma=1`` and ``diagonal=False`` this is exactly LinUCB with ridge 1.
+    With ``gamma=1`` and ``diagonal=False`` this is exactly LinUCB with ridge 1. ``x`` is one context
+    shared by every scored arm (the query, as in the paper) or one row per arm (e.g. each tool's own
+    embedding). ``max_inverse`` caps ``A^-1`` (a declared variant; None: the paper's update).
     """
 
     def __init__(
@@ -69,6 +73,7 @@ class DiscountedLinUCB:
         diagonal: bool = True,
         prior: np.ndarray | None = None,
         intercept: bool = False,
+        max_inverse: float | None = None,
     ):
         if not 0 < gamma <= 1:
             raise ValueError(f"gamma must be in (0, 1], got {gamma}")
@@ -78,6 +83,8 @@ class DiscountedLinUCB:
         dim = dim + 1 if intercept else dim  # the constant feature
         self.n_arms, self.dim = n_arms, dim
         self.alpha, self.gamma, self.diagonal = alpha, gamma, diagonal
+        self.max_inverse = max_inverse
+        self.largest_inverse = 1.0  # the largest A^-1 entry (diagonal) or diagonal entry (full) ever reached
         self.prior = _prior(prior, n_arms)
         self.x0 = np.full(dim, 1.0 / math.sqrt(dim))
         if intercept:  # the prior sits on the constant feature: theta0 . x' = r_static for any x
@@ -97,27 +104,40 @@ class DiscountedLinUCB:
 
     def _context(self, x: np.ndarray) -> np.ndarray:
         x = np.asarray(x, dtype=np.float64)
-        return np.append(x, 1.0) / math.sqrt(2.0) if self.intercept else x
+        if not self.intercept:
+            return x
+        ones = np.ones((*x.shape[:-1], 1))
+        return np.concatenate([x, ones], axis=-1) / math.sqrt(2.0)
 
     def prior_scores(self, arms: np.ndarray, x: np.ndarray) -> np.ndarray:
         """What an untouched arm scores: ``A = I`` gives ``r_static x0.x + alpha ||x||``."""
         x = self._context(x)
-        return self.prior[arms] * float(self.x0 @ x) + self.alpha * math.sqrt(float(x @ x))
+        return self.prior[arms] * (x @ self.x0) + self.alpha * np.sqrt(np.sum(x * x, axis=-1))
 
-    def scores(self, arms: np.ndarray, x: np.ndarray) -> np.ndarray:
-        """``S_bandit`` (eq. 6) of each arm in ``arms`` for context ``x``, one float64 per arm."""
+    def parts(self, arms: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(theta_a . x, alpha sqrt(x^T A_a^-1 x))`` per arm: the estimate and the exploration bonus."""
         x = self._context(x)
         arms = np.asarray(arms)
         if self.diagonal:
-            var = self._a_inv_diag[arms] @ (x * x)
-            return self._theta[arms] @ x + self.alpha * np.sqrt(var)
-        out = self.prior_scores(arms, x)
+            if x.ndim == 1:
+                return self._theta[arms] @ x, self.alpha * np.sqrt(self._a_inv_diag[arms] @ (x * x))
+            mean = np.einsum("kd,kd->k", self._theta[arms], x)
+            return mean, self.alpha * np.sqrt(np.einsum("kd,kd->k", self._a_inv_diag[arms], x * x))
+        xs = np.broadcast_to(x, (len(arms), self.dim))
+        mean = self.prior[arms] * (xs @ self.x0)
+        bonus = self.alpha * np.sqrt(np.sum(xs * xs, axis=1))
         for i, arm in enumerate(arms.tolist()):
             a_inv = self._a_inv.get(arm)
             if a_inv is not None:
-                u = a_inv @ x  # A^-1 is symmetric, so theta.x = b . A^-1 x
-                out[i] = float(self._b_full[arm] @ u) + self.alpha * math.sqrt(max(float(x @ u), 0.0))
-        return out
+                u = a_inv @ xs[i]  # A^-1 is symmetric, so theta.x = b . A^-1 x
+                mean[i] = float(self._b_full[arm] @ u)
+                bonus[i] = self.alpha * math.sqrt(max(float(xs[i] @ u), 0.0))
+        return mean, bonus
+
+    def scores(self, arms: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """``S_bandit`` (eq. 6) of each arm in ``arms`` for context ``x``, one float64 per arm."""
+        mean, bonus = self.parts(arms, x)
+        return mean + bonus
 
     def update(self, arm: int, x: np.ndarray, y: float) -> None:
         """Discount the chosen arm's statistics, then add the observation ``(x, y)`` (eqs. 7-8)."""
@@ -129,11 +149,13 @@ class DiscountedLinUCB:
             if self.intercept:
                 a += 1.0 - g  # the ridge is not discounted away
             a += x * x
-            np.maximum(a, 1.0 / MAX_INVERSE, out=a)
+            if self.max_inverse is not None:
+                np.maximum(a, 1.0 / self.max_inverse, out=a)
             b *= g
             b += y * x
-            np.divide(1.0, a, out=a_inv)
+            np.divide(1.0, a, out=a_inv)  # the paper's update may overflow here; run it under np.errstate
             np.multiply(b, a_inv, out=theta)
+            self._note_inverse(float(a_inv.max()))
             return
         a_inv = self._a_inv.get(arm)
         if a_inv is None:
@@ -141,13 +163,21 @@ class DiscountedLinUCB:
             self._b_full[arm] = self.prior[arm] * self.x0
         # (gA + xx^T)^-1 = (A^-1 - A^-1 x x^T A^-1 / (g + x^T A^-1 x)) / g   (Sherman-Morrison)
         u = a_inv @ x
-        a_inv = (a_inv - np.outer(u, u) / (g + float(x @ u))) / g
-        if a_inv.diagonal().max() > MAX_INVERSE:
+        with np.errstate(over="ignore", invalid="ignore"):
+            a_inv = (a_inv - np.outer(u, u) / (g + float(x @ u))) / g
+        largest = float(a_inv.diagonal().max())
+        if self.max_inverse is not None and largest > self.max_inverse:
             # clip well below the cap so this O(d^3) repair runs about once per ln(1e3)/ln(1/g) updates
             w, v = np.linalg.eigh(a_inv)
-            a_inv = (v * np.clip(w, 0.0, MAX_INVERSE * 1e-3)) @ v.T
+            a_inv = (v * np.clip(w, 0.0, self.max_inverse * 1e-3)) @ v.T
+            largest = float(a_inv.diagonal().max())
+        self._note_inverse(largest)
         self._a_inv[arm] = a_inv
         self._b_full[arm] = g * self._b_full[arm] + y * x
+
+    def _note_inverse(self, largest: float) -> None:
+        # NaN (an overflowed A^-1) counts as infinitely large, not as "smaller than anything"
+        self.largest_inverse = math.inf if math.isnan(largest) else max(self.largest_inverse, largest)
 
     def inverse(self, arm: int) -> np.ndarray:
         """``A_arm^-1`` as a d x d matrix (diagonal variant: the diagonal matrix it keeps)."""

@@ -16,6 +16,7 @@ import numpy as np
 from ecoagent.retrieval import top_k
 from rated.paper import TABLE3
 from rated.policies import Policy, make_policy
+from rated.rewards import Outcome
 from rated.simulator import SimulationConfig, SimulationInputs, draw_stream, make_scenario, select_failing, simulate
 
 ENCODE_ONLY = "encode only"
@@ -86,14 +87,14 @@ def measure_latency(
         x = np.asarray(encode_fn(queries[i % len(queries)]), dtype=np.float32).reshape(-1)
         candidates, sem = top_candidates(tool_vectors, x, k)
         encoded = clock()
-        y = 1.0 if outcomes[i] else 0.0
+        executed = bool(outcomes[i])
         shift = i % len(names)  # rotate the order so no variant always runs on a warm cache
         timings = {}
         for name in names[shift:] + names[:shift]:
             policy = policies[name]
             begin = clock()
             arm = policy.choose(i, 0, candidates, sem, x)[0]
-            policy.feedback(i, arm, x, y)
+            policy.feedback(i, arm, x, Outcome(executed, True, float(sem[0]), float(r_static[arm])))
             timings[name] = clock() - begin
         if i >= warmup:
             encode_ms[i - warmup] = (encoded - started) * 1e3

@@ -48,3 +48,16 @@ TABLE3: dict[str, tuple[float, float, float | None]] = {
     "RATED (w/ Global MAB)": (3.331, 4.351, 0.108),
     "RATED (Full)": (3.395, 4.391, 0.172),
 }
+
+# Algorithm 1 exactly as the paper writes it (Sections 3.3 and 4.1): the "as written" row of Table 2.
+ALGORITHM1: dict = {
+    "alpha": 0.1,
+    "gamma": 0.95,
+    "weights": (0.75, 0.15, 0.10),
+    "diagonal": True,
+    "reward": "paper",  # y_t in {0, 1}
+    "context": "query",  # x_t = the query embedding
+}
+
+# Figure 4's chosen point (Section 4.5): w1 = 0.75, w3 = 0.10; gamma = 0.95, alpha = 0.1 at 20 % failures.
+FIGURE4_POINT = {"w1": 0.75, "w3": 0.10, "gamma": 0.95, "alpha": 0.1}

@@ -3,15 +3,22 @@
 A policy sees, at each step, the top-K candidates of a static retriever (best semantic first), their
 semantic scores and the query vector, and returns the tools to try, in order. Most policies try one
 tool; :class:`RetryPolicy` returns a fallback chain that the simulator walks until a tool executes.
-After each tried tool the simulator calls ``feedback`` with ``y = 1`` when the tool executed and
-``y = 0`` on an error or timeout: the reward is availability, not relevance (the paper's y_t).
+After each tried tool the simulator calls ``feedback`` with the :class:`~rated.rewards.Outcome`
+(executed, relevant, semantic score, prior). Learning policies turn it into a number with their
+``reward`` (:mod:`rated.rewards`; default: the paper's ``y_t``, 1 when the tool executed); the
+blacklist reads availability itself, since a health check knows nothing of relevance.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from rated.bandit import FUSION_WEIGHTS, DiscountedLinUCB, DiscountedUCB1, fuse
+from rated.rewards import Outcome, Reward, paper_reward
+
+CONTEXTS = ("query", "tool")  # the bandit's x: the query embedding (the paper) or each candidate's own
 
 
 class Policy:
@@ -22,7 +29,7 @@ class Policy:
     def choose(self, t: int, query_index: int, candidates: np.ndarray, sem: np.ndarray, x: np.ndarray) -> list[int]:
         raise NotImplementedError
 
-    def feedback(self, t: int, arm: int, x: np.ndarray, y: float) -> None:
+    def feedback(self, t: int, arm: int, x: np.ndarray, outcome: Outcome) -> None:
         """Static policies ignore feedback."""
 
 
@@ -63,7 +70,14 @@ class PriorPolicy(Policy):
 
 
 class RatedPolicy(Policy):
-    """RATED (Full): fused score with a discounted LinUCB updated after every execution."""
+    """RATED (Full): fused score with a discounted LinUCB updated after every execution.
+
+    Options beyond the paper's Algorithm 1 (its defaults are the paper's): ``reward`` (what the bandit
+    learns from), ``context`` (``query``: x = the query embedding; ``tool``: x = each candidate's own
+    embedding, from ``tool_vectors``), ``prior`` (False: ``b = 0`` instead of ``r_static x0``),
+    ``scaling`` (``minmax``: S_bandit rescaled to [0, 1] within the K candidates before fusion),
+    ``intercept`` and ``max_inverse`` (see :class:`~rated.bandit.DiscountedLinUCB`).
+    """
 
     name = "rated"
 
@@ -76,25 +90,68 @@ class RatedPolicy(Policy):
         weights: tuple[float, float, float] = FUSION_WEIGHTS,
         diagonal: bool = True,
         intercept: bool = False,
+        reward: Reward = paper_reward,
+        context: str = "query",
+        tool_vectors: np.ndarray | None = None,
+        prior: bool = True,
+        scaling: str = "none",
+        max_inverse: float | None = None,
     ):
+        if context not in CONTEXTS:
+            raise ValueError(f"unknown bandit context {context!r}; choose one of {', '.join(CONTEXTS)}")
+        if context == "tool" and tool_vectors is None:
+            raise ValueError("context='tool' needs the tool vectors (SimulationInputs.tool_vectors)")
+        if scaling not in ("none", "minmax"):
+            raise ValueError(f"unknown bandit scaling {scaling!r}; choose none or minmax")
         self.r_static = np.asarray(r_static, dtype=np.float64)
-        self.weights = weights
+        self.weights, self.reward, self.context, self.scaling = weights, reward, context, scaling
+        self.tool_vectors = None if tool_vectors is None else np.asarray(tool_vectors, dtype=np.float64)
+        self.nonfinite_steps = 0  # steps where some fused score was NaN or infinite (an overflowed A^-1)
         self.bandit = DiscountedLinUCB(
             len(self.r_static),
             dim,
             alpha=alpha,
             gamma=gamma,
             diagonal=diagonal,
-            prior=self.r_static,
+            prior=self.r_static if prior else None,
             intercept=intercept,
+            max_inverse=max_inverse,
         )
 
-    def choose(self, t: int, query_index: int, candidates: np.ndarray, sem: np.ndarray, x: np.ndarray) -> list[int]:
-        r = self.r_static[candidates]
-        return _best(candidates, fuse(sem, self.bandit.scores(candidates, x), r, self.weights))
+    def _x(self, candidates: np.ndarray, x: np.ndarray) -> np.ndarray:
+        return self.tool_vectors[candidates] if self.context == "tool" else x
 
-    def feedback(self, t: int, arm: int, x: np.ndarray, y: float) -> None:
-        self.bandit.update(arm, x, y)
+    def bandit_scores(self, candidates: np.ndarray, x: np.ndarray) -> np.ndarray:
+        scores = self.bandit.scores(candidates, self._x(candidates, x))
+        if self.scaling == "minmax":
+            low, high = scores.min(), scores.max()
+            scores = (scores - low) / (high - low) if high > low else np.zeros_like(scores)
+        return scores
+
+    def score_parts(self, candidates: np.ndarray, sem: np.ndarray, x: np.ndarray) -> dict[str, np.ndarray]:
+        """The fused score's four weighted terms per candidate (they sum to S_final; unscaled bandit only)."""
+        w1, w2, w3 = self.weights
+        mean, bonus = self.bandit.parts(candidates, self._x(candidates, x))
+        return {
+            "semantic": w1 * np.asarray(sem, dtype=np.float64),
+            "bandit_mean": w2 * mean,
+            "exploration": w2 * bonus,
+            "prior": w3 * self.r_static[candidates],
+        }
+
+    def choose(self, t: int, query_index: int, candidates: np.ndarray, sem: np.ndarray, x: np.ndarray) -> list[int]:
+        fused = fuse(sem, self.bandit_scores(candidates, x), self.r_static[candidates], self.weights)
+        if not math.isfinite(float(fused.sum())):
+            self.nonfinite_steps += 1
+        return _best(candidates, fused)
+
+    def feedback(self, t: int, arm: int, x: np.ndarray, outcome: Outcome) -> None:
+        context = self.tool_vectors[arm] if self.context == "tool" else x
+        self.bandit.update(arm, context, self.reward(outcome))
+
+    def diagnostics(self) -> dict:
+        """What a run leaves behind that the traces do not show: A^-1's growth, non-finite scores."""
+        return {"largest_inverse": self.bandit.largest_inverse, "nonfinite_steps": self.nonfinite_steps}
 
 
 class GlobalMABPolicy(Policy):
@@ -108,17 +165,18 @@ class GlobalMABPolicy(Policy):
         alpha: float = 0.1,
         gamma: float = 0.95,
         weights: tuple[float, float, float] = FUSION_WEIGHTS,
+        reward: Reward = paper_reward,
     ):
         self.r_static = np.asarray(r_static, dtype=np.float64)
-        self.weights = weights
+        self.weights, self.reward = weights, reward
         self.bandit = DiscountedUCB1(len(self.r_static), alpha=alpha, gamma=gamma, prior=self.r_static)
 
     def choose(self, t: int, query_index: int, candidates: np.ndarray, sem: np.ndarray, x: np.ndarray) -> list[int]:
         r = self.r_static[candidates]
         return _best(candidates, fuse(sem, self.bandit.scores(candidates), r, self.weights))
 
-    def feedback(self, t: int, arm: int, x: np.ndarray, y: float) -> None:
-        self.bandit.update(arm, y)
+    def feedback(self, t: int, arm: int, x: np.ndarray, outcome: Outcome) -> None:
+        self.bandit.update(arm, self.reward(outcome))
 
 
 class BlacklistPolicy(Policy):
@@ -134,8 +192,8 @@ class BlacklistPolicy(Policy):
         # with every candidate banned there is nothing better to do than the semantic top
         return [int(candidates[allowed[0] if allowed.size else 0])]
 
-    def feedback(self, t: int, arm: int, x: np.ndarray, y: float) -> None:
-        if y <= 0:
+    def feedback(self, t: int, arm: int, x: np.ndarray, outcome: Outcome) -> None:
+        if not outcome.executed:
             self.banned[arm] = True
 
 
@@ -169,9 +227,10 @@ class PeriodicBatchPolicy(Policy):
         period: int = 500,
         lr: float = 1.0,
         weights: tuple[float, float, float] = FUSION_WEIGHTS,
+        reward: Reward = paper_reward,
     ):
         self.r_static = np.asarray(r_static, dtype=np.float64)
-        self.period, self.lr, self.weights = period, lr, weights
+        self.period, self.lr, self.weights, self.reward = period, lr, weights, reward
         self.estimate = self.r_static.copy()  # the success estimate starts at the catalog prior
         self._pulls: dict[int, list[float]] = {}
         self._synced_at = 0
@@ -188,22 +247,27 @@ class PeriodicBatchPolicy(Policy):
         r = self.r_static[candidates]
         return _best(candidates, fuse(sem, self.estimate[candidates], r, self.weights))
 
-    def feedback(self, t: int, arm: int, x: np.ndarray, y: float) -> None:
-        self._pulls.setdefault(arm, []).append(y)
+    def feedback(self, t: int, arm: int, x: np.ndarray, outcome: Outcome) -> None:
+        self._pulls.setdefault(arm, []).append(self.reward(outcome))
 
 
 POLICIES = ("static", "rated_no_feedback", "rated", "rated_global_mab", "blacklist", "retry", "batch")
 
 
-def make_policy(name: str, r_static: np.ndarray, dim: int, **kwargs) -> Policy:
-    """A fresh policy by short name; ``kwargs`` go to its constructor (e.g. ``alpha``, ``k``, ``period``)."""
+def make_policy(
+    name: str, r_static: np.ndarray, dim: int, tool_vectors: np.ndarray | None = None, **kwargs
+) -> Policy:
+    """A fresh policy by short name; ``kwargs`` go to its constructor (e.g. ``alpha``, ``k``, ``period``).
+
+    ``tool_vectors`` reach the policies that can use them (RATED with ``context="tool"``).
+    """
     r_static = np.asarray(r_static, dtype=np.float64)
     if name == "static":
         return StaticPolicy(**kwargs)
     if name == "rated_no_feedback":
         return PriorPolicy(r_static, dim, **kwargs)
     if name == "rated":
-        return RatedPolicy(r_static, dim, **kwargs)
+        return RatedPolicy(r_static, dim, tool_vectors=tool_vectors, **kwargs)
     if name == "rated_global_mab":
         return GlobalMABPolicy(r_static, **kwargs)
     if name == "blacklist":

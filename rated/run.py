@@ -5,9 +5,12 @@
    grid chosen on validation (:mod:`rated.encoder`);
 3. Table 1: MRR, Recall@1/5, nDCG@10 with ranx on Syn test, Real test and the cold-start splits
    (:mod:`rated.offline`);
-4. Table 2: the failure-injection simulator over the Real test stream for every static retriever
-   and every dynamic policy on the trained ranker, each (scenario, rho) over the configured seeds
-   (:mod:`rated.simulator`), with plots (:mod:`rated.plots`);
+4. Table 2: RATED (Full)'s reward, bandit context and gamma chosen on the validation stream, with
+   every variant tried and Figure 4's sweeps (:mod:`rated.tuning`); then the failure-injection
+   simulator over the test stream (Real test when it is big enough, else the catalog-anchored stream
+   of :mod:`rated.anchored`) for every static retriever and every dynamic policy on the trained
+   ranker, each (scenario, rho) over the configured seeds (:mod:`rated.simulator`), the fused score
+   taken apart at fault selections (:mod:`rated.diagnosis`), with plots (:mod:`rated.plots`);
 5. Table 3: per-step latency at batch 1 (:mod:`rated.latency`) and the simulator's wall time;
 6. ``report.md`` (our numbers beside the paper's, :mod:`rated.report`) and ``metrics.json``.
 
@@ -21,7 +24,7 @@ import json
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -31,29 +34,62 @@ from ecoagent.progress import ProgressLog
 from ecoagent.release_reader import Release, load_release, query_set
 from ecoagent.retrieval import DenseRetriever, Retriever, top_k
 from ecoagent.store import ArtifactStore
-from rated.simulator import Method, SimulationConfig, SimulationInputs, run_experiment
+from rated.anchored import anchored_streams
+from rated.bandit import MAX_INVERSE
+from rated.paper import ALGORITHM1
+from rated.simulator import (
+    SKIP_ROUNDINGS,
+    Method,
+    SimulationConfig,
+    SimulationInputs,
+    draw_stream,
+    run_experiment,
+    skipped_count,
+)
+from rated.tuning import bandit_options
 
 log = logging.getLogger(__name__)
 
 TABLE1_SETS = ("syn/test", "real/test", "syn/cold_start", "real/cold_start")
+AS_WRITTEN = "RATED (Full, Algorithm 1 as written)"
 
 
-def dynamic_policies(config: Config) -> dict[str, tuple[str, dict]]:
-    """Table 2's dynamic rows: display name -> (policy short name, constructor options from ``rated``)."""
+def dynamic_policies(config: Config, chosen: dict) -> dict[str, tuple[str, dict, tuple[str, ...] | None]]:
+    """Table 2's dynamic rows: display name -> (policy short name, options, scenarios or None for all).
+
+    ``chosen`` is the validation choice of :func:`rated.tuning.tune` (reward, context, gamma): RATED
+    (Full) and its ablations (global MAB, batch proxy) learn from that reward with that discount.
+    "Algorithm 1 as written" is the paper's text whatever the config says; a reward of
+    ``rated.tuning.rewards`` that was not chosen gets its own row, so both readings are in the table.
+    """
     rated = config.rated
     fusion = {"weights": tuple(rated.fusion_weights)}
-    bandit = {**fusion, "alpha": rated.alpha, "gamma": rated.gamma}
-    return {
-        "Health Check Blacklist": ("blacklist", {}),
-        "Retry (k=3)": ("retry", {"k": 3}),
-        "ToolRL-like Batch (periodic)": ("batch", {**fusion, "period": rated.batch_period}),
-        "RATED (w/o Feedback)": ("rated_no_feedback", {**fusion, "alpha": rated.alpha}),
-        "RATED (w/ Global MAB)": ("rated_global_mab", bandit),
-        "RATED (Full)": ("rated", {**bandit, "diagonal": rated.diagonal}),
-        "RATED (Full, full-matrix A)": ("rated", {**bandit, "diagonal": False}),
-        # ours, not the paper's: see rated.bandit (the prior on a constant feature, the ridge kept)
-        "RATED (Full, intercept prior)": ("rated", {**bandit, "diagonal": True, "intercept": True}),
-    }
+    full = bandit_options(config, **chosen)
+    learning = {**fusion, "alpha": rated.alpha, "gamma": chosen["gamma"], "reward": chosen["reward"]}
+    rows: dict[str, tuple[str, dict, tuple[str, ...] | None]] = {
+        "Health Check Blacklist": ("blacklist", {}, None),
+        "Retry (k=3)": ("retry", {"k": 3}, None),
+        "ToolRL-like Batch (periodic)": ("batch", {**fusion, "period": rated.batch_period, "reward": chosen["reward"]},
+                                         None),
+        "RATED (w/o Feedback)": ("rated_no_feedback", {**fusion, "alpha": rated.alpha}, None),
+        "RATED (w/ Global MAB)": ("rated_global_mab", learning, None),
+        "RATED (Full)": ("rated", full, None),
+        AS_WRITTEN: ("rated", dict(ALGORITHM1), None),
+    }  # fmt: skip
+    for reward in rated.tuning.rewards:  # the paper's reward is already in the as-written row
+        if reward not in (chosen["reward"], ALGORITHM1["reward"]):
+            rows[f"RATED (Full, reward {reward})"] = ("rated", {**full, "reward": reward}, None)
+    # ours, not the paper's: see rated.bandit (the prior on a constant feature, the ridge kept)
+    rows["RATED (Full, intercept prior)"] = ("rated", {**full, "diagonal": True, "intercept": True}, None)
+    # the full-matrix update as the paper writes it (no cap) and/or the capped one as a declared variant
+    # (rated.full_matrix); O(d^2) per step and a d x d matrix per touched tool, so persistent failures only
+    persistent = ("persistent",)
+    if "faithful" in rated.full_matrix:
+        rows["RATED (Full, full-matrix A)"] = ("rated", {**full, "diagonal": False}, persistent)
+    if "capped" in rated.full_matrix:
+        capped = {**full, "diagonal": False, "max_inverse": MAX_INVERSE}
+        rows["RATED (Full, full-matrix A, A^-1 capped)"] = ("rated", capped, persistent)
+    return rows
 
 
 @dataclass
@@ -73,6 +109,7 @@ def simulation_config(config: Config) -> SimulationConfig:
         window=sim.adaptation_window,
         theta={float(k): v for k, v in sim.thresholds.items()},
         skip_top=sim.skip_top_share,
+        skip_rounding=sim.skip_top_rounding,
         recover_at=sim.recovery_step,
         flap_down=sim.flap_down,
         flap_up=sim.flap_up,
@@ -80,74 +117,218 @@ def simulation_config(config: Config) -> SimulationConfig:
 
 
 def simulation_inputs(
-    scores: np.ndarray, query_vectors: np.ndarray, gold: list[list[int]], r_static: np.ndarray, k: int
+    scores: np.ndarray,
+    query_vectors: np.ndarray,
+    gold: list[list[int]],
+    r_static: np.ndarray,
+    k: int,
+    tool_vectors: np.ndarray | None = None,
 ) -> SimulationInputs:
     candidates = top_k(scores, k)
-    return SimulationInputs(query_vectors, candidates, np.take_along_axis(scores, candidates, axis=1), gold, r_static)
+    sem = np.take_along_axis(scores, candidates, axis=1)
+    return SimulationInputs(query_vectors, candidates, sem, gold, r_static, tool_vectors=tool_vectors)
+
+
+@dataclass
+class Stream:
+    """One query stream of the dynamic evaluation, with the retrievers that can run on it."""
+
+    name: str
+    kind: str  # "release": a query split of the release; "anchored": rated.anchored
+    inputs: SimulationInputs  # the trained ranker's
+    statics: list[Method]  # static rows on other retrievers (release streams only: they need query text)
+    note: str  # why this stream, in one sentence
+    calibration: dict | None = None
+
+
+def _distinct_gold(queries) -> int:
+    return len({t for rel in queries.relevant for t in rel})
+
+
+def choose_streams(release: Release, statics: list[Retriever], ranker: DenseRetriever, config: Config) -> dict:
+    """``{"validation": Stream, "test": Stream}`` (either may be None): the release's splits when they are
+    big enough (``rated.min_stream_queries`` queries, ``rated.min_stream_gold_tools`` gold tools), else the
+    catalog-anchored streams built from the release's real queries."""
+    rated = config.rated
+    r_static = release.corpus.r_static
+    assert ranker.tool_vectors is not None
+    anchored: dict = {}
+
+    def anchored_stream(role: str) -> Stream | None:
+        if not anchored:
+            templates = query_set(release, rated.anchored.templates)
+            if templates is None:
+                return None
+            validation, test = anchored_streams(
+                ranker.tool_vectors,
+                r_static,
+                ranker.encode_queries(templates.texts),
+                templates.relevant,
+                n_queries=rated.anchored.queries,
+                zipf=rated.anchored.zipf,
+                k=rated.top_k,
+                seed=config.seed,
+            )
+            anchored.update(validation=validation, test=test, templates=templates.name)
+        stream = anchored[role]
+        note = (
+            f"catalog-anchored: {len(stream.inputs.gold)} real queries of {anchored['templates']} moved onto "
+            f"distinct catalog tools, Zipf({rated.anchored.zipf:g}) popularity (rated/anchored.py)"
+        )
+        return Stream(stream.name, "anchored", stream.inputs, [], note, stream.calibration)
+
+    streams: dict[str, Stream | None] = {}
+    for role, spec in (("validation", rated.validation_stream), ("test", rated.stream)):
+        queries = query_set(release, spec)
+        size = "absent" if queries is None else f"{len(queries)} queries, {_distinct_gold(queries)} gold tools"
+        if queries is not None and len(queries) >= rated.min_stream_queries and (
+            _distinct_gold(queries) >= rated.min_stream_gold_tools
+        ):
+            vectors = ranker.encode_queries(queries.texts)
+            inputs = simulation_inputs(ranker.score(queries.texts), vectors, queries.relevant, r_static, rated.top_k,
+                                       ranker.tool_vectors)  # fmt: skip
+            rows = []
+            if role == "test":
+                rows = [
+                    Method(f"{r.name} (static)", "static",
+                           simulation_inputs(r.score(queries.texts), vectors, queries.relevant, r_static, rated.top_k))
+                    for r in statics
+                ]  # fmt: skip
+            streams[role] = Stream(queries.name, "release", inputs, rows, f"{queries.name}: {size}")
+            continue
+        stream = anchored_stream(role)
+        if stream is not None:
+            stream.note = (
+                f"{spec} ({size}) is below rated.min_stream_queries = {rated.min_stream_queries} / "
+                f"rated.min_stream_gold_tools = {rated.min_stream_gold_tools}; {stream.note}"
+            )
+        streams[role] = stream
+    return streams
+
+
+def failing_rule_effect(inputs: SimulationInputs, config: Config, sim_config: SimulationConfig) -> dict:
+    """The static ranker's FSR under each rounding of "skip the top 10 %" (persistent failures)."""
+    sim = config.rated.simulation
+    out = {}
+    for rounding in SKIP_ROUNDINGS:
+        rule = replace(sim_config, skip_rounding=rounding)
+        experiment = run_experiment([Method("static", "static", inputs)], sim.seeds, ("persistent",),
+                                    sim.failure_rates, rule, keep_traces=False)  # fmt: skip
+        cells = experiment.summary["results"]["static"]["persistent"]
+        stream = draw_stream(inputs.n_queries, sim_config.steps, sim.seeds[0], inputs.popularity)
+        n_gold = len({t for q in np.unique(stream).tolist() for t in inputs.gold[q]})
+        out[rounding] = {
+            "gold_tools_in_stream": n_gold,
+            "skipped": skipped_count(n_gold, sim_config.skip_top, rounding),
+            "static_fsr": {rho: cell["fsr"]["mean"] for rho, cell in cells.items()},
+            "n_failing": {rho: cell["n_failing"] for rho, cell in cells.items()},
+        }
+    return out
+
+
+def _release_stream_rule(
+    release: Release, ranker: DenseRetriever, config: Config, sim_config: SimulationConfig, test: Stream
+) -> dict | None:
+    """When the anchored stream replaced ``rated.stream``, the failing-set rule's effect on that small split."""
+    queries = query_set(release, config.rated.stream)
+    if test.kind != "anchored" or queries is None:
+        return None
+    inputs = simulation_inputs(ranker.score(queries.texts), ranker.encode_queries(queries.texts), queries.relevant,
+                               release.corpus.r_static, config.rated.top_k)  # fmt: skip
+    return {"stream": queries.name, "queries": len(queries), **failing_rule_effect(inputs, config, sim_config)}
 
 
 def dynamic_evaluation(
     release: Release,
-    stream_name: str,
     statics: list[Retriever],
     ranker: DenseRetriever,
     config: Config,
     plots_dir: Path,
     progress: Callable[[str], None] = log.info,
-) -> dict:
-    """Table 2 on one query stream: static rows per retriever, dynamic rows on the trained ranker; a progress line
-    (simulations done / total, rate, ETA) every ``progress_interval_s``."""
-    queries = query_set(release, stream_name)
-    if queries is None:
-        return {"stream": stream_name, "skipped": f"the release has no {stream_name} queries"}
-    k = config.rated.top_k
-    vectors = ranker.encode_queries(queries.texts)  # the bandit context of every method
-    r_static = release.corpus.r_static
-    ranker_inputs = simulation_inputs(ranker.score(queries.texts), vectors, queries.relevant, r_static, k)
-    methods = [
-        Method(
-            f"{r.name} (static)",
-            "static",
-            simulation_inputs(r.score(queries.texts), vectors, queries.relevant, r_static, k),
-        )
-        for r in statics
-    ]
-    methods.append(Method("RATED encoder (static)", "static", ranker_inputs))
-    for name, (policy, options) in dynamic_policies(config).items():
-        methods.append(Method(name, policy, ranker_inputs, options))
+) -> tuple[dict, dict, dict]:
+    """Table 2 on the test stream with RATED (Full)'s settings chosen on the validation stream.
+
+    Returns ``(table2 stream entry, validation record, figure 4 grids)``.
+    """
+    from rated.diagnosis import decompose_faults
+    from rated.plots import plot_figure4, plot_traces
+    from rated.tuning import figure4, tune
+
     sim = config.rated.simulation
     sim_config = simulation_config(config)
+    streams = choose_streams(release, statics, ranker, config)
+    test, validation = streams["test"], streams["validation"]
+    if test is None:
+        skipped = {"stream": config.rated.stream, "skipped": "the release has no queries to simulate on"}
+        return skipped, {"skipped": skipped["skipped"]}, {}
+    tuned_on = validation or test
     started = time.perf_counter()
-    description = f"Table 2 on {queries.name}: simulations"
+    interval = config.progress_interval_s
+    with ProgressLog(f"validation sweep on {tuned_on.name}", interval_s=interval, emit=progress):
+        tuning = tune(tuned_on.inputs, config, sim_config)
+    chosen = tuning["chosen"]
+    progress(f"validation ({tuned_on.name}): RATED (Full) takes {chosen}")
+    with ProgressLog(f"Figure 4 sweeps on {tuned_on.name}", interval_s=interval, emit=progress):
+        fig4 = figure4(tuned_on.inputs, config, sim_config, chosen)
+    fig4_plot = plot_figure4(fig4, plots_dir / "figure4.png")
+    validation_record = {
+        "stream": tuned_on.name,
+        "kind": tuned_on.kind,
+        "note": tuned_on.note + ("" if validation else "; no validation stream: tuned on the test stream"),
+        "queries": tuned_on.inputs.n_queries,
+        "distinct_gold_tools": len({t for g in tuned_on.inputs.gold for t in g}),
+        "calibration": tuned_on.calibration,
+        "seconds": round(time.perf_counter() - started, 1),
+        **tuning,
+    }
+    progress("validation sweeps and Figure 4 done")
+    fig4["plot"] = str(fig4_plot.relative_to(plots_dir.parent))
+
+    methods = [*test.statics, Method("RATED encoder (static)", "static", test.inputs)]
+    for name, (policy, options, scenarios) in dynamic_policies(config, chosen).items():
+        methods.append(Method(name, policy, test.inputs, options, scenarios))
+    started = time.perf_counter()
+    description = f"Table 2 on {test.name}: simulations"
     with ProgressLog(description, interval_s=config.progress_interval_s, emit=progress) as bar:
         experiment = run_experiment(
             methods, sim.seeds, sim.scenarios, sim.failure_rates, sim_config, progress=bar.update
         )
     seconds = time.perf_counter() - started
-    from rated.plots import plot_traces
-
-    safe = stream_name.replace("/", "-").replace("+", "_")
-    plots = plot_traces(
-        experiment.traces,
-        plots_dir / safe,
-        window=sim_config.window,
-        onset=sim_config.onset,
-        recover_at=sim_config.recover_at,
-    )
-    return {
-        "stream": queries.name,
-        "queries": len(queries),
-        "distinct_gold_tools": len({t for rel in queries.relevant for t in rel}),
+    rho = max(sim.failure_rates)
+    full = bandit_options(config, **chosen)
+    diagnosed = {
+        AS_WRITTEN: dict(ALGORITHM1),
+        "RATED (Full)": full,
+        "RATED (Full, intercept prior)": {**full, "diagonal": True, "intercept": True},
+    }
+    diagnosis = {name: decompose_faults(test.inputs, o, sim_config, sim.seeds, rho) for name, o in diagnosed.items()}
+    safe = test.name.replace("/", "-").replace("+", "_").replace(" ", "-")
+    plots = plot_traces(experiment.traces, plots_dir / safe, window=sim_config.window, onset=sim_config.onset,
+                        recover_at=sim_config.recover_at)  # fmt: skip
+    stream_record = {
+        "stream": test.name,
+        "kind": test.kind,
+        "note": test.note,
+        "queries": test.inputs.n_queries,
+        "distinct_gold_tools": len({t for g in test.inputs.gold for t in g}),
+        "dim": test.inputs.dim,
+        "calibration": test.calibration,
+        "chosen": chosen,
         "seconds": round(seconds, 1),
         "plots": [str(p.relative_to(plots_dir.parent)) for p in plots],
+        "failing_rule": failing_rule_effect(test.inputs, config, sim_config),
+        "failing_rule_release_stream": _release_stream_rule(release, ranker, config, sim_config, test),
+        "rows": [m.name for m in methods],  # Table 2's order (metrics.json sorts keys)
+        "diagnosis": diagnosis,
         **experiment.summary,
     }
+    return stream_record, validation_record, fig4
 
 
 def latency_table(ranker: DenseRetriever, release: Release, config: Config) -> dict:
     from rated.latency import measure_latency
 
-    queries = query_set(release, config.rated.stream) or query_set(release, config.rated.stream_fallback)
+    queries = query_set(release, config.rated.stream) or query_set(release, config.rated.anchored.templates)
     texts = queries.texts if queries else ["find a tool"]
     assert ranker.tool_vectors is not None
     import torch
@@ -213,13 +394,8 @@ def rated_run(
     progress("Table 1 done")
 
     statics = [r for r in retrievers if r is not encoder.trained]
-    streams = [config.rated.stream]
-    main = query_set(release, config.rated.stream)
-    if main is None or len(main) < config.rated.min_stream_queries:
-        streams.append(config.rated.stream_fallback)
-    table2 = [
-        dynamic_evaluation(release, s, statics, encoder.trained, config, out_dir / "plots", progress) for s in streams
-    ]
+    table2, validation, fig4 = dynamic_evaluation(release, statics, encoder.trained, config, out_dir / "plots",
+                                                  progress)  # fmt: skip
     progress("Table 2 done")
     table3 = latency_table(encoder.trained, release, config)
     progress("Table 3 done")
@@ -232,7 +408,9 @@ def rated_run(
         "encoder": encoder.record,
         "skipped": skipped,
         "table1": table1,
-        "table2": table2,
+        "validation": validation,
+        "figure4": fig4,
+        "table2": [table2],
         "table3": table3,
         "seconds": round(time.perf_counter() - started, 1),
     }

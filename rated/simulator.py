@@ -1,20 +1,26 @@
 """The failure-injection simulator of the paper's dynamic evaluation (Section 4.2, Table 2).
 
-A run draws a stream of ``T`` queries (uniform with replacement, ``numpy.random.default_rng(seed)``)
-over precomputed retrieval results (:class:`SimulationInputs`: no model runs here), lets a policy
-pick tools, and injects failures into a fixed set of tools from the onset on:
+A run draws a stream of ``T`` queries (with replacement, ``numpy.random.default_rng(seed)``; uniform,
+or by the query set's ``popularity`` when it has one) over precomputed retrieval results
+(:class:`SimulationInputs`: no model runs here), lets a policy pick tools, and injects failures into a
+fixed set of tools from the onset on:
 
 - ``persistent`` (the paper): down from the onset to the end;
 - ``flapping``: alternately down and up (``down`` / ``up`` steps) after the onset;
 - ``recovery``: down from the onset until ``recover_at``, then up again.
 
 The failing set ranks the N distinct ground-truth tools of the stream by frequency (ties by row),
-skips the top 10% (floor) and takes the next ``round(rho N)`` (at least one when ``rho N > 0``).
+skips the top 10% and takes the next ``round(rho N)`` (at least one when ``rho N > 0``). How "the
+top 10%" rounds is ``SKIP_ROUNDINGS``: ``at_least_one`` (default: floor, but at least one tool once
+N >= 2, so a small stream's most frequent tool is spared as the paper intends) or ``floor`` (the
+authors' script, ``len // 10``: nothing is skipped below N = 10). On the paper's stream (thousands of
+gold tools) the two agree to within one tool.
 
 Steps are 0-based in code: step ``t`` is the paper's step ``t + 1``, so ``onset=2000`` means the
 paper's steps 2,001 onward fail, and the metric window ``post=(2001, 5000)`` is given 1-based.
 A step succeeds when the executed tool (the last one tried) is relevant and available; it is a
-fault selection when the first tried tool is unavailable.
+fault selection when the first tried tool is unavailable. After each tried tool the policy gets its
+:class:`~rated.rewards.Outcome`; what it learns from it is the policy's reward (:mod:`rated.rewards`).
 """
 
 from __future__ import annotations
@@ -26,8 +32,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rated.policies import Policy, make_policy
+from rated.rewards import Outcome, resolve_reward
 
 SCENARIOS = ("persistent", "flapping", "recovery")
+SKIP_ROUNDINGS = ("at_least_one", "floor")
 
 
 @dataclass(frozen=True)
@@ -39,6 +47,8 @@ class SimulationInputs:
     sem: np.ndarray  # (n_q, K) semantic scores of those candidates
     gold: list  # per query, the relevant tool rows (set or list)
     r_static: np.ndarray  # (n_tools,) catalog prior
+    tool_vectors: np.ndarray | None = None  # (n_tools, d): the bandit context when x = the tool's embedding
+    popularity: np.ndarray | None = None  # (n_q,) draw weights of the stream; None: uniform
 
     def __post_init__(self) -> None:
         n_q = len(self.query_vectors)
@@ -51,6 +61,13 @@ class SimulationInputs:
         object.__setattr__(self, "gold", [frozenset(int(g) for g in rel) for rel in self.gold])
         object.__setattr__(self, "candidates", np.asarray(self.candidates, dtype=np.int64))
         object.__setattr__(self, "r_static", np.asarray(self.r_static, dtype=np.float64))
+        if self.tool_vectors is not None:  # float64 once here, not per policy or per step
+            object.__setattr__(self, "tool_vectors", np.asarray(self.tool_vectors, dtype=np.float64))
+        if self.popularity is not None:
+            weights = np.asarray(self.popularity, dtype=np.float64)
+            if weights.shape != (n_q,) or weights.min() < 0 or weights.sum() <= 0:
+                raise ValueError(f"popularity must be {n_q} non-negative weights, not all zero")
+            object.__setattr__(self, "popularity", weights / weights.sum())
 
     @property
     def n_queries(self) -> int:
@@ -73,6 +90,7 @@ class SimulationConfig:
     window: int = 200  # W of the windowed success rate
     theta: Mapping[float, float] = field(default_factory=lambda: {0.2: 0.9, 0.3: 0.8})
     skip_top: float = 0.1  # the most frequent tools spared by the failure injection
+    skip_rounding: str = "at_least_one"  # how skip_top * N rounds (SKIP_ROUNDINGS)
     recover_at: int = 5_000  # recovery scenario: tools are back from the paper's step recover_at + 1
     flap_down: int = 250
     flap_up: int = 250
@@ -84,9 +102,12 @@ class SimulationConfig:
         raise ValueError(f"no adaptation threshold theta for rho={rho}; configure SimulationConfig.theta")
 
 
-def draw_stream(n_queries: int, steps: int, seed: int) -> np.ndarray:
-    """Query indices of a run: ``steps`` draws, uniform with replacement."""
-    return np.random.default_rng(seed).integers(0, n_queries, size=steps)
+def draw_stream(n_queries: int, steps: int, seed: int, popularity: np.ndarray | None = None) -> np.ndarray:
+    """Query indices of a run: ``steps`` draws with replacement, uniform or by ``popularity``."""
+    rng = np.random.default_rng(seed)
+    if popularity is None:
+        return rng.integers(0, n_queries, size=steps)
+    return rng.choice(n_queries, size=steps, p=popularity)
 
 
 def _half_up(value: float) -> int:
@@ -94,7 +115,19 @@ def _half_up(value: float) -> int:
     return math.floor(value + 0.5 + 1e-9)
 
 
-def select_failing(stream: np.ndarray, gold: Sequence, rho: float, skip_top: float = 0.1) -> np.ndarray:
+def skipped_count(n_tools: int, skip_top: float, rounding: str = "at_least_one") -> int:
+    """How many of the ``n_tools`` most frequent gold tools the failure injection spares."""
+    if rounding not in SKIP_ROUNDINGS:
+        raise ValueError(f"unknown skip rounding {rounding!r}; choose one of {', '.join(SKIP_ROUNDINGS)}")
+    skip = math.floor(skip_top * n_tools + 1e-9)
+    if rounding == "at_least_one" and skip_top > 0 and n_tools >= 2:
+        skip = max(skip, 1)
+    return skip
+
+
+def select_failing(
+    stream: np.ndarray, gold: Sequence, rho: float, skip_top: float = 0.1, rounding: str = "at_least_one"
+) -> np.ndarray:
     """Tool rows to fail: the stream's ground-truth tools by frequency, minus the top ``skip_top``."""
     counts: dict[int, int] = {}
     for q, n in zip(*np.unique(stream, return_counts=True), strict=True):
@@ -102,7 +135,7 @@ def select_failing(stream: np.ndarray, gold: Sequence, rho: float, skip_top: flo
             counts[int(tool)] = counts.get(int(tool), 0) + int(n)
     ranked = sorted(counts, key=lambda tool: (-counts[tool], tool))
     n = len(ranked)
-    skip = math.floor(skip_top * n + 1e-9)
+    skip = skipped_count(n, skip_top, rounding)
     n_fail = max(_half_up(rho * n), 1) if rho * n > 0 else 0
     return np.asarray(ranked[skip : skip + n_fail], dtype=np.int64)
 
@@ -160,20 +193,26 @@ def simulate(
     success = np.zeros(steps, dtype=bool)
     fault = np.zeros(steps, dtype=bool)
     executed = np.full(steps, -1, dtype=np.int64)
-    candidates, sem, vectors, gold = inputs.candidates, inputs.sem, inputs.query_vectors, inputs.gold
-    for t, q in enumerate(stream.tolist()):
-        x = vectors[q]
-        down = bool(down_at[t])
-        ok = False
-        for i, arm in enumerate(policy.choose(t, q, candidates[q], sem[q], x)):
-            ok = not (down and failing[arm])
-            if i == 0 and not ok:
-                fault[t] = True
-            policy.feedback(t, arm, x, 1.0 if ok else 0.0)
-            if ok:
-                executed[t] = arm
-                success[t] = arm in gold[q]
-                break
+    candidates, sem, gold = inputs.candidates, inputs.sem, inputs.gold
+    vectors = np.asarray(inputs.query_vectors, dtype=np.float64)  # once, not per step in the bandit
+    r_static = inputs.r_static.tolist()
+    sem_of = [dict(zip(c, s, strict=True)) for c, s in zip(candidates.tolist(), sem.tolist(), strict=True)]
+    # the paper's update can overflow A^-1 (gamma^-n); the policy counts non-finite scores instead of warning
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        for t, q in enumerate(stream.tolist()):
+            x = vectors[q]
+            down = bool(down_at[t])
+            ok = False
+            for i, arm in enumerate(policy.choose(t, q, candidates[q], sem[q], x)):
+                ok = not (down and failing[arm])
+                if i == 0 and not ok:
+                    fault[t] = True
+                relevant = arm in gold[q]
+                policy.feedback(t, arm, x, Outcome(ok, relevant, sem_of[q].get(arm, 0.0), r_static[arm]))
+                if ok:
+                    executed[t] = arm
+                    success[t] = relevant
+                    break
     return success, fault, executed
 
 
@@ -248,7 +287,7 @@ def run_simulation(
 ) -> SimulationResult:
     """One seeded run of one policy under one scenario."""
     config = config or SimulationConfig()
-    stream = draw_stream(inputs.n_queries, config.steps, seed)
+    stream = draw_stream(inputs.n_queries, config.steps, seed, inputs.popularity)
     success, fault, executed = simulate(inputs, policy, scenario, stream)
     metrics = compute_metrics(success, fault, executed, scenario, config, theta)
     return SimulationResult(success, fault, executed, metrics)
@@ -262,11 +301,15 @@ class Method:
     policy: str | Callable[[SimulationInputs], Policy]
     inputs: SimulationInputs
     kwargs: Mapping = field(default_factory=dict)
+    scenarios: tuple[str, ...] | None = None  # run only in these scenarios (None: every one)
 
     def build(self) -> Policy:
         if callable(self.policy):
             return self.policy(self.inputs)
-        return make_policy(self.policy, self.inputs.r_static, self.inputs.dim, **dict(self.kwargs))
+        kwargs = dict(self.kwargs)
+        if isinstance(kwargs.get("reward"), str):
+            kwargs["reward"] = resolve_reward(kwargs["reward"])
+        return make_policy(self.policy, self.inputs.r_static, self.inputs.dim, self.inputs.tool_vectors, **kwargs)
 
 
 def summarize(values: Sequence[float | None]) -> dict:
@@ -310,24 +353,32 @@ def run_experiment(
         raise ValueError("run_experiment needs at least one method")
     reference = methods[0].inputs
     for method in methods[1:]:
-        if method.inputs.n_queries != reference.n_queries or method.inputs.gold != reference.gold:
+        same_draws = (method.inputs.popularity is None) == (reference.popularity is None) and (
+            reference.popularity is None or np.array_equal(method.inputs.popularity, reference.popularity)
+        )
+        if method.inputs.n_queries != reference.n_queries or method.inputs.gold != reference.gold or not same_draws:
             raise ValueError(f"method {method.name!r} runs on another query set than {methods[0].name!r}")
     results: dict = {}
     traces: dict = {}
-    total, done = len(scenarios) * len(rhos) * len(seeds) * len(methods), 0
+    per_scenario = [sum(m.scenarios is None or kind in m.scenarios for m in methods) for kind in scenarios]
+    total, done = sum(per_scenario) * len(rhos) * len(seeds), 0
     for scenario_kind in scenarios:
         for rho in rhos:
             theta = config.theta_for(rho)
-            per_method: dict[str, list[dict]] = {m.name: [] for m in methods}
-            sums = {m.name: [np.zeros(config.steps), np.zeros(config.steps)] for m in methods}
+            running = [m for m in methods if m.scenarios is None or scenario_kind in m.scenarios]
+            per_method: dict[str, list[dict]] = {m.name: [] for m in running}
+            sums = {m.name: [np.zeros(config.steps), np.zeros(config.steps)] for m in running}
             for seed in seeds:
-                stream = draw_stream(reference.n_queries, config.steps, seed)
-                failing = select_failing(stream, reference.gold, rho, config.skip_top)
+                stream = draw_stream(reference.n_queries, config.steps, seed, reference.popularity)
+                failing = select_failing(stream, reference.gold, rho, config.skip_top, config.skip_rounding)
                 scenario = make_scenario(scenario_kind, failing, config)
-                for method in methods:
-                    success, fault, executed = simulate(method.inputs, method.build(), scenario, stream)
+                for method in running:
+                    policy = method.build()
+                    success, fault, executed = simulate(method.inputs, policy, scenario, stream)
                     metrics = compute_metrics(success, fault, executed, scenario, config, theta)
                     metrics["n_failing"] = len(failing)
+                    if hasattr(policy, "diagnostics"):
+                        metrics["diagnostics"] = policy.diagnostics()
                     per_method[method.name].append(metrics)
                     sums[method.name][0] += success
                     sums[method.name][1] += fault
@@ -349,6 +400,7 @@ def run_experiment(
             "window": config.window,
             "theta": {f"{float(k):g}": float(v) for k, v in config.theta.items()},
             "skip_top": config.skip_top,
+            "skip_rounding": config.skip_rounding,
             "recover_at": config.recover_at,
             "flapping": {"down": config.flap_down, "up": config.flap_up},
         },
@@ -362,6 +414,13 @@ def _aggregate(runs: list[dict]) -> dict:
     out["adaptation_steps"] = summarize([r["adaptation_steps"] for r in runs])
     out["adaptation_steps"].setdefault("failed", 0)
     out["n_failing"] = [r["n_failing"] for r in runs]
+    if "diagnostics" in runs[0]:
+        largest = max(r["diagnostics"]["largest_inverse"] for r in runs)
+        out["diagnostics"] = {
+            "largest_inverse": largest if math.isfinite(largest) else None,  # None: A^-1 overflowed
+            "overflowed": not math.isfinite(largest),
+            "nonfinite_steps": [r["diagnostics"]["nonfinite_steps"] for r in runs],
+        }
     if "readmission" in runs[0]:
         out["readmission_steps"] = summarize([r["readmission"]["mean_steps"] for r in runs])
         out["readmission_steps"].pop("failed", None)

@@ -242,6 +242,7 @@ def _read_inputs(inputs: ReleaseInputs) -> dict[str, Any]:
     synth, label = ArtifactStore(inputs.synth_dir), ArtifactStore(inputs.label_dir)
     return {
         "tools": _require(score, "tools_scored.parquet", "score").sort("tool_id"),
+        "score_summary": _read_optional_json(score, "score_summary.json") or {},
         "syn_queries": _require(synth, "syn_queries.parquet", "synth"),
         "syn_pairs": _require(synth, "syn_pairs.parquet", "synth"),
         "real_queries": _require(label, "real_queries.parquet", "label"),
@@ -472,6 +473,11 @@ def _release_info(stage, config, prev, version, created, layout, files, stats) -
         "platform_counts": dict(sorted(Counter(stage["tools"]["platform"].to_list()).items())),
         "tools": len(stage["tools"]),
         "reliable_share": round(float(stage["tools"]["reliable"].mean()), 4) if len(stage["tools"]) else 0.0,
+        # other readings of eq. 4-5 measured by the score stage (score.readings), e.g. paper_compatible
+        "reliable_share_readings": {
+            name: {"share": r["reliable_share"], "description": r.get("description", "")}
+            for name, r in stage["score_summary"].get("readings", {}).items()
+        },
         "generator": {
             "backend": backend,
             "models": _unique(syn_q, "generator_model") or [config.llm.model],

@@ -88,6 +88,13 @@ def card_data(info: dict) -> DatasetCardData:
     )
 
 
+def _readings(info: dict) -> str:
+    """The reliable share under the score stage's other readings (e.g. paper-compatible), beside ours."""
+    readings = info.get("reliable_share_readings", {})
+    return "".join(f"; {r['share']:.1%} under the {n.replace('_', '-')} reading ({r['description']})"
+                   for n, r in readings.items())  # fmt: skip
+
+
 def render_card(info: dict) -> str:
     """The full ``README.md`` of a release, from the build's release info: ``huggingface_hub``'s
     ``DatasetCard.from_template`` writes the YAML front matter from :func:`card_data` above the prose."""
@@ -103,7 +110,7 @@ def render_card(info: dict) -> str:
         f"- Version: `{info['version']}` (Hub revision `{info['version']}`), created {info['created']}",
         f"- Previous version: {info['previous_version'] or 'none (initial release)'}",
         f"- Tools: {info['tools']} from {len(info['packages'])} packages ({', '.join(info['platforms'])}); "
-        f"reliable (r_static >= {score['reliable_threshold']}): {info['reliable_share']:.1%}",
+        f"reliable (r_static >= {score['reliable_threshold']}): {info['reliable_share']:.1%}{_readings(info)}",
         "",
         "## Dataset structure",
         "",

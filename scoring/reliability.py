@@ -8,9 +8,16 @@
 z standardizes a length against its median: z = (x - median(x)) / std(x), over the catalog being
 scored. The tag string is the tool's categories joined with ", " (only n8n ships categories, so
 the other platforms' z_tag is the catalog's lowest: that is the paper's formula, not a choice here).
-The name is embedded with snake_case and camelCase split into words ("brave_search" -> "brave
-search"), so the encoder sees the words the name says. A negative cosine is clipped to 0, so every
-sub-score stays in [0, 1].
+The name side of r_cons is ``score.name_text``: ``split`` (default: snake_case and camelCase split
+into words, "brave_search" -> "brave search", so the encoder sees the words the name says), ``raw``
+(the identifier as crawled, what the authors' code embeds) or ``display`` (the human-facing name). A
+negative cosine is clipped to 0, so every sub-score stays in [0, 1].
+
+The paper does not say which SBERT model or which name text it used, and its 56.8 % reliable share
+is not reproduced by the formula as we read it (7.6 % on our catalog). ``score.readings`` names other
+readings whose reliable share the summary reports beside ours; ``paper_compatible`` is the authors'
+code (raw names, and a source weight that tests ``"official" in source``, which gives their
+``n8n_official`` source 1.0).
 """
 
 from __future__ import annotations
@@ -21,10 +28,23 @@ import numpy as np
 
 from ecoagent.embedding import Embedder
 
+NAME_TEXTS = ("split", "raw", "display")
+
 
 def name_as_words(name: str) -> str:
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", name)
     return " ".join(re.sub(r"[_\-.:/]+", " ", spaced).split())
+
+
+def name_texts(names: list[str], display_names: list[str | None], mode: str) -> list[str]:
+    """What the name side of r_cons embeds: ``split`` identifiers, ``raw`` identifiers or ``display`` names."""
+    if mode == "split":
+        return [name_as_words(n) for n in names]
+    if mode == "raw":
+        return list(names)
+    if mode == "display":
+        return [d or n for n, d in zip(names, display_names, strict=True)]
+    raise ValueError(f"score.name_text={mode!r}: choose one of {', '.join(NAME_TEXTS)}")
 
 
 def source_weight(platform: str, listing: str, weights: dict[str, float]) -> float:
@@ -51,10 +71,13 @@ def quality_scores(
 
 
 def consistency_scores(embedder: Embedder, names: list[str], descriptions: list[str]) -> np.ndarray:
-    """Cosine of name and description embeddings; 0 for a tool without a description."""
+    """Cosine of name and description embeddings; 0 for a tool without a description.
+
+    ``names`` are embedded as given: build them with :func:`name_texts`.
+    """
     if not names:
         return np.zeros(0)
-    name_vecs = embedder.encode([name_as_words(n) for n in names])
+    name_vecs = embedder.encode(names)
     desc_vecs = embedder.encode([d or " " for d in descriptions])
     cos = np.einsum("ij,ij->i", name_vecs, desc_vecs)
     cos[[not d.strip() for d in descriptions]] = 0.0

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from ecoagent.config import Config
+from ecoagent.config import Config, ScoreConfig, ScoreReading
 from ecoagent.embedding import Embedder
 from ecoagent.layout import RunLayout
 from ecoagent.store import ArtifactStore, StageFolder
@@ -34,7 +34,7 @@ from ecoagent.tokenizer import load_tokenizer
 from schemas.scored_tool import SIDE_EFFECTS, ScoredToolRecord
 from schemas.tool_record import ToolRecord, polars_schema
 from scoring.flaws import find_flaws
-from scoring.reliability import consistency_scores, quality_scores, source_weight, static_prior
+from scoring.reliability import consistency_scores, name_texts, quality_scores, source_weight, static_prior
 
 STAGE = "score"
 GATE_REPORTS = ("scored_catalog_gate.md", "scored_catalog_gate.json")
@@ -184,17 +184,20 @@ def score(config: Config, in_dir: str | None = None, out: str | None = None) -> 
     descriptions = [
         d if d.strip() else (s or "") for d, s in zip(tools["description"], tools["doc_summary"], strict=True)
     ]
-    r_cons = consistency_scores(embedder, tools["name"].to_list(), descriptions)
-    timings["embed"] = time.perf_counter() - t
-    w_src = np.array(
-        [source_weight(p, li, cfg.source_weights) for p, li in zip(tools["platform"], tools["listing"], strict=True)]
-    )
+    names, display_names = tools["name"].to_list(), tools["display_name"].to_list()
+    r_cons = consistency_scores(embedder, name_texts(names, display_names, cfg.name_text), descriptions)
+    w_src = _source_weights(tools, cfg.source_weights)
     r_qual = quality_scores(
         np.array([len(d) for d in descriptions]),
         np.array([len(", ".join(c)) for c in tools["categories"]]),
         cfg.quality_weights,
     )
     r_static = static_prior(r_cons, w_src, r_qual, cfg.weights)
+    readings = {
+        name: _reading(tools, reading, cfg, embedder, descriptions, r_cons, r_qual)
+        for name, reading in cfg.readings.items()
+    }
+    timings["embed"] = time.perf_counter() - t
     scored = tools.with_columns(
         pl.Series("r_cons", r_cons.round(6)),
         pl.Series("w_src", w_src),
@@ -222,6 +225,7 @@ def score(config: Config, in_dir: str | None = None, out: str | None = None) -> 
 
     scored = scored.select(list(polars_schema(ScoredToolRecord))).cast(polars_schema(ScoredToolRecord))
     summary = _summary(scored, config, embedder, online)
+    summary["readings"] = readings
     summary["seconds"] = {k: round(v, 2) for k, v in {**timings, "total": time.perf_counter() - started}.items()}
 
     plot = _plot(scored, cfg.reliable_threshold)
@@ -230,6 +234,38 @@ def score(config: Config, in_dir: str | None = None, out: str | None = None) -> 
         store.write_bytes(plot, "reliability_by_platform.png")
         store.write_json(summary, "score_summary.json")
     return ScoreResult(out=folder.url(), scored_path=folder.url("tools_scored.parquet"), summary=summary)
+
+
+def _source_weights(tools: pl.DataFrame, weights: dict[str, float]) -> np.ndarray:
+    pairs = zip(tools["platform"], tools["listing"], strict=True)
+    return np.array([source_weight(platform, listing, weights) for platform, listing in pairs])
+
+
+def _reading(
+    tools: pl.DataFrame,
+    reading: ScoreReading,
+    cfg: ScoreConfig,
+    embedder: Embedder,
+    descriptions: list[str],
+    r_cons: np.ndarray,
+    r_qual: np.ndarray,
+) -> dict:
+    """The reliable share under another reading of eq. 4-5 (``score.readings``); the scores are not kept."""
+    name_text = reading.name_text or cfg.name_text
+    weights = {**cfg.source_weights, **reading.source_weights}
+    if name_text != cfg.name_text:
+        texts = name_texts(tools["name"].to_list(), tools["display_name"].to_list(), name_text)
+        r_cons = consistency_scores(embedder, texts, descriptions)
+    reliable = static_prior(r_cons, _source_weights(tools, weights), r_qual, cfg.weights) >= cfg.reliable_threshold
+    platforms = tools["platform"].to_numpy()
+    return {
+        "description": reading.description,
+        "name_text": name_text,
+        "source_weights": weights,
+        "reliable": int(reliable.sum()),
+        "reliable_share": round(float(reliable.mean()), 4) if len(reliable) else 0.0,
+        "per_platform": {p: round(float(reliable[platforms == p].mean()), 4) for p in sorted(set(platforms))},
+    }
 
 
 def _summary(scored: pl.DataFrame, config: Config, embedder: Embedder, online: dict) -> dict:
@@ -256,6 +292,8 @@ def _summary(scored: pl.DataFrame, config: Config, embedder: Embedder, online: d
         "paper_reliable_share": PAPER_RELIABLE_SHARE,
         "reliable_threshold": config.score.reliable_threshold,
         "weights": list(config.score.weights),
+        "name_text": config.score.name_text,
+        "source_weights": dict(config.score.source_weights),
         "embedder": config.score.embedder,
         "tokenizer": config.score.tokenizer,
         "distribution": {k: _distribution(scored[k].to_numpy()) for k in ("r_static", "r_cons", "w_src", "r_qual")},

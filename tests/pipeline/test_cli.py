@@ -73,6 +73,10 @@ def test_run_goes_from_crawl_to_a_loadable_release(tmp_path):
     assert sorted(p.name for p in (tmp_path / "releases" / "2026.11.29").iterdir()) == [
         "CHANGELOG.md", "README.md", "manifest.json",
     ]  # fmt: skip
+    # the score stage prints the paper-compatible reliable share beside ours, and the card carries it
+    assert "reliable under the paper-compatible reading" in result.output
+    card = (tmp_path / "releases" / "2026.11.29" / "README.md").read_text()
+    assert "under the paper-compatible reading (the authors' code: raw names" in card
     # the output is not a terminal (as in a `make run > log` file): plain progress lines while generation and
     # verification run, every progress_interval_s, and no line wrapped or cut at 80 columns
     lines = result.output.splitlines()

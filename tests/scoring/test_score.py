@@ -62,6 +62,31 @@ def test_rerun_is_identical_and_served_from_the_embedding_cache(crawled):
     assert first.summary["reliable"] == second.summary["reliable"]
 
 
+def test_the_paper_compatible_reading_is_reported_beside_ours_and_changes_no_score(crawled):
+    tmp, overrides = crawled
+    # a second reading that changes only w_src: every source weighs 1.0, so reliable <=> 0.5 r_cons + 0.2 r_qual >= 0.5
+    # (an override replaces the readings, so the default paper_compatible one is passed again)
+    defaults = {n: r.model_dump() for n, r in load_config("fixture", environ={}).score.readings.items()}
+    every_source = json.dumps({**defaults, "every_source_1": {"source_weights": dict.fromkeys(
+        ("official", "langchain", "crewai", "llamaindex", "n8n", "other"), 1.0)}})  # fmt: skip
+    with_reading = score(load_config("fixture", overrides=[*overrides, f"score.readings={every_source}"], environ={}),
+                         str(tmp / "crawl"), str(tmp / "r1"))  # fmt: skip
+    without = score(load_config("fixture", overrides=[*overrides, "score.readings={}"], environ={}),
+                    str(tmp / "crawl"), str(tmp / "r2"))  # fmt: skip
+    # the reading is reported, never written into the scores
+    assert (tmp / "r1" / "tools_scored.parquet").read_bytes() == (tmp / "r2" / "tools_scored.parquet").read_bytes()
+    assert without.summary["readings"] == {}
+    reading = with_reading.summary["readings"]["paper_compatible"]
+    assert reading["name_text"] == "raw" and with_reading.summary["name_text"] == "split"
+    assert reading["source_weights"] == {**with_reading.summary["source_weights"], "n8n": 1.0}
+    assert 0 <= reading["reliable"] <= with_reading.summary["tools"]
+    assert set(reading["per_platform"]) == set(with_reading.summary["per_platform"])
+    scored = pl.read_parquet(tmp / "r1" / "tools_scored.parquet")
+    by_hand = int((0.5 * scored["r_cons"] + 0.3 * 1.0 + 0.2 * scored["r_qual"] >= 0.8 - 1e-6).sum())
+    assert with_reading.summary["readings"]["every_source_1"]["reliable"] == by_hand
+    assert by_hand > with_reading.summary["reliable"]  # the fixture's tools are not all official: more clear 0.8
+
+
 def test_the_gate_runs_as_its_own_step_and_passes(crawled):
     tmp, overrides = crawled
     cfg = load_config("fixture", overrides=overrides, environ={})
