@@ -354,7 +354,23 @@ def main() -> None:
     parser.add_argument("--synth-again", type=Path, metavar="WORK",
                         help="instead of a run: synth again on the finished run in WORK (its LLM cache, its catalog's "
                              "vectors warm, the queries' cold) and compare the outputs; for a fix's before/after")
+    parser.add_argument("--burst-only", action="store_true",
+                        help="instead of a run: only the client burst (--burst requests at concurrency 32) against a "
+                             "fresh stand-in, with its server-side counts")
     args = parser.parse_args()
+    if args.burst_only:
+        work = args.work or Path(tempfile.mkdtemp(prefix="ecoagent-burst-"))
+        work.mkdir(parents=True, exist_ok=True)
+        for path in work.glob("burst.sqlite*"):
+            path.unlink()
+        server = StandIn(work / "no-catalog.parquet", args.failure_share, work / "standin.log")
+        try:
+            result = {"client_burst": client_burst(server.base_url, args.burst or 3000, work)}
+            result["server"] = {k: v for k, v in server.stats().items() if k != "by_kind"}
+        finally:
+            server.close()
+        print(json.dumps(result, indent=2))
+        return
     if args.synth_again:
         work = args.work or Path(tempfile.mkdtemp(prefix="ecoagent-synth-again-"))
         cache = args.embedding_cache or args.synth_again / "embeddings"
@@ -436,6 +452,10 @@ def main() -> None:
     finally:
         server.close()
 
+    target = args.json or work / "paper_scale.json"
+    results["stages"] = stages
+    target.write_text(json.dumps(results, indent=2) + "\n")  # the run's figures, before RATED's long training
+
     if not args.skip_rated:
         syn_train = sum(_json(release / "manifest.json").get("counts", {}).get("syn-queries", {}).get(s, 0)
                         for s in ("train",))  # fmt: skip
@@ -444,6 +464,7 @@ def main() -> None:
         rated_overrides = [
             f"embedding.cache_dir={embeddings}",
             "rated.stream=syn/test",
+            "rated.validation_stream=syn/validation",  # RATED (Full)'s reward, context and gamma are chosen there
             f"rated.train.epochs={share:.6g}",
             *args.overrides,
         ]
@@ -509,7 +530,6 @@ def main() -> None:
               f"equal to the server run's: {b['same_outputs_as_server_run']}")  # fmt: skip
     if "rated" in results:
         print(f"rated: Table 2 streams {results['rated']['table2_streams']}")
-    target = args.json or work / "paper_scale.json"
     target.write_text(json.dumps(results, indent=2) + "\n")
     print(f"results: {target}")
     if temporary:

@@ -24,7 +24,9 @@ def test_paper_scale_smoke_run_at_one_percent(tmp_path: Path):
     overrides += ["label.verifier=embedding"]  # as the fixture world verifies (its 12 queries are hand-written)
     # Table 2 once, not 8 times: one seed, one scenario, one failure rate (tests/rated covers the protocol)
     overrides += ["rated.simulation.seeds=[0]", "rated.simulation.scenarios=[persistent]",
-                  "rated.simulation.failure_rates=[0.2]", "rated.latency_steps=100"]  # fmt: skip
+                  "rated.simulation.failure_rates=[0.2]", "rated.latency_steps=100",
+                  # the fixture's Syn test stream is tiny: simulate on it all the same (no catalog-anchored stream)
+                  "rated.min_stream_queries=0", "rated.min_stream_gold_tools=0"]  # fmt: skip
     work, results = tmp_path / "work", tmp_path / "paper_scale.json"
     # a tenth of an epoch of Syn train: RATED's CPU fine-tuning is the slowest step here, and the run only has to work
     cmd = [sys.executable, "benchmarks/paper_scale.py", "--scale", "0.01", "--profile", "fixture", "--work", str(work),
