@@ -30,6 +30,9 @@ paper's Syn queries over 15 queries per tool) and ``label.max_queries = scale x 
 and score stages always run on the whole catalog. CI runs ``--scale 0.01`` on the fixture packages.
 
     .venv/bin/python benchmarks/paper_scale.py [--scale 1.0] [--work DIR] [--json FILE] [--set key=value ...]
+    .venv/bin/python benchmarks/paper_scale.py --synth-again WORK --scale S   # a finished run's synth again (a fix's
+                                                                              # before/after, outputs compared)
+    .venv/bin/python benchmarks/paper_scale.py --burst-only [--burst N]      # the client burst alone
 """
 
 from __future__ import annotations
