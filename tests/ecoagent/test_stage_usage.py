@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import mmap
 import os
 import time
 
@@ -27,8 +28,11 @@ def test_a_stage_records_its_llm_wait_apart_from_its_own_work(tmp_path):
         with llm_phase():
             time.sleep(0.3)  # waiting on the server: wall time, no CPU
             _spin(0.05)  # the client's own work inside the phase
-        block = bytearray(64 * 1024 * 1024)  # the peak sees a 64 MB allocation (zero-filled: resident)
-        del block
+        # 64 MB of fresh pages, each written: resident whatever memory the allocator already holds
+        block = mmap.mmap(-1, 64 * 1024 * 1024)
+        for offset in range(0, len(block), mmap.PAGESIZE):
+            block[offset] = 1
+        block.close()
     assert usage is not None
     assert usage.wall_s >= 0.4 and usage.cpu_s >= 0.1
     assert usage.llm_wall_s >= 0.35 and usage.llm_cpu_s >= 0.05
