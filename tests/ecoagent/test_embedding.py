@@ -28,3 +28,14 @@ def test_offline_hub_name_is_a_clear_error(monkeypatch):
 def test_missing_package_names_the_setting():
     with pytest.raises(ModelUnavailable, match=r"pip install no-such-model-pkg"):
         resolve_model_path("package:no-such-model-pkg", "score.embedder")
+
+
+def test_e5_vectors_do_not_depend_on_the_batch_they_were_embedded_in(tmp_path):
+    # what lets E5Embedder use large batches (E5_BATCH_SIZE) without changing any stage's output
+    from ecoagent.embedding import E5Embedder
+
+    texts = ["search the web for news", "send an email to the team", "x", "list every open invoice from last month"]
+    one_batch = E5Embedder(None, "query").encode(texts)
+    small = E5Embedder(None, "query")
+    small.batch_size = 1
+    assert one_batch.tobytes() == small.encode(texts).tobytes()

@@ -11,13 +11,13 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from benchmarks.standin_llm import StandInOpenAI
 from crawlers.crawl import crawl
 from ecoagent.config import load_config
 from ecoagent.splits import check_no_leakage
 from labeling.label import PAIR_SCHEMA, QUERY_SCHEMA, label
 from pipeline.cli import app
 from scoring.score import score
-from tests.fake_openai import FakeOpenAI
 from tests.fixture_packages import build_fixture_mirror, fixture_overrides
 from tests.labeling.fixtures import GOLD_SERVER_TABLE, build_bfcl_wheel, build_gold_livemcpbench_wheel
 
@@ -77,14 +77,14 @@ def world(tmp_path_factory):
     return tmp, overrides
 
 
-def _config(tmp: Path, overrides: list[str], server: FakeOpenAI, *extra: str):
+def _config(tmp: Path, overrides: list[str], server: StandInOpenAI, *extra: str):
     more = [f"llm.base_url={server.base_url}", f"llm.cache_path={tmp / 'llm.sqlite'}", *extra]
     return load_config("fixture", overrides=[*overrides, *more], environ={})
 
 
 def test_bfcl_queries_are_retrieved_verified_split_and_exported(world):
     tmp, overrides = world
-    with FakeOpenAI(respond=_reply) as server:
+    with StandInOpenAI(respond=_reply) as server:
         result = label(_config(tmp, overrides, server), in_dir=str(tmp / "score"), out=str(tmp / "bfcl"))
     s = result.summary
     assert s["source"] == "bfcl" and s["verifier"] == "llm" and s["verifier_model"] == "fake-verifier"
@@ -111,7 +111,7 @@ def test_bfcl_queries_are_retrieved_verified_split_and_exported(world):
 
 def test_the_agreement_command_reads_a_filled_review_file(world):
     tmp, overrides = world
-    with FakeOpenAI(respond=_reply) as server:
+    with StandInOpenAI(respond=_reply) as server:
         label(_config(tmp, overrides, server), in_dir=str(tmp / "score"), out=str(tmp / "review"))
     path = tmp / "review" / "review_sample.csv"
     with path.open() as fh:
@@ -129,7 +129,7 @@ def test_the_agreement_command_reads_a_filled_review_file(world):
 
 def test_the_gold_set_is_mapped_written_and_every_verifier_measured_on_it(world):
     tmp, overrides = world
-    with FakeOpenAI(respond=_reply) as server:
+    with StandInOpenAI(respond=_reply) as server:
         cfg = _config(tmp, overrides, server, f"llm.cache_path={tmp / 'gold.sqlite'}")  # nothing answered before
         result = label(cfg, in_dir=str(tmp / "score"), out=str(tmp / "gold"))
         asked = "\n".join(server.counts)
@@ -158,16 +158,16 @@ def test_livemcpbench_is_no_real_source(world):
     from ecoagent.config import ConfigError
 
     tmp, overrides = world
-    with FakeOpenAI(respond=_reply) as server, pytest.raises(ConfigError, match="gold set"):
+    with StandInOpenAI(respond=_reply) as server, pytest.raises(ConfigError, match="gold set"):
         label(_config(tmp, overrides, server, "label.source=livemcpbench"), in_dir=str(tmp / "score"),
               out=str(tmp / "lmb"))  # fmt: skip
 
 
 def test_a_rerun_asks_the_verifier_nothing_new(world):
     tmp, overrides = world
-    with FakeOpenAI(respond=_reply) as server:
+    with StandInOpenAI(respond=_reply) as server:
         label(_config(tmp, overrides, server), in_dir=str(tmp / "score"), out=str(tmp / "r1"))
-    with FakeOpenAI(respond=_reply) as server:
+    with StandInOpenAI(respond=_reply) as server:
         second = label(_config(tmp, overrides, server), in_dir=str(tmp / "score"), out=str(tmp / "r2"))
         assert not server.counts  # every pair is in the response cache
     assert second.summary["llm"]["cached"] == second.summary["llm"]["requests"]
@@ -177,7 +177,7 @@ def test_a_rerun_asks_the_verifier_nothing_new(world):
 
 def test_the_embedding_agreement_can_decide_instead(world):
     tmp, overrides = world
-    with FakeOpenAI(respond=_reply) as server:
+    with StandInOpenAI(respond=_reply) as server:
         cfg = _config(tmp, overrides, server, "label.verifier=embedding", "label.min_agreement_score=0.3")
         # not tmp / "emb": that is the embedding cache, and a stage folder holds only its own outputs
         result = label(cfg, in_dir=str(tmp / "score"), out=str(tmp / "label-embedding"))
@@ -193,7 +193,7 @@ def test_the_embedding_agreement_can_decide_instead(world):
 
 def test_both_verifiers_must_pass_and_the_llm_sees_only_what_the_agreement_passed(world):
     tmp, overrides = world
-    with FakeOpenAI(respond=_reply) as server:
+    with StandInOpenAI(respond=_reply) as server:
         cfg = _config(tmp, overrides, server, "label.verifier=both", "label.min_agreement_score=0.3")
         result = label(cfg, in_dir=str(tmp / "score"), out=str(tmp / "both"))
     pairs = pl.read_parquet(tmp / "both" / "real_pairs.parquet")

@@ -30,7 +30,7 @@ def test_crawl_writes_to_out_and_prints_the_summary(tmp_path):
 def test_run_goes_from_crawl_to_a_loadable_release(tmp_path):
     # the LLM is a local OpenAI-compatible server with scripted answers (the server backend's code path);
     # the real embedded model runs in tests/synth and tests/ecoagent/llm
-    from tests.fake_openai import FakeOpenAI
+    from benchmarks.standin_llm import StandInOpenAI
     from tests.labeling.fixtures import build_bfcl_wheel
     from tests.synth.test_generate import _respond
 
@@ -42,7 +42,7 @@ def test_run_goes_from_crawl_to_a_loadable_release(tmp_path):
         time.sleep(0.05)  # an answer takes a while, as a real model's does: the progress lines below show it
         return '{"score": 0.9}' if "response_format" in body else _respond(body, content)
 
-    with FakeOpenAI(respond=reply) as server:
+    with StandInOpenAI(respond=reply) as server:
         extra = [
             f"crawl.sources={mirror / 'sources.yaml'}",
             f"store={tmp_path / 'store'}",

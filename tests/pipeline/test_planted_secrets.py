@@ -57,7 +57,7 @@ def _leaks(path: Path) -> list[str]:
 
 
 def test_planted_secrets_leave_no_trace_in_any_artifact(tmp_path: Path, monkeypatch):
-    from tests.fake_openai import FakeOpenAI
+    from benchmarks.standin_llm import StandInOpenAI
     from tests.labeling.fixtures import build_bfcl_wheel
     from tests.synth.test_generate import _respond
 
@@ -70,7 +70,7 @@ def test_planted_secrets_leave_no_trace_in_any_artifact(tmp_path: Path, monkeypa
     def reply(body: dict, content: str) -> str:
         return '{"score": 0.9}' if "response_format" in body else _respond(body, content)
 
-    with FakeOpenAI(respond=reply) as server:
+    with StandInOpenAI(respond=reply) as server:
         settings = [
             *fixture_overrides(mirror, tmp_path / "cache"),
             f"crawl.sources={mirror / 'sources.yaml'}",

@@ -8,11 +8,11 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from benchmarks.standin_llm import StandInOpenAI
 from crawlers.crawl import crawl
 from ecoagent.config import load_config
 from scoring.score import score
 from synth.generate import PAIR_SCHEMA, QUERY_SCHEMA, synth
-from tests.fake_openai import FakeOpenAI
 from tests.fixture_packages import build_fixture_mirror, fixture_overrides
 
 ANSWERS = {
@@ -121,7 +121,7 @@ def test_a_killed_and_resumed_synth_writes_the_same_bytes_as_an_uninterrupted_on
         assert (out / name).read_bytes() == (embedded_run / name).read_bytes(), name
 
 
-def _server_config(tmp: Path, overrides: list[str], server: FakeOpenAI, cache: str):
+def _server_config(tmp: Path, overrides: list[str], server: StandInOpenAI, cache: str):
     extra = [
         "llm.backend=server",
         f"llm.base_url={server.base_url}",
@@ -143,7 +143,7 @@ def _respond(body: dict, content: str) -> str:
 
 def test_server_backend_survives_errors_and_resumes_without_repeats(scored):
     tmp, overrides = scored
-    with FakeOpenAI(respond=_respond) as clean:
+    with StandInOpenAI(respond=_respond) as clean:
         reference = synth(_server_config(tmp, overrides, clean, "clean.sqlite"), str(tmp / "score"), str(tmp / "ref"))
     assert reference.summary["requests_failed"] == 0
     prompts = [b["prompt"] for b in clean.bodies]
@@ -152,7 +152,7 @@ def test_server_backend_survives_errors_and_resumes_without_repeats(scored):
     slow = next(p for p in prompts if _tool_name(p) not in ANSWERS)
 
     # first run: one tool always gets 503, one malformed JSON, one stalls past the timeout
-    with FakeOpenAI(respond=_respond) as flaky:
+    with StandInOpenAI(respond=_respond) as flaky:
         flaky.plans = {weather: ["503"] * 5, notes: ["malformed"] * 5, slow: ["hang:5"] * 5}
         partial = synth(_server_config(tmp, overrides, flaky, "resume.sqlite"), str(tmp / "score"), str(tmp / "p1"))
     assert partial.summary["requests_failed"] == 3
@@ -160,7 +160,7 @@ def test_server_backend_survives_errors_and_resumes_without_repeats(scored):
     answered_first = {p for p, n in flaky.counts.items() if p not in (weather, notes, slow)}
 
     # rerun against a healthy server: only the three failed tools are asked again
-    with FakeOpenAI(respond=_respond) as healthy:
+    with StandInOpenAI(respond=_respond) as healthy:
         resumed = synth(_server_config(tmp, overrides, healthy, "resume.sqlite"), str(tmp / "score"), str(tmp / "p2"))
     assert set(healthy.counts) == {weather, notes, slow}
     assert not answered_first & set(healthy.counts)
@@ -178,7 +178,7 @@ def test_server_backend_survives_errors_and_resumes_without_repeats(scored):
 
 def test_a_server_that_dies_mid_run_loses_no_finished_work(scored):
     tmp, overrides = scored
-    server = FakeOpenAI(respond=_respond)
+    server = StandInOpenAI(respond=_respond)
     with server:
         cfg = _server_config(tmp, overrides, server, "dies.sqlite")
         seen = []
@@ -203,7 +203,7 @@ def test_tools_without_description_are_counted_not_sent(scored, tmp_path):
     )
     (tmp_path / "score").mkdir()
     blank.write_parquet(tmp_path / "score" / "tools_scored.parquet")
-    with FakeOpenAI(respond=_respond) as server:
+    with StandInOpenAI(respond=_respond) as server:
         config = _server_config(tmp, overrides, server, "blank.sqlite")
         result = synth(config, str(tmp_path / "score"), str(tmp_path / "synth"))  # a folder of its own
     assert result.summary["drops_by_reason"]["tool_without_description"] == 1

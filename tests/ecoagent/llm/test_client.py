@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.standin_llm import StandInOpenAI
 from ecoagent.llm import LLMClient, LLMRequest, ResponseCache, sampling, sanitize
-from tests.fake_openai import FakeOpenAI
 
 ROOT = Path(__file__).resolve().parents[3]
 SECRET = "sk-test-SECRET-0123456789abcdef"
@@ -40,7 +40,7 @@ def make_requests(n: int, prefix: str = "p") -> list[LLMRequest]:
     ]
 
 
-def client(server: FakeOpenAI, cache: ResponseCache | None = None, **kw) -> LLMClient:
+def client(server: StandInOpenAI, cache: ResponseCache | None = None, **kw) -> LLMClient:
     settings = dict(api_key=None, concurrency=4, timeout_s=5.0, max_retries=4, backoff_s=0.01, cache=cache)
     settings.update(kw)
     return LLMClient(server.base_url, "fake", **settings)
@@ -48,7 +48,7 @@ def client(server: FakeOpenAI, cache: ResponseCache | None = None, **kw) -> LLMC
 
 @pytest.fixture
 def server():
-    with FakeOpenAI() as fake:
+    with StandInOpenAI() as fake:
         yield fake
 
 
