@@ -65,6 +65,11 @@ def _percent(value: float | None) -> str:
     return "not measured" if value is None else f"{value:.1%}"
 
 
+def _by_reason(counts: dict[str, int]) -> str:
+    """A stage's drop counts as ``reason n, reason n``, or ``none``."""
+    return ", ".join(f"{reason} {n}" for reason, n in counts.items()) or "none"
+
+
 def real_warning(real: dict) -> str:
     """Why ``real-*`` is not a benchmark either: its labels' measured precision on the gold set, or none."""
     evaluation = real.get("gold_evaluation") or {}
@@ -229,13 +234,12 @@ def render_card(info: dict) -> str:
         "",
     ]
     syn = info["syn"]
-    drops = ", ".join(f"{k} {v}" for k, v in syn["drops_by_reason"].items()) or "none"
     lines += [
         f"Coverage: {syn['tools_with_queries']} of {syn['tools']} tools have a query ({syn['coverage']:.1%}; "
         f"{syn['tools_selected'] or 'all'} tools were sent to the generator, selection `{syn['selection']}`); "
         f"{syn['queries']} queries, on topic (its own tool in the round trip's top "
         f"{info['config']['synth']['roundtrip_top_k']}): {_percent(syn['on_topic_share'])}. Dropped in generation: "
-        f"{drops}.",
+        f"{_by_reason(syn['drops_by_reason'])}.",
         "",
         "### EcoAgent-Real",
         "",
@@ -249,13 +253,13 @@ def render_card(info: dict) -> str:
         if not (real.get("llm") or {}).get("requests")
         else f"The LLM answered {real['llm']['requests']} verification requests."
     )
-    real_drops = ", ".join(f"{k} {v}" for k, v in real["drops_by_reason"].items()) or "none"
     lines += [
         f"Real user queries from {', '.join(src)}. Candidates: top-{real['top_k']} tools by `{real['retriever']}` "
         f"at cosine >= {real['min_cosine']}; a pair is labelled relevant when {deciding} passes. {llm_line} "
         f"Of {real['queries_in']} source queries, {real['queries_after_filters']} passed the filters "
         f"(and the sample of `label.max_queries`), and {real['queries_kept']} have a verified tool and are released. "
-        f"Dropped, by reason: {real_drops} (`no_verified_pair`: candidate tools, none verified).",
+        f"Dropped, by reason: {_by_reason(real['drops_by_reason'])} "
+        "(`no_verified_pair`: candidate tools, none verified).",
         "",
     ]
     evaluation = real.get("gold_evaluation")
