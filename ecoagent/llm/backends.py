@@ -515,7 +515,11 @@ def answer(
     with llm_phase():  # what --usage reports as the LLM phase (ecoagent.stage_usage)
         cache_path = default_cache_path(config)
         cache = ResponseCache(cache_path)
-        cached = [cache.get(r.request_id) for r in requests]
+        try:
+            found = cache.get_many(r.request_id for r in requests)  # one query per 500 ids, not one per request
+        finally:
+            cache.close()
+        cached = [found.get(r.request_id) for r in requests]
         hits = sum(r is not None for r in cached)
         if hits == len(requests):
             return cached, hits
