@@ -32,6 +32,7 @@ and score stages always run on the whole catalog. CI runs ``--scale 0.01`` on th
     .venv/bin/python benchmarks/paper_scale.py [--scale 1.0] [--work DIR] [--json FILE] [--set key=value ...]
     .venv/bin/python benchmarks/paper_scale.py --synth-again WORK --scale S   # a finished run's synth again (a fix's
                                                                               # before/after, outputs compared)
+    .venv/bin/python benchmarks/paper_scale.py --release-again WORK --scale S # the same for the release build
     .venv/bin/python benchmarks/paper_scale.py --burst-only [--burst N]      # the client burst alone
 """
 
@@ -311,6 +312,45 @@ def synth_again(from_work: Path, work: Path, embedding_cache: Path, scale: float
     }
 
 
+def release_again(from_work: Path, work: Path, embedding_cache: Path, scale: float, extra: list[str]) -> dict:
+    """``ecoagent release build`` again on a finished run's crawl, score, synth and label folders, at the run's
+    version: the release stage's own work, for a before/after of a fix. Its data files must equal the run's release's
+    byte for byte (the card and the Croissant file carry the build time)."""
+    run = from_work / "run"
+
+    def run_release() -> Path | None:
+        folder = run / "release"
+        if not folder.is_dir():
+            return None
+        found = sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith("."))
+        return found[-1] if found else None
+
+    # the run's version; while the run is still building its release, the default (the UTC date, as the run's)
+    version = run_release().name if run_release() else time.strftime("%Y.%m.%d", time.gmtime())
+    shutil.rmtree(work, ignore_errors=True)
+    (work / "run").mkdir(parents=True)
+    for stage in ("crawl", "score", "synth", "label"):
+        (work / "run" / stage).symlink_to(run / stage)
+    overrides = [*production_llm_overrides("http://127.0.0.1:9/v1"), *scale_overrides(scale), *extra,
+                 f"store={work / 'store'}", f"embedding.cache_dir={embedding_cache}",
+                 f"release.repo_releases_dir={work / 'tracked'}"]  # fmt: skip
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    args = ["release", "build", "--in", str(work / "run"), "--version", version, *set_args(overrides)]
+    _, wall = ecoagent(args, work / "release.log")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    ours = _json(work / "run" / "release" / version / "manifest.json")["files"]
+    theirs = _json(run_release() / "manifest.json")["files"] if run_release() else None
+    differ = None if theirs is None else sorted(n for n in set(ours) | set(theirs) if ours.get(n) != theirs.get(n))
+    return {
+        "from": str(run),
+        "version": version,
+        "wall_s": round(wall, 1),
+        "cpu_s": round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 1),
+        "peak_rss_mb": round(after.ru_maxrss / 1024, 1),
+        "files": len(ours),
+        "files_that_differ": differ,  # None: the run's release was not there yet to compare with
+    }
+
 
 # --------------------------------------------------------------------------- report
 
@@ -357,6 +397,9 @@ def main() -> None:
     parser.add_argument("--synth-again", type=Path, metavar="WORK",
                         help="instead of a run: synth again on the finished run in WORK (its LLM cache, its catalog's "
                              "vectors warm, the queries' cold) and compare the outputs; for a fix's before/after")
+    parser.add_argument("--release-again", type=Path, metavar="WORK",
+                        help="instead of a run: the release build again on the finished run in WORK, at its version, "
+                             "and compare the data files; for a fix's before/after")
     parser.add_argument("--burst-only", action="store_true",
                         help="instead of a run: only the client burst (--burst requests at concurrency 32) against a "
                              "fresh stand-in, with its server-side counts")
@@ -374,10 +417,12 @@ def main() -> None:
             server.close()
         print(json.dumps(result, indent=2))
         return
-    if args.synth_again:
-        work = args.work or Path(tempfile.mkdtemp(prefix="ecoagent-synth-again-"))
-        cache = args.embedding_cache or args.synth_again / "embeddings"
-        result = synth_again(args.synth_again, work, cache, args.scale, args.overrides)
+    if args.synth_again or args.release_again:
+        again = args.synth_again or args.release_again
+        work = args.work or Path(tempfile.mkdtemp(prefix="ecoagent-again-"))
+        cache = args.embedding_cache or again / "embeddings"
+        measure = synth_again if args.synth_again else release_again
+        result = measure(again, work, cache, args.scale, args.overrides)
         print(json.dumps(result, indent=2))
         if args.json:
             args.json.write_text(json.dumps(result, indent=2) + "\n")

@@ -79,38 +79,68 @@ def _check_ratios(ratios: Sequence[float], setting: str) -> tuple[float, float, 
 
 
 def similar_pairs(sets: Sequence[frozenset[str]], threshold: float) -> list[tuple[int, int, float]]:
-    """Every pair ``(i, j, J)`` with ``i < j`` and Jaccard ``J > threshold`` among distinct, non-empty ``sets``.
+    """Every pair ``(i, j, J)`` with ``i < j`` and Jaccard ``J > threshold`` among distinct, non-empty ``sets``,
+    ordered by ``j`` then ``i``.
 
     Exact (no hashing): prefix filtering. With tokens ordered rarest first, two sets with J >= t must share a
     token among the first ``|s| - ceil(t|s|) + 1`` tokens of each, so only sets sharing a prefix token are
-    compared. Short queries made of rare words give tiny buckets, so this is fast on real data.
+    compared. The candidates are checked in batches with sparse-matrix arithmetic: on templated text (paper-scale
+    Syn queries share many words) there are hundreds per set, and checking them one by one in Python made the
+    release build's grouping quadratic in practice (benchmarks/paper_scale.py, README "Paper scale").
     """
-    freq: dict[str, int] = defaultdict(int)
-    for s in sets:
-        for tok in s:
-            freq[tok] += 1
-    index: dict[str, list[int]] = defaultdict(list)
-    pairs: list[tuple[int, int, float]] = []
-    for j, s in enumerate(sets):
-        if not s:
+    import numpy as np
+    import scipy.sparse as sp
+
+    freq: Counter[str] = Counter(tok for s in sets for tok in s)
+    rank = {tok: r for r, tok in enumerate(sorted(freq, key=lambda tok: (freq[tok], tok)))}
+    rows = [sorted(rank[tok] for tok in s) for s in sets]
+    sizes = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
+    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=indptr[1:])
+    indices = np.fromiter((tok for r in rows for tok in r), dtype=np.int64, count=int(indptr[-1]))
+    matrix = sp.csr_matrix((np.ones(len(indices), dtype=np.int32), indices, indptr), shape=(len(rows), len(rank)))
+
+    found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    batch_i: list[np.ndarray] = []
+    batch_j: list[np.ndarray] = []
+    pending = 0
+
+    def check() -> None:
+        nonlocal pending
+        if not batch_i:
+            return
+        left, right = np.concatenate(batch_i), np.concatenate(batch_j)
+        batch_i.clear(), batch_j.clear()
+        pending = 0
+        small, large = np.minimum(sizes[left], sizes[right]), np.maximum(sizes[left], sizes[right])
+        keep = small > threshold * large  # J <= small/large: cannot exceed the threshold otherwise
+        left, right = left[keep], right[keep]
+        inter = np.asarray(matrix[left].multiply(matrix[right]).sum(axis=1)).ravel()
+        jac = inter / (sizes[left] + sizes[right] - inter)
+        keep = jac > threshold
+        found.append((left[keep], right[keep], jac[keep]))
+
+    index: dict[int, list[int]] = defaultdict(list)
+    for j, row in enumerate(rows):
+        if not row:
             continue
-        ordered = sorted(s, key=lambda tok: (freq[tok], tok))
-        prefix = ordered[: len(s) - math.ceil(threshold * len(s) - _EPS) + 1]
+        prefix = row[: len(row) - math.ceil(threshold * len(row) - _EPS) + 1]
         candidates: set[int] = set()
         for tok in prefix:
             candidates.update(index[tok])
-        for i in sorted(candidates):
-            other = sets[i]
-            small, large = sorted((len(other), len(s)))
-            if small <= threshold * large:  # J <= small/large: cannot exceed the threshold
-                continue
-            inter = len(other & s)
-            jac = inter / (len(other) + len(s) - inter)
-            if jac > threshold:
-                pairs.append((i, j, jac))
-        for tok in prefix:
             index[tok].append(j)
-    return pairs
+        if candidates:
+            batch_i.append(np.fromiter(candidates, dtype=np.int64, count=len(candidates)))
+            batch_j.append(np.full(len(candidates), j, dtype=np.int64))
+            pending += len(candidates)
+            if pending >= 1_000_000:
+                check()
+    check()
+    if not found:
+        return []
+    left, right, jac = (np.concatenate(parts) for parts in zip(*found, strict=True))
+    order = np.lexsort((left, right))
+    return list(zip(left[order].tolist(), right[order].tolist(), jac[order].tolist(), strict=True))
 
 
 def paraphrase_key(gold_tools: Sequence[str] | None) -> str | None:
@@ -142,8 +172,8 @@ def _one_span_apart(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
 def template_pairs(norms: Sequence[str], threshold: float) -> list[tuple[int, int]]:
     """Pairs of rows ``(i, j)``, ``i < j``, whose normalized texts are templates of each other (module docstring).
 
-    Rows with the same masked text are chained (each to the first such row), so the result connects every family
-    without listing all its pairs.
+    The pairs connect every family without listing all its pairs: rows with the same masked text are chained to
+    the first such row, and texts one span apart to the first text sharing their words around that span.
     """
     index: dict[tuple[str, ...], int] = {}
     rows_of: list[list[int]] = []
@@ -154,12 +184,57 @@ def template_pairs(norms: Sequence[str], threshold: float) -> list[tuple[int, in
             rows_of.append([])
         rows_of[k].append(row)
     seqs = list(index)
+    sets = [frozenset(q) for q in seqs]
     out = [(rows[0], r) for rows in rows_of for r in rows[1:]]
-    for a, b, jac in similar_pairs([frozenset(q) for q in seqs], _TEMPLATE_CANDIDATE_JACCARD):
-        if jac > threshold or _one_span_apart(seqs[a], seqs[b]):
-            i, j = sorted((rows_of[a][0], rows_of[b][0]))
-            out.append((i, j))
+    linked = [(a, b) for a, b, _ in similar_pairs(sets, threshold)]
+    linked += _one_span_links(seqs, sets)
+    for a, b in linked:
+        i, j = sorted((rows_of[a][0], rows_of[b][0]))
+        out.append((i, j))
     return out
+
+
+def _one_span_links(seqs: Sequence[tuple[str, ...]], sets: Sequence[frozenset[str]]) -> list[tuple[int, int]]:
+    """Links between distinct masked texts one span apart whose word sets have a Jaccard above
+    ``_TEMPLATE_CANDIDATE_JACCARD``: the same families as comparing every such pair, found in linear time.
+
+    Two texts are one span apart exactly when removing a span of at most ``TEMPLATE_MAX_SPAN`` words at the same
+    position from each leaves the same words, at least ``TEMPLATE_MIN_COMMON`` of them (then they also make up
+    half of the longer text, as the span is shorter than the minimum). So each text goes into one bucket per
+    (position, span length), keyed by what is left, and texts sharing a bucket are one span apart. (Before, every
+    pair above that Jaccard was compared: at threshold 0.3 the prefix filter keeps the common words, and the paper
+    scale's 53,000 Syn queries took tens of minutes.) Each member is linked to its bucket's first member; a member
+    that fails the Jaccard against it is compared with every other member, so the families are the same.
+    """
+    buckets: dict[int, list[int]] = defaultdict(list)
+    for k, seq in enumerate(seqs):
+        size = len(seq)
+        keys = set()
+        for span in range(TEMPLATE_MAX_SPAN + 1):
+            if size - span < TEMPLATE_MIN_COMMON:
+                break
+            for at in range(size - span + 1):
+                keys.add(hash((at, seq[:at] + seq[at + span :])))
+        for key in keys:
+            buckets[key].append(k)
+
+    def linked(a: int, b: int) -> bool:
+        # exact, so a hash collision between two keys only costs this check
+        inter = len(sets[a] & sets[b])
+        jac = inter / (len(sets[a]) + len(sets[b]) - inter)
+        return jac > _TEMPLATE_CANDIDATE_JACCARD and _one_span_apart(seqs[a], seqs[b])
+
+    out: set[tuple[int, int]] = set()
+    for members in buckets.values():
+        if len(members) < 2:
+            continue
+        first = members[0]
+        for m in members[1:]:
+            if linked(first, m):
+                out.add((first, m))
+            else:
+                out.update((min(m, o), max(m, o)) for o in members if o != m and linked(m, o))
+    return sorted(out)
 
 
 def paraphrase_pairs(keys: Sequence[str | None], vectors, min_cosine: float) -> list[tuple[int, int]]:

@@ -30,6 +30,9 @@ from functools import lru_cache
 LANGUAGES = ("en", "de", "fr", "es", "it", "pt", "nl", "sv", "pl", "ru", "uk", "tr", "ar", "hi", "zh", "ja", "ko",
              "vi", "id")  # fmt: skip
 LATIN_SCRIPT_LANGUAGES = {"en", "de", "fr", "es", "it", "pt", "nl", "sv", "pl", "tr", "vi", "id"}
+# Longer than this, a "query" is a pasted prompt or document, not a question: the release gate's limit, which
+# the label stage applies when it reads a source (BFCL live holds a 715-word system prompt)
+MAX_QUERY_WORDS = 300
 LANG_MIN_PROB = 0.6
 LANG_MIN_MARGIN = 0.3
 LANG_SURE_PROB = 0.9

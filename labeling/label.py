@@ -155,7 +155,7 @@ def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
     from ecoagent.dedup import near_duplicates
     from ecoagent.embedding import query_and_tool_encoders, tool_text
     from ecoagent.splits import normalize
-    from ecoagent.text import is_language
+    from ecoagent.text import MAX_QUERY_WORDS, is_language
     cfg = config.label
     if cfg.verifier not in VERIFIERS:
         raise ConfigError(f"label.verifier must be one of {', '.join(VERIFIERS)}, got {cfg.verifier!r}")
@@ -181,6 +181,12 @@ def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
     kept = [q for q, keep in zip(kept, dedup.keep, strict=True) if keep]
     if cfg.max_queries is not None and len(kept) > cfg.max_queries:
         kept = sorted(random.Random(config.seed).sample(kept, cfg.max_queries), key=lambda q: q.query_id)
+    # after the sample, so that a seed draws the same sample as before this rule (none of the default profile's 300
+    # is this long); the release gate counts words the same way (runs of non-space) and refuses a query over the limit
+    too_long = sum(len(q.text.split()) > MAX_QUERY_WORDS for q in kept)
+    if too_long:
+        drops["too_long"] += too_long
+        kept = [q for q in kept if len(q.text.split()) <= MAX_QUERY_WORDS]
 
     cache_dir = config.resolve_path(config.embedding.cache_dir)
     query_encoder, tool_encoder = query_and_tool_encoders(cfg.retriever, cache_dir, "label.retriever")

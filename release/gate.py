@@ -38,6 +38,7 @@ import polars as pl
 from ecoagent.quality_gate import GateResult, metric_between, run_gate
 from ecoagent.redaction import find_secrets, scan_frame
 from ecoagent.release_integrity import UNLISTED_FOLDERS, verify_release
+from ecoagent.text import MAX_QUERY_WORDS
 
 if TYPE_CHECKING:
     from great_expectations.expectations import Expectation
@@ -48,7 +49,7 @@ GATE_NAME = "release"
 SUBSETS = ("syn", "real")  # split into train / validation / test
 GOLD = "gold"  # test only
 REQUIRED_SPLITS = ("train", "test")
-MIN_QUERY_WORDS, MAX_QUERY_WORDS = 1, 300
+MIN_QUERY_WORDS = 1
 QREL_SCORES = (0, 1, 2, 3)
 
 

@@ -247,3 +247,46 @@ def test_a_template_family_split_apart_is_reported() -> None:
     rows = [("t1", TEMPLATES[2], "train"), ("t2", TEMPLATES[3], "test"), ("x", "something else entirely", "test")]
     problems = check_no_leakage(pl.DataFrame(rows, schema=["query_id", "text", "split"], orient="row"))
     assert len(problems) == 1 and "templates across splits" in problems[0] and "t1" in problems[0]
+
+
+def test_template_pairs_connect_the_same_families_as_comparing_every_pair() -> None:
+    # texts built to be one span apart, or almost: shared skeletons with spans of 0-4 words swapped in, repeated
+    # words (their word sets say less than their sequences) and numbers that the mask folds together
+    rng = random.Random(7)
+    words = [f"w{i}" for i in range(12)] + ["the", "the", "a", "7", "12"]
+    skeletons = [[rng.choice(words) for _ in range(rng.randint(3, 9))] for _ in range(25)]
+    norms = []
+    for _ in range(500):
+        skeleton = rng.choice(skeletons)
+        at = rng.randint(0, len(skeleton))
+        span = [rng.choice(words) for _ in range(rng.randint(0, 4))]
+        norms.append(" ".join(skeleton[:at] + span + skeleton[at + rng.randint(0, 2) :]))
+
+    def families(pairs) -> list[int]:
+        parent = list(range(len(norms)))
+
+        def find(x: int) -> int:
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        for a, b in pairs:
+            parent[find(a)] = find(b)
+        first: dict[int, int] = {}
+        return [first.setdefault(find(i), i) for i in range(len(norms))]
+
+    masked = [splits_mod._masked(n) for n in norms]
+    brute = []
+    for a in range(len(norms)):
+        for b in range(a + 1, len(norms)):
+            if masked[a] == masked[b]:
+                brute.append((a, b))
+                continue
+            j = jaccard(frozenset(masked[a]), frozenset(masked[b]))
+            one_span = splits_mod._one_span_apart(masked[a], masked[b])
+            if j > splits_mod._TEMPLATE_CANDIDATE_JACCARD and (j > 0.7 or one_span):
+                brute.append((a, b))
+    found = splits_mod.template_pairs(norms, 0.7)
+    assert families(found) == families(brute)
+    assert len(set(families(brute))) < len(norms) / 2  # the fixture does make families

@@ -31,6 +31,12 @@ SEARCH_QUERY = {
     "question": [[{"role": "user", "content": "Can you search the internet for this search query please"}]],
     "function": [{"name": "web_search", "description": "Search the web.", "parameters": {}}],
 }
+# a system prompt pasted as the user's turn (BFCL live holds a 715-word one): over the release gate's word limit
+PASTED_PROMPT = {
+    "id": "live_relevance_6-6-0",
+    "question": [[{"role": "user", "content": "You are an assistant. Follow the control flow below. " * 40}]],
+    "function": [{"name": "web_search", "description": "Search the web.", "parameters": {}}],
+}
 WEATHER_QUERY = {
     "id": "live_relevance_8-8-0",
     "question": [[{"role": "user", "content": "What is the current weather in Lisbon today?"}]],
@@ -54,7 +60,7 @@ def world(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("label")
     mirror = tmp / "mirror"
     build_fixture_mirror(mirror)
-    lines = "\n".join(json.dumps(r) for r in (NON_ENGLISH, SEARCH_QUERY, WEATHER_QUERY)) + "\n"
+    lines = "\n".join(json.dumps(r) for r in (NON_ENGLISH, SEARCH_QUERY, WEATHER_QUERY, PASTED_PROMPT)) + "\n"
     build_bfcl_wheel(mirror, extra_files={"bfcl_eval/data/BFCL_v4_live_relevance.json": lines})
     build_gold_livemcpbench_wheel(mirror)
     (tmp / "servers.yaml").write_text(GOLD_SERVER_TABLE)
@@ -90,6 +96,7 @@ def test_bfcl_queries_are_retrieved_verified_split_and_exported(world):
     assert s["source"] == "bfcl" and s["verifier"] == "llm" and s["verifier_model"] == "fake-verifier"
     assert s["drops_by_reason"]["not_en"] == 1  # the Chinese query
     assert s["drops_by_reason"]["no_user_turn"] == 1 and s["drops_by_reason"]["empty_text"] == 1
+    assert s["drops_by_reason"]["too_long"] == 1  # the pasted prompt (360 words > MAX_QUERY_WORDS)
     assert s["drops_by_reason"].get("verifier_invalid_json", 0) >= 1
     assert s["drops_by_reason"].get("verifier_out_of_range", 0) >= 1
     queries = pl.read_parquet(tmp / "bfcl" / "real_queries.parquet")
