@@ -274,9 +274,12 @@ def catalog_only_embedding_cache(source: Path, catalog: Path, target: Path) -> i
     target.mkdir(parents=True, exist_ok=True)
     kept = 0
     for path in sorted(source.glob("*.npz")):
-        data = np.load(path)
-        mask = np.isin(data["keys"], np.array(sorted(keys)))
-        np.savez(target / path.name, keys=data["keys"][mask], vectors=data["vectors"][mask])
+        # the file and the shards written since it was last rewritten (ecoagent.embedding)
+        parts = [np.load(p) for p in [path, *sorted(path.with_name(f"{path.name}.parts").glob("*.npz"))]]
+        all_keys = np.concatenate([d["keys"] for d in parts])
+        vectors = np.concatenate([d["vectors"] for d in parts])
+        mask = np.isin(all_keys, np.array(sorted(keys)))
+        np.savez(target / path.name, keys=all_keys[mask], vectors=vectors[mask])
         kept += int(mask.sum())
     return kept
 
