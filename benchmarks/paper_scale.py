@@ -267,15 +267,14 @@ def catalog_only_embedding_cache(source: Path, catalog: Path, target: Path) -> i
     import numpy as np
     import polars as pl
 
-    from ecoagent.embedding import text_key, tool_text
+    from ecoagent.embedding import cache_files, text_key, tool_text
 
     tools = pl.read_parquet(catalog, columns=["name", "description"])
     keys = {text_key(tool_text(n, d)) for n, d in tools.iter_rows()}
     target.mkdir(parents=True, exist_ok=True)
     kept = 0
     for path in sorted(source.glob("*.npz")):
-        # the file and the shards written since it was last rewritten (ecoagent.embedding)
-        parts = [np.load(p) for p in [path, *sorted(path.with_name(f"{path.name}.parts").glob("*.npz"))]]
+        parts = [np.load(p) for p in cache_files(path)]
         all_keys = np.concatenate([d["keys"] for d in parts])
         vectors = np.concatenate([d["vectors"] for d in parts])
         mask = np.isin(all_keys, np.array(sorted(keys)))
@@ -329,7 +328,8 @@ def release_again(from_work: Path, work: Path, embedding_cache: Path, scale: flo
         return found[-1] if found else None
 
     # the run's version; while the run is still building its release, the default (the UTC date, as the run's)
-    version = run_release().name if run_release() else time.strftime("%Y.%m.%d", time.gmtime())
+    existing = run_release()
+    version = existing.name if existing else time.strftime("%Y.%m.%d", time.gmtime())
     shutil.rmtree(work, ignore_errors=True)
     (work / "run").mkdir(parents=True)
     for stage in ("crawl", "score", "synth", "label"):
@@ -342,7 +342,8 @@ def release_again(from_work: Path, work: Path, embedding_cache: Path, scale: flo
     _, wall = ecoagent(args, work / "release.log")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     ours = _json(work / "run" / "release" / version / "manifest.json")["files"]
-    theirs = _json(run_release() / "manifest.json")["files"] if run_release() else None
+    existing = run_release()  # it may have appeared while this build ran
+    theirs = _json(existing / "manifest.json")["files"] if existing else None
     differ = None if theirs is None else sorted(n for n in set(ours) | set(theirs) if ours.get(n) != theirs.get(n))
     return {
         "from": str(run),

@@ -73,6 +73,16 @@ def resolve_model_path(spec: str, setting: str) -> str:
     return spec
 
 
+def _parts_dir(cache_path: Path) -> Path:
+    return cache_path.with_name(f"{cache_path.name}.parts")
+
+
+def cache_files(cache_path: Path) -> list[Path]:
+    """A model's cache file, then the shards written since it was last rewritten (whichever exist)."""
+    parts = _parts_dir(cache_path)
+    return [cache_path, *(sorted(parts.glob("*.npz")) if parts.is_dir() else [])]
+
+
 class Embedder:
     """Normalized sentence embeddings with a persistent per-model cache."""
 
@@ -95,19 +105,18 @@ class Embedder:
         self._model = None
         safe = hashlib.sha256((spec if role is None else f"{spec}|{role}").encode()).hexdigest()[:12]
         self.cache_path = cache_dir / f"{safe}.npz" if cache_dir else None
-        self.parts_dir = cache_dir / f"{safe}.npz.parts" if cache_dir else None
+        self.parts_dir = _parts_dir(self.cache_path) if self.cache_path else None
         self._cache: dict[str, np.ndarray] = {}
         self._file_rows = 0  # rows in cache_path when it was read or last written
         self._part_rows = 0
         self._parts: list[Path] = []  # shards whose vectors are in self._cache: the ones a rewrite may delete
         self.hits = 0
         self.misses = 0
-        if self.cache_path and self.cache_path.exists():
-            self._file_rows = self._read(self.cache_path)
-        if self.parts_dir and self.parts_dir.is_dir():
-            for part in sorted(self.parts_dir.glob("*.npz")):
-                rows = self._read(part)
-                self._part_rows += rows
+        if self.cache_path:
+            file, *parts = cache_files(self.cache_path)
+            self._file_rows = self._read(file) if file.exists() else 0
+            for part in parts:
+                self._part_rows += self._read(part)
                 self._parts.append(part)
 
     def _read(self, path: Path) -> int:

@@ -110,7 +110,8 @@ def similar_pairs(sets: Sequence[frozenset[str]], threshold: float) -> list[tupl
         if not batch_i:
             return
         left, right = np.concatenate(batch_i), np.concatenate(batch_j)
-        batch_i.clear(), batch_j.clear()
+        batch_i.clear()
+        batch_j.clear()
         pending = 0
         small, large = np.minimum(sizes[left], sizes[right]), np.maximum(sizes[left], sizes[right])
         keep = small > threshold * large  # J <= small/large: cannot exceed the threshold otherwise

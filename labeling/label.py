@@ -183,10 +183,10 @@ def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
         kept = sorted(random.Random(config.seed).sample(kept, cfg.max_queries), key=lambda q: q.query_id)
     # after the sample, so that a seed draws the same sample as before this rule (none of the default profile's 300
     # is this long); the release gate counts words the same way (runs of non-space) and refuses a query over the limit
-    too_long = sum(len(q.text.split()) > MAX_QUERY_WORDS for q in kept)
-    if too_long:
-        drops["too_long"] += too_long
-        kept = [q for q in kept if len(q.text.split()) <= MAX_QUERY_WORDS]
+    short = [q for q in kept if len(q.text.split()) <= MAX_QUERY_WORDS]
+    if len(short) < len(kept):
+        drops["too_long"] += len(kept) - len(short)
+        kept = short
 
     cache_dir = config.resolve_path(config.embedding.cache_dir)
     query_encoder, tool_encoder = query_and_tool_encoders(cfg.retriever, cache_dir, "label.retriever")
