@@ -319,6 +319,9 @@ def release_again(from_work: Path, work: Path, embedding_cache: Path, scale: flo
     version: the release stage's own work, for a before/after of a fix. Its data files must equal the run's release's
     byte for byte (the card and the Croissant file carry the build time)."""
     run = from_work / "run"
+    missing = [stage for stage in ("crawl", "score", "synth", "label") if not (run / stage).is_dir()]
+    if missing:
+        raise SystemExit(f"--release-again {from_work}: not a finished run ({run} has no {', '.join(missing)})")
 
     def run_release() -> Path | None:
         folder = run / "release"
