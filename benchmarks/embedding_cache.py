@@ -1,4 +1,4 @@
-"""Benchmark: the embedding cache's write path (ecoagent.embedding.Embedder) at paper scale.
+"""Benchmark: the embedding cache's write path (ecoagent.retrieval.embedding.Embedder) at paper scale.
 
 The cache is persistent (``embedding.cache_dir``, by default ``~/.cache/ecoagent/embeddings``) and keeps every text
 any refresh embedded. The round trip and the negatives encode a paper-scale Syn set in chunks of 1,024 queries
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ecoagent.embedding import Embedder
+from ecoagent.retrieval.embedding import Embedder
 
 DIM = 384
 

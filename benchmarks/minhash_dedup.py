@@ -1,4 +1,4 @@
-"""Benchmark: MinHash near-duplicate removal (ecoagent.dedup) on 70,000 synthetic queries vs exact Jaccard.
+"""Benchmark: MinHash near-duplicate removal (ecoagent.text.dedup) on 70,000 synthetic queries vs exact Jaccard.
 
 Targets (issue: Syn dedup): recall >= 99 % of the true pairs with Jaccard > 0.7, zero false drops
 (every dropped query has a partner above 0.7), <= 30 s for 70k queries on 2 cores.
@@ -31,7 +31,7 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from ecoagent.dedup import DedupResult, DisjointSets, jaccard, lsh_params, near_duplicates, shingles
+from ecoagent.text.dedup import DedupResult, DisjointSets, jaccard, lsh_params, near_duplicates, shingles
 
 THRESHOLD = 0.7
 
@@ -119,7 +119,7 @@ def truth_bruteforce(sets: list[frozenset[str]], t: float) -> set[tuple[int, int
     sizes = np.asarray(x.sum(axis=1)).ravel()
     inter = sp.triu(x @ x.T, k=1).tocoo()
     union = sizes[inter.row] + sizes[inter.col] - inter.data
-    # Same float comparison as ecoagent.dedup (inter / union > t), so boundary pairs agree exactly.
+    # Same float comparison as ecoagent.text.dedup (inter / union > t), so boundary pairs agree exactly.
     hit = (inter.data / union) > t
     return {(int(i), int(j)) for i, j in zip(inter.row[hit], inter.col[hit], strict=True)}
 

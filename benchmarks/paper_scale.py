@@ -8,7 +8,7 @@ OpenAI-compatible server on 127.0.0.1 (``benchmarks/standin_llm.py``, its own pr
 deterministically, with plausible queries built from each tool's name, description and parameters (with near-duplicates
 and junk the filters must drop) and with verification scores, and that fails a share of first attempts with 429/503.
 
-Per stage (``--usage``, :mod:`ecoagent.stage_usage`): wall time, CPU time, peak RSS (the stage's process, and the
+Per stage (``--usage``, :mod:`ecoagent.runtime.usage`): wall time, CPU time, peak RSS (the stage's process, and the
 process tree sampled), rows in and out, and for the LLM stages the LLM phase split into waiting on the server and our
 own client work. Targets at full scale on 2 cores (issue 14): the pipeline's own work for ``ecoagent run`` (all stages,
 LLM waits excluded) <= 60 min; peak RSS <= 8 GB; the release builds, passes its gate and loads with ``datasets``;
@@ -267,7 +267,7 @@ def catalog_only_embedding_cache(source: Path, catalog: Path, target: Path) -> i
     import numpy as np
     import polars as pl
 
-    from ecoagent.embedding import cache_files, text_key, tool_text
+    from ecoagent.retrieval.embedding import cache_files, text_key, tool_text
 
     tools = pl.read_parquet(catalog, columns=["name", "description"])
     keys = {text_key(tool_text(n, d)) for n, d in tools.iter_rows()}

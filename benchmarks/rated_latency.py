@@ -41,8 +41,8 @@ def encoder(model):
 
 
 def from_release(folder: str, k: int):
-    from ecoagent.release_reader import load_release
-    from ecoagent.retrieval import DenseRetriever, top_k
+    from ecoagent.release_format.reader import load_release
+    from ecoagent.retrieval.rankers import DenseRetriever, top_k
 
     release = load_release(folder)
     queries = release.queries("real/test") or release.queries("syn/test")
@@ -60,7 +60,7 @@ def from_release(folder: str, k: int):
 def synthetic(k: int):
     from sentence_transformers import SentenceTransformer
 
-    from ecoagent.embedding import resolve_model_path
+    from ecoagent.retrieval.embedding import resolve_model_path
 
     rng = np.random.default_rng(0)
     tools = rng.standard_normal((5_000, 384)).astype(np.float32)

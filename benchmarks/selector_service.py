@@ -41,7 +41,7 @@ import httpx
 import numpy as np
 import polars as pl
 
-from ecoagent.processes import tied_command
+from ecoagent.runtime.processes import tied_command
 
 IRREVERSIBLE_BAND = {"irreversible", "external_side_effect", "unknown"}
 

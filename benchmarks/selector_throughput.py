@@ -53,7 +53,7 @@ def main() -> None:
     fused = ToolSelector.from_release(args.release, SelectorConfig(token_budget=args.token_budget),
                                       cache_dir=args.cache_dir)
     bm25 = ToolSelector(fused.registry, SelectorConfig(rankers=("bm25",), token_budget=args.token_budget))
-    from ecoagent.release_reader import load_release
+    from ecoagent.release_format.reader import load_release
 
     release = load_release(args.release)
     queries = [t for qs in release.query_sets.values() for t in qs.texts]

@@ -6,7 +6,7 @@ Reads BFCL live (``label.bfcl_categories`` of the default profile, every query w
 in ToolBench's format (``--toolbench DIR``: an unpacked ToolBench release; by default
 ``benchmarks/data/toolbench_format_sample``, nine queries written in that format around issue 17's SQUAKE family,
 because ToolBench itself is not on the package registries this project reaches), and counts the groups of
-:mod:`ecoagent.splits` under each rule in turn: the text rule alone (same normalized text, word Jaccard above
+:mod:`ecoagent.text.splits` under each rule in turn: the text rule alone (same normalized text, word Jaccard above
 ``label.dedup_threshold``), plus templates (a number or an entity apart), plus paraphrases (the same gold tools in
 the source and a MiniLM cosine of at least ``label.paraphrase_min_cosine``). Prints one table and a few merged
 examples of each new rule.
@@ -23,10 +23,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
 from ecoagent.config import load_config
-from ecoagent.dedup import DisjointSets, shingles
-from ecoagent.embedding import query_and_tool_encoders
-from ecoagent.markdown import markdown_table
-from ecoagent.splits import normalize, paraphrase_key, paraphrase_pairs, similar_pairs, template_pairs
+from ecoagent.retrieval.embedding import query_and_tool_encoders
+from ecoagent.text.dedup import DisjointSets, shingles
+from ecoagent.text.markdown import markdown_table
+from ecoagent.text.splits import normalize, paraphrase_key, paraphrase_pairs, similar_pairs, template_pairs
 
 TOOLBENCH_SAMPLE = Path(__file__).resolve().parent / "data" / "toolbench_format_sample"
 

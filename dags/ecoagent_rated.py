@@ -61,7 +61,7 @@ def ecoagent_rated():
     def train_encoder(settings: dict, run_id: str | None = None) -> str:
         from pathlib import Path
 
-        from ecoagent.release_reader import load_release
+        from ecoagent.release_format.reader import load_release
         from rated.encoder import choose_encoder
 
         run = run_context(settings, run_id)
@@ -77,7 +77,7 @@ def ecoagent_rated():
     def evaluate(settings: dict, model: str, run_id: str | None = None) -> str:
         from pathlib import Path
 
-        from ecoagent.progress import print_line
+        from ecoagent.runtime.progress import print_line
         from rated.run import rated_run
 
         config = run_context(settings, run_id).config

@@ -107,7 +107,7 @@ def ecoagent_refresh():
     @task(**NETWORK_RETRIES, map_index_template="{{ task.op_kwargs['platform'] }}")
     def crawl_platform(platform: str, params: dict | None = None, run_id: str | None = None) -> str:
         from crawlers.crawl import crawl
-        from ecoagent.progress import phase_progress
+        from ecoagent.runtime.progress import phase_progress
 
         run = run_context(params, run_id, f"crawl.platforms=[{platform}]")
         out = run.run.crawl_shard(platform)
@@ -138,7 +138,7 @@ def ecoagent_refresh():
     @task
     def score_gate(score_dir: str, params: dict | None = None, run_id: str | None = None) -> str:
         """Fails the run (QualityGateFailed) before any LLM call when the scored catalog is bad."""
-        from ecoagent.quality_gate import enforce
+        from ecoagent.runtime.quality_gate import enforce
         from scoring.score import gate
 
         run = run_context(params, run_id)  # the drop counts are in this run's crawl folder (merge_crawl wrote it)

@@ -209,7 +209,7 @@ class LabelConfig(_Section):
     review_sample: NonNegative = 200
     split_ratios: tuple[Share, Share, Share] = (0.7, 0.1, 0.2)  # train, validation, test
     dedup_threshold: Share = 0.7
-    # same gold tools in the source and this agreement-embedder cosine: one split group (ecoagent.splits)
+    # same gold tools in the source and this agreement-embedder cosine: one split group (ecoagent.text.splits)
     paraphrase_min_cosine: Cosine = 0.8
 
 

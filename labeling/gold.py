@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from ecoagent.livemcpbench import ServerRow
+from ecoagent.packages.livemcpbench import ServerRow
 
 GOLD_QUERY_SCHEMA = {
     "query_id": pl.String,

@@ -5,7 +5,7 @@ a local ToolBench folder), keep the configured language, deduplicate them (exact
 the top-k catalog tools per query above a cosine floor, score each pair with an embedding-agreement
 score from a second embedder and, where the LLM takes part in the decision, with the LLM (JSON-schema
 score), label by the configured verifier, split train / validation / test grouped by near-duplicate,
-template and paraphrase (:mod:`ecoagent.splits`), and export a stratified review sample for people to
+template and paraphrase (:mod:`ecoagent.text.splits`), and export a stratified review sample for people to
 check.
 
 ``label.verifier``: ``embedding`` (the agreement score decides; the LLM is not asked at all, since its
@@ -116,7 +116,7 @@ def read_source(config: Config) -> tuple[list, Counter]:
 
 def read_gold(config: Config, catalog: pl.DataFrame):
     """The gold set (:func:`labeling.gold.map_gold`) on this catalog, or None when ``label.gold`` is off."""
-    from ecoagent.livemcpbench import load_server_table, read_livemcpbench_tools
+    from ecoagent.packages.livemcpbench import load_server_table, read_livemcpbench_tools
     from labeling import sources
     from labeling.gold import GoldTask, map_gold
 
@@ -152,10 +152,10 @@ class LabelPlan:
 
 
 def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
-    from ecoagent.dedup import near_duplicates
-    from ecoagent.embedding import query_and_tool_encoders, tool_text
-    from ecoagent.splits import normalize
-    from ecoagent.text import MAX_QUERY_WORDS, is_language
+    from ecoagent.retrieval.embedding import query_and_tool_encoders, tool_text
+    from ecoagent.text.dedup import near_duplicates
+    from ecoagent.text.splits import normalize
+    from ecoagent.text.words import MAX_QUERY_WORDS, is_language
     cfg = config.label
     if cfg.verifier not in VERIFIERS:
         raise ConfigError(f"label.verifier must be one of {', '.join(VERIFIERS)}, got {cfg.verifier!r}")
@@ -265,8 +265,8 @@ def label(
     out: str | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> LabelResult:
-    from ecoagent.embedding import query_and_tool_encoders
-    from ecoagent.splits import assign_splits, check_no_leakage, paraphrase_key
+    from ecoagent.retrieval.embedding import query_and_tool_encoders
+    from ecoagent.text.splits import assign_splits, check_no_leakage, paraphrase_key
     from labeling.review import export_review_sample
 
     started = time.perf_counter()

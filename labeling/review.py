@@ -2,7 +2,8 @@
 
 The paper: "Human experts review a stratified sample of 200 queries and agree with the LLM verifier on 94% of
 cases." :func:`export_review_sample` draws the queries and writes one row per (query, candidate tool) pair for a
-person to label; :mod:`ecoagent.review` reads the filled file back (the release build reads it too) and measures
+person to label; :mod:`ecoagent.release_format.review` reads the filled file back (the release build reads it too) and
+measures
 agreement and Cohen's kappa with the human label as ground truth.
 
 Unit of agreement: a *pair* (query, candidate tool), because that is what the verifier decides. The paper's
@@ -25,7 +26,7 @@ from typing import Any
 
 import polars as pl
 
-from ecoagent.review import REVIEW_COLUMNS, trim_text
+from ecoagent.release_format.review import REVIEW_COLUMNS, trim_text
 
 # Which score decides the label for each value of the pairs' `verifier` column (config label.verifier).
 # "both": the LLM is asked last, about the pairs the agreement passed

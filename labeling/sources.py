@@ -41,7 +41,7 @@ Sources and the files each one expects
   are the gold tools. They are bare MCP tool names, not qualified by server (``write_file`` exists on
   several servers), so mapping them to catalog tools is the stage's job. ``query_id`` is
   ``livemcpbench:<task_id>``; ``category`` is the task category (work, daily, travel, ...).
-- ``ecoagent.livemcpbench.read_livemcpbench_tools(wheel)`` (in the core: the crawl reads it too) reads
+- ``ecoagent.packages.livemcpbench.read_livemcpbench_tools(wheel)`` (in the core: the crawl reads it too) reads
   ``baseline/mcp_copilot/config/mcp_arg_*.json``: a JSON
   list of servers ``{"server_name", "server_summary", "tools": [{"name", "description", "parameter",
   ...}]}`` (70 servers, 526 tools in 0.1.1) and returns ``{"server", "name", "description"}`` dicts.

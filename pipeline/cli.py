@@ -23,8 +23,8 @@ from rich.table import Table
 from ecoagent.config import Config, load_config
 from ecoagent.errors import EXIT_CONFIG, EXIT_FAILED, EcoAgentError
 from ecoagent.layout import RunLayout
-from ecoagent.progress import ProgressLog, phase_progress
-from ecoagent.stage_usage import UsageRecorder
+from ecoagent.runtime.progress import ProgressLog, phase_progress
+from ecoagent.runtime.usage import UsageRecorder
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="EcoAgent: build the tool-retrieval benchmark.")
 console = Console(stderr=True, soft_wrap=True)  # a failure stays one line, whatever the terminal width
@@ -433,7 +433,7 @@ def label_command(
 @label_app.command("agreement")
 def label_agreement(file: Annotated[Path, typer.Argument(help="A filled review_sample.csv.")]) -> None:
     """Agreement of the people's labels with the verifier: share, Cohen's kappa, the disagreements."""
-    from ecoagent.review import format_agreement, read_agreement
+    from ecoagent.release_format.review import format_agreement, read_agreement
 
     try:
         report = read_agreement(file)
@@ -507,7 +507,7 @@ def release_verify_command(
     ] = None,
 ) -> None:
     """Check every file of a release against manifest.json (sha256, size, nothing unlisted); exit 1 on any problem."""
-    from ecoagent.release_integrity import check_release
+    from ecoagent.release_format.integrity import check_release
 
     result = check_release(folder, manifest_sha256=manifest_sha256)
     for problem in result.problems:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ecoagent.config import Config
     from ecoagent.layout import RunLayout
-    from ecoagent.progress import ProgressLog
+    from ecoagent.runtime.progress import ProgressLog
 
 # The stages that ask the LLM, by name: the module whose ``llm_requests(config, in_dir)`` lists what the stage
 # asks, in a deterministic order, and whose stage function (named like the stage) assembles its outputs.
@@ -100,7 +100,7 @@ def rated_settings(params: dict, triggering_asset_events: dict | None = None) ->
 @contextmanager
 def heartbeat(description: str, config: Config, total: int | None = None) -> Iterator[ProgressLog]:
     """Plain progress lines in the task log every ``progress_interval_s`` while a long step runs."""
-    from ecoagent.progress import ProgressLog
+    from ecoagent.runtime.progress import ProgressLog
 
     with ProgressLog(description, total, interval_s=config.progress_interval_s) as log:
         yield log

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ecoagent.retrieval import top_k
+from ecoagent.retrieval.rankers import top_k
 from rated.simulator import SimulationInputs
 
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ecoagent.config import RatedConfig
-from ecoagent.embedding import ModelUnavailable
-from ecoagent.release_reader import Corpus
-from ecoagent.retrieval import BM25Retriever, CrossEncoderReranker, DenseRetriever, Retriever, TfidfRetriever
+from ecoagent.release_format.reader import Corpus
+from ecoagent.retrieval.embedding import ModelUnavailable
+from ecoagent.retrieval.rankers import BM25Retriever, CrossEncoderReranker, DenseRetriever, Retriever, TfidfRetriever
 
 log = logging.getLogger(__name__)
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ecoagent.config import RatedConfig
-from ecoagent.release_reader import QuerySet, Release, query_set, training_pairs
-from ecoagent.retrieval import DenseRetriever
+from ecoagent.release_format.reader import QuerySet, Release, query_set, training_pairs
+from ecoagent.retrieval.rankers import DenseRetriever
 from rated.offline import evaluate
 from rated.train import TrainedEncoder, save_untrained, train_encoder
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ecoagent.retrieval import top_k
+from ecoagent.retrieval.rankers import top_k
 from rated.paper import TABLE3
 from rated.policies import Policy, make_policy
 from rated.rewards import Outcome
@@ -142,7 +142,7 @@ def time_simulation(
 
 def markdown_table(report: dict) -> str:
     """Table 3 layout, measured beside the paper's values (the benchmark and ``ecoagent rated``'s report)."""
-    from ecoagent.markdown import markdown_table as table
+    from ecoagent.text.markdown import markdown_table as table
 
     def ms(value: float | None, sign: str = "") -> str:
         return "–" if value is None else f"{sign}{value:.3f}"

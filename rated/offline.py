@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ecoagent.release_reader import Corpus, QuerySet
-from ecoagent.retrieval import top_k
+from ecoagent.release_format.reader import Corpus, QuerySet
+from ecoagent.retrieval.rankers import top_k
 
 METRICS = ("mrr", "recall@1", "recall@5", "ndcg@10")
 

@@ -6,7 +6,7 @@ re-rendered from a metrics file without rerunning anything (``render_report(json
 
 from __future__ import annotations
 
-from ecoagent.markdown import markdown_table
+from ecoagent.text.markdown import markdown_table
 from rated.bandit import MAX_INVERSE
 from rated.latency import markdown_table as latency_table
 from rated.paper import TABLE1, TABLE2

@@ -1,6 +1,6 @@
 """``ecoagent rated``: RATED on one release, end to end, into one output folder.
 
-1. read the release (:mod:`ecoagent.release_reader`);
+1. read the release (:mod:`ecoagent.release_format.reader`);
 2. fit the offline baselines (:mod:`rated.baselines`) and train the RATED encoder on Syn train, the
    grid chosen on validation (:mod:`rated.encoder`);
 3. Table 1: MRR, Recall@1/5, nDCG@10 with ranx on Syn test, Real test, the gold set (human-annotated, several
@@ -31,9 +31,9 @@ from pathlib import Path
 import numpy as np
 
 from ecoagent.config import Config
-from ecoagent.progress import ProgressLog
-from ecoagent.release_reader import Release, load_release, query_set
-from ecoagent.retrieval import DenseRetriever, Retriever, top_k
+from ecoagent.release_format.reader import Release, load_release, query_set
+from ecoagent.retrieval.rankers import DenseRetriever, Retriever, top_k
+from ecoagent.runtime.progress import ProgressLog
 from ecoagent.store import ArtifactStore
 from rated.anchored import anchored_streams
 from rated.bandit import MAX_INVERSE

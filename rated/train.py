@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ecoagent.config import TrainConfig
-from ecoagent.embedding import resolve_model_path
-from ecoagent.release_reader import Corpus, TrainingPairs
+from ecoagent.release_format.reader import Corpus, TrainingPairs
+from ecoagent.retrieval.embedding import resolve_model_path
 
 log = logging.getLogger(__name__)
 

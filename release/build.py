@@ -37,7 +37,7 @@ writes, into ``out_dir`` (the lead's ``<store>/release/<version>/``):
   gate report under ``gate/``.
 
 Splits. Real queries arrive split (labeling/splits.py). Syn queries are split here with the same
-:func:`ecoagent.splits.assign_splits` (grouped by normalized text and near-duplicate cluster, a group's split a
+:func:`ecoagent.text.splits.assign_splits` (grouped by normalized text and near-duplicate cluster, a group's split a
 pure function of (seed, group id), ratios ``release.syn_split_ratios``, near-duplicates above
 ``label.dedup_threshold``, the same setting the gate's leakage check uses); groups that share a synth ``dedup_cluster``
 are merged and take the split of their smallest group id, so a refresh never moves an existing group.
@@ -74,13 +74,13 @@ from typing import Any
 import polars as pl
 
 from ecoagent.config import Config, ConfigError
-from ecoagent.dedup import DisjointSets
 from ecoagent.hashing import sha256_file
 from ecoagent.layout import SEMVER, RunLayout
-from ecoagent.quality_gate import GateResult, QualityGateFailed
-from ecoagent.redaction import redact, redact_frame, redact_value
-from ecoagent.release_integrity import verify_release
+from ecoagent.release_format.integrity import verify_release
+from ecoagent.runtime.quality_gate import GateResult, QualityGateFailed
 from ecoagent.store import ArtifactStore, StageFolder
+from ecoagent.text.dedup import DisjointSets
+from ecoagent.text.redaction import redact, redact_frame, redact_value
 
 log = logging.getLogger(__name__)
 
@@ -189,7 +189,7 @@ def build_release(
     stage = _read_inputs(inputs)
     prev = _read_previous(Path(previous)) if previous is not None else None
     tables, stats = _tables(stage, config, prev)
-    # Every table and text file passes the one redaction (ecoagent.redaction); the gate then checks none is left.
+    # Every table and text file passes the one redaction (ecoagent.text.redaction); the gate then checks none is left.
     redacted = 0
     for key, frame in tables.items():
         tables[key], count = redact_frame(frame)
@@ -275,7 +275,7 @@ def _read_inputs(inputs: ReleaseInputs) -> dict[str, Any]:
 
 def _review_agreement(label: ArtifactStore) -> dict | None:
     """Agreement of a filled review sample with the verifier, when people have labelled some of it."""
-    from ecoagent.review import read_agreement
+    from ecoagent.release_format.review import read_agreement
 
     if label.protocol not in ("file", "local") or not label.exists("review_sample.csv"):
         return None
@@ -317,7 +317,7 @@ def _read_previous(folder: Path) -> dict[str, Any]:
 
 
 def _tables(stage: dict, config: Config, prev: dict | None) -> tuple[dict[tuple[str, str], pl.DataFrame], dict]:
-    from ecoagent.splits import assign_splits
+    from ecoagent.text.splits import assign_splits
 
     tools = stage["tools"]
     new_tools = set(tools["tool_id"]) - set(prev["tools"]["tool_id"]) if prev else set()

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from ecoagent.markdown import markdown_table
+from ecoagent.text.markdown import markdown_table
 
 LICENSE = "cc-by-4.0"
 PAPER_TITLE = "RATED: Reliability-Aware AI Agent Tool Retrieval via Execution Dynamics"

@@ -7,19 +7,20 @@ load, and checks:
   ``r_static`` in [0, 1] and ``tool_id`` present, query length 1..300 words, qrels ``score`` in {0, 1, 2, 3}
   (graded relevance allowed, our qrels are binary);
 - per release (run-level metrics): rows of the train and test splits of ``{syn,real}-{queries,qrels}`` at least
-  ``min_split_rows``; no leakage across train/validation/test (:func:`ecoagent.splits.check_no_leakage`: the
+  ``min_split_rows``; no leakage across train/validation/test (:func:`ecoagent.text.splits.check_no_leakage`: the
   number of problems must be 0) nor between ``cold_start`` and the other splits; no query id in two splits; no
   duplicate tool id; every qrel's ``query-id`` among the queries of the same split and its ``corpus-id`` in the
   corpus. The gold subset (test only, when the release has it) gets the same id checks, and no gold question
   (nor its near-duplicate or template) may sit in a train or validation split of Syn or Real: ``gold_in_training``
   must be 0, since the gold set is never trained or tuned on.
 
-Before any of that, the folder is verified against its manifest (:func:`ecoagent.release_integrity.verify_release`;
+Before any of that, the folder is verified against its manifest
+(:func:`ecoagent.release_format.integrity.verify_release`;
 during the build, against the file table the manifest will hold): an edited, missing or extra file refuses the
-release with :class:`~ecoagent.release_integrity.ReleaseIntegrityError` naming it, and no data check runs on it.
+release with :class:`~ecoagent.release_format.integrity.ReleaseIntegrityError` naming it, and no data check runs on it.
 
 Secrets: every string of every table and the text of every other file (card, Croissant, changelog) is scanned with
-the project's secret formats (:mod:`ecoagent.redaction`); ``secret_matches`` must be 0. Which file, column and
+the project's secret formats (:mod:`ecoagent.text.redaction`); ``secret_matches`` must be 0. Which file, column and
 format matched (never the value) goes to ``secrets.json``.
 
 The leakage problems themselves are logged and written to ``leakage.json`` beside the report, because a metric
@@ -35,10 +36,10 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from ecoagent.quality_gate import GateResult, metric_between, run_gate
-from ecoagent.redaction import find_secrets, scan_frame
-from ecoagent.release_integrity import UNLISTED_FOLDERS, verify_release
-from ecoagent.text import MAX_QUERY_WORDS
+from ecoagent.release_format.integrity import UNLISTED_FOLDERS, verify_release
+from ecoagent.runtime.quality_gate import GateResult, metric_between, run_gate
+from ecoagent.text.redaction import find_secrets, scan_frame
+from ecoagent.text.words import MAX_QUERY_WORDS
 
 if TYPE_CHECKING:
     from great_expectations.expectations import Expectation
@@ -165,7 +166,7 @@ def _read(folder: Path, splits: dict[str, str]) -> pl.DataFrame:
 
 
 def _leakage(queries: pl.DataFrame, dedup_threshold: float) -> tuple[list[str], list[str]]:
-    from ecoagent.splits import SPLITS, check_no_leakage
+    from ecoagent.text.splits import SPLITS, check_no_leakage
 
     if queries.is_empty():
         return [], []
@@ -181,7 +182,7 @@ def _leakage(queries: pl.DataFrame, dedup_threshold: float) -> tuple[list[str], 
 
 def _gold_in_training(gold: pl.DataFrame, trained: list[pl.DataFrame], dedup_threshold: float):
     """(number of gold questions with a copy, near-duplicate or template in a train/validation split, the problems)."""
-    from ecoagent.splits import check_no_leakage
+    from ecoagent.text.splits import check_no_leakage
 
     if gold.is_empty() or not trained:
         return 0.0, {"gold_in_training": []}

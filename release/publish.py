@@ -1,7 +1,7 @@
 """Publish a built release folder to the Hugging Face Hub, so that revision = version.
 
 ``publish_release(folder, repo_id)``: verify the folder against its manifest (an edited, missing or extra file
-refuses it, :mod:`ecoagent.release_integrity`), create the dataset repo if needed, upload exactly the verified
+refuses it, :mod:`ecoagent.release_format.integrity`), create the dataset repo if needed, upload exactly the verified
 files and ``manifest.json`` in one commit (removing data files of an older version that this one no longer has),
 then tag that commit with the release version, so ``load_dataset(repo_id, config, revision=version)`` reads
 exactly this release forever. The manifest's own sha256 is printed, returned and written into the tag message:
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ecoagent.errors import EcoAgentError
-from ecoagent.release_integrity import MANIFEST, verify_release
+from ecoagent.release_format.integrity import MANIFEST, verify_release
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 from bs4 import BeautifulSoup, Tag
 
 from ecoagent.config import HttpConfig
-from ecoagent.redaction import redact
+from ecoagent.text.redaction import redact
 from scoring.http_fetch import NETWORK_ERRORS, FetchResult, HttpFetcher
 from scoring.link_check import network_available
 

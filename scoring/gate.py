@@ -2,7 +2,7 @@
 
 Per-row checks (ids, required fields, score ranges, enums) and catalog-level limits (size, share of
 tools with a critical flaw, share with an unknown side effect, the crawl's drop share) are all
-great-expectations expectations, run by :mod:`ecoagent.quality_gate`.
+great-expectations expectations, run by :mod:`ecoagent.runtime.quality_gate`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, get_args
 import polars as pl
 
 from ecoagent.config import GateConfig
-from ecoagent.quality_gate import GateResult, metric_between, run_gate
+from ecoagent.runtime.quality_gate import GateResult, metric_between, run_gate
 from schemas.scored_tool import SIDE_EFFECTS
 from schemas.tool_record import AuthType, Listing, Platform
 

@@ -26,7 +26,7 @@ import re
 
 import numpy as np
 
-from ecoagent.embedding import Embedder
+from ecoagent.retrieval.embedding import Embedder
 
 NAME_TEXTS = ("split", "raw", "display")
 

@@ -27,10 +27,10 @@ import numpy as np
 import polars as pl
 
 from ecoagent.config import Config, ScoreConfig, ScoreReading
-from ecoagent.embedding import Embedder
 from ecoagent.layout import RunLayout
+from ecoagent.retrieval.embedding import Embedder
 from ecoagent.store import ArtifactStore, StageFolder
-from ecoagent.tokenizer import load_tokenizer
+from ecoagent.text.tokenizer import load_tokenizer
 from schemas.scored_tool import SIDE_EFFECTS, ScoredToolRecord
 from schemas.tool_record import ToolRecord, polars_schema
 from scoring.flaws import find_flaws

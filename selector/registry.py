@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ecoagent.release_reader import document_text
+from ecoagent.release_format.reader import document_text
 from selector.scopes import ScopeVocabulary, UnknownScope, allowed_mask, split_scope
 
 REQUIRED_COLUMNS = ("tool_id", "name", "description", "permission_scope", "prompt_tokens", "side_effect")
@@ -182,7 +182,7 @@ class ToolRegistry:
         tenants: Mapping[str, Sequence[str]] | None = None,
     ) -> ToolRegistry:
         """The release's ``tools`` config in its ``tool_id`` order, indexed on the released corpus text."""
-        from ecoagent.release_reader import load_release
+        from ecoagent.release_format.reader import load_release
 
         release = load_release(folder)
         return cls.from_frame(

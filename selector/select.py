@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ecoagent.retrieval import top_k
+from ecoagent.retrieval.rankers import top_k
 from selector.budget import pack
 from selector.ranking import (
     DenseScorer,

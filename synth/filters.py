@@ -8,9 +8,10 @@ Each query gets at most one drop reason, checked in this order (the first that a
   (``<tool_data>``, an unfilled ``{tool_name}``) or contains a run of ``ECHO_NGRAM`` words that occurs
   in the prompt but not in the tool description (so it came from the instructions or few-shot examples);
 - ``too_short`` / ``too_long``: fewer than ``min_words`` or more than ``max_words`` words, counted as a reader does
-  (:func:`ecoagent.text.word_count`: whitespace-separated tokens, so a URL is one word; in Chinese and Japanese each
+  (:func:`ecoagent.text.words.word_count`: whitespace-separated tokens, so a URL is one word; in Chinese and Japanese
+  each
   Han or kana character counts as one);
-- ``not_<lang>``: the language rule (:func:`ecoagent.text.is_language`) says the query is in another language;
+- ``not_<lang>``: the language rule (:func:`ecoagent.text.words.is_language`) says the query is in another language;
 - ``copies_description``: more than ``max_description_overlap`` of the query's word n-grams (n = 4, or the query's
   length when shorter) also occur in the tool description: the model paraphrased nothing.
 """
@@ -22,7 +23,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ecoagent.text import is_language, word_count, words
+from ecoagent.text.words import is_language, word_count, words
 
 ECHO_NGRAM = 5  # five words in a row shared with the instructions are no coincidence
 DESCRIPTION_NGRAM = 4

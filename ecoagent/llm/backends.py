@@ -7,7 +7,7 @@
   can always terminate is the one way to guarantee the port and memory are released, also when
   the caller crashes. The child also exits by itself when our end of its stdin closes, so a
   killed pipeline does not leave a server behind (and, on Linux, the kernel ends it when the pipeline dies:
-  :func:`ecoagent.processes.exit_with_parent`). Every request to it is sent with ``cache_prompt: false``
+  :func:`ecoagent.runtime.processes.exit_with_parent`). Every request to it is sent with ``cache_prompt: false``
   (:func:`embedded_request_options`), which makes a reply independent of the requests before it; see there.
 - ``batch``: the same requests written as an OpenAI Batch JSONL file for ``vllm run-batch``,
   and its output imported into the response cache; after that the client answers from the cache.
@@ -36,8 +36,8 @@ from ecoagent.errors import EcoAgentError
 from ecoagent.layout import RunLayout
 from ecoagent.llm.cache import ResponseCache
 from ecoagent.llm.client import LLMClient, LLMRequest, LLMResponse
-from ecoagent.redaction import sanitize
-from ecoagent.stage_usage import llm_phase
+from ecoagent.runtime.usage import llm_phase
+from ecoagent.text.redaction import sanitize
 
 
 class LLMBackendError(EcoAgentError, RuntimeError):
@@ -303,7 +303,7 @@ def _serve_child() -> None:
 
     import xllamacpp as xlc
 
-    from ecoagent.processes import exit_with_parent
+    from ecoagent.runtime.processes import exit_with_parent
 
     settings = json.loads(sys.stdin.readline())
     exit_with_parent(settings["parent_pid"])
@@ -512,7 +512,7 @@ def answer(
     Answers come from the response cache; only the missing requests go to the configured backend,
     and when nothing is missing no server is started at all (a refresh where nothing changed).
     """
-    with llm_phase():  # what --usage reports as the LLM phase (ecoagent.stage_usage)
+    with llm_phase():  # what --usage reports as the LLM phase (ecoagent.runtime.usage)
         cache_path = default_cache_path(config)
         cache = ResponseCache(cache_path)
         try:

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import httpx
 import openai
 
-from ecoagent.redaction import sanitize  # re-exported: ecoagent.llm.sanitize
+from ecoagent.text.redaction import sanitize  # re-exported: ecoagent.llm.sanitize
 
 if TYPE_CHECKING:
     from ecoagent.llm.cache import ResponseCache

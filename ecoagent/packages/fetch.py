@@ -27,8 +27,8 @@ from packaging.utils import canonicalize_name, parse_sdist_filename, parse_wheel
 
 from ecoagent.hashing import sha256_file
 from ecoagent.packages.source import Source
-from ecoagent.processes import tied_command
-from ecoagent.redaction import redact
+from ecoagent.runtime.processes import tied_command
+from ecoagent.text.redaction import redact
 
 if TYPE_CHECKING:
     from ecoagent.config import Config

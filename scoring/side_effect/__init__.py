@@ -77,7 +77,7 @@ Modules:
 * ``rules``: rules 1-8 above, one tool at a time.
 * ``lexicon``: the verb classes, nouns, inverse verb pairs and phrases those rules read.
 * ``inverses``: inverse pairing within a group.
-* ``permission``: ``permission_scope`` and its service prefix (:func:`ecoagent.text.normalize_service`, falling
+* ``permission``: ``permission_scope`` and its service prefix (:func:`ecoagent.text.words.normalize_service`, falling
   back to the package).
 * ``tiers``: the six tier names.
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ecoagent.text import normalize_service
+from ecoagent.text.words import normalize_service
 from scoring.side_effect.tiers import COMPENSABLE, EXTERNAL, IRREVERSIBLE, READ_ONLY, REVERSIBLE, UNKNOWN
 
 SCOPE_LEVELS: dict[str, str] = {

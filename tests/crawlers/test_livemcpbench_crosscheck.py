@@ -15,7 +15,7 @@ import yaml
 from crawlers.crawl import LIVEMCPBENCH_TOOL_MAP, crawl
 from crawlers.sources import load_sources
 from ecoagent.config import PROJECT_ROOT, load_config
-from ecoagent.livemcpbench import SERVER_CONFIG, load_server_table
+from ecoagent.packages.livemcpbench import SERVER_CONFIG, load_server_table
 from tests.crawlers.test_mcp_python import FASTMCP_SERVER
 from tests.fixture_packages import build_fixture_mirror, fixture_overrides
 from tests.package_builders import build_wheel

@@ -5,7 +5,7 @@ import pytest
 from crawlers.base import ExtractedTool
 from crawlers.normalize import deduplicate, to_record
 from ecoagent.packages.source import Source
-from ecoagent.redaction import REDACTED
+from ecoagent.text.redaction import REDACTED
 
 LC = Source("langchain", "pypi", "langchain-community", "0.4.2")
 LC_GOOGLE = Source("langchain", "pypi", "langchain-google-community", "5.1.1")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ecoagent.livemcpbench import ServerRow
+from ecoagent.packages.livemcpbench import ServerRow
 from labeling.gold import GoldTask, map_gold, precision_recall
 
 ROWS = [

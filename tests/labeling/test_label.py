@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from benchmarks.standin_llm import StandInOpenAI
 from crawlers.crawl import crawl
 from ecoagent.config import load_config
-from ecoagent.splits import check_no_leakage
+from ecoagent.text.splits import check_no_leakage
 from labeling.label import PAIR_SCHEMA, QUERY_SCHEMA, label
 from pipeline.cli import app
 from scoring.score import score

@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from ecoagent.review import REVIEW_COLUMNS, AgreementReport, format_agreement, read_agreement
+from ecoagent.release_format.review import REVIEW_COLUMNS, AgreementReport, format_agreement, read_agreement
 from labeling.review import allocate, export_review_sample, score_band
 
 # (source, band) -> number of queries; deliberately uneven so a plain random sample would miss the small strata.

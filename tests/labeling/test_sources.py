@@ -4,7 +4,7 @@ from collections import Counter
 
 import pytest
 
-from ecoagent.livemcpbench import read_livemcpbench_tools
+from ecoagent.packages.livemcpbench import read_livemcpbench_tools
 from labeling.sources import (
     RealQuery,
     parse_annotated_tools,

@@ -14,7 +14,7 @@ from pathlib import Path
 import polars as pl
 from typer.testing import CliRunner
 
-from ecoagent.redaction import REDACTED, find_secrets, scan_frame
+from ecoagent.text.redaction import REDACTED, find_secrets, scan_frame
 from pipeline.cli import app
 from tests.fixture_packages import build_fixture_mirror, fixture_overrides
 from tests.planted_secrets import LANGCHAIN_PACKAGE, MCP_PACKAGE, N8N_PACKAGE, SECRET_PARTS, build_planted_packages

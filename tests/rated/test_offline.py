@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ecoagent.release_reader import Corpus, QuerySet
+from ecoagent.release_format.reader import Corpus, QuerySet
 from rated.offline import evaluate, ranx_run
 
 CORPUS = Corpus(ids=["a", "b", "c", "d"], titles=[""] * 4, texts=["x"] * 4, r_static=np.zeros(4), platforms=["n8n"] * 4)

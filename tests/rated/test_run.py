@@ -62,7 +62,7 @@ def test_outputs_tables_and_plots(run) -> None:
 
 
 def test_table1_rows_and_metric_ranges(run, tiny_release: Path) -> None:
-    from ecoagent.release_reader import load_release
+    from ecoagent.release_format.reader import load_release
 
     _, metrics = run
     real = metrics["table1"]["real/test"]

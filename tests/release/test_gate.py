@@ -10,7 +10,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from ecoagent.release_integrity import ReleaseIntegrityError
+from ecoagent.release_format.integrity import ReleaseIntegrityError
 from release.build import build_release
 from release.gate import release_expectations, run_release_gate
 from tests.release.tampering import TOOLS_FILE, edit_rows, flip_byte, make_first_tool_harmless, reseal

@@ -19,7 +19,7 @@ import pytest
 from huggingface_hub import HfApi
 
 from ecoagent.hashing import sha256_file
-from ecoagent.release_integrity import ReleaseIntegrityError
+from ecoagent.release_format.integrity import ReleaseIntegrityError
 from release.publish import PublishError, publish_release
 from tests.release.tampering import flip_byte
 

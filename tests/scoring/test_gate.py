@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 from ecoagent.config import GateConfig
-from ecoagent.quality_gate import GateResult, QualityGateFailed, enforce
+from ecoagent.runtime.quality_gate import GateResult, QualityGateFailed, enforce
 from schemas.scored_tool import Flaw, ScoredToolRecord
 from schemas.tool_record import Link, polars_schema
 from scoring.gate import REQUIRED_COLUMNS, crawl_drop_share, run_scored_catalog_gate, scored_catalog_expectations

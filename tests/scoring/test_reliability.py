@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from ecoagent.config import ScoreConfig
-from ecoagent.embedding import Embedder
+from ecoagent.retrieval.embedding import Embedder
 from scoring.reliability import (
     consistency_scores,
     median_z,

@@ -2,7 +2,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ecoagent.release_reader import QuerySet
+from ecoagent.release_format.reader import QuerySet
 from selector.__main__ import _parser
 from selector.evaluate import METHODS, _row, acceptance, markdown, merged, plot
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ecoagent.text import is_language, words
+from ecoagent.text.words import is_language, words
 from synth.filters import description_overlap, filter_queries
 
 DESCRIPTION = "Use this tool to send a message with the provided message fields to a Slack channel."

@@ -7,7 +7,7 @@ import json
 import polars as pl
 import pytest
 
-from ecoagent.redaction import (
+from ecoagent.text.redaction import (
     _PREFILTER,
     REDACTED,
     SECRET_FORMATS,

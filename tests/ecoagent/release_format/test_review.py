@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from ecoagent.review import cohen_kappa, read_agreement
+from ecoagent.release_format.review import cohen_kappa, read_agreement
 from tests.labeling.test_review import write_rows
 
 

@@ -17,7 +17,7 @@ Two queries are near-duplicates when the Jaccard similarity of their shingle set
 Confirmed pairs are joined with union-find; each connected component is a cluster, and its survivor
 is the member with the smallest ``order`` key (then the smallest index), so the result depends only on
 the input and not on hashing or iteration order. The synth and label stages drop the non-survivors; the
-splitter (:mod:`ecoagent.splits`) and the release build use ``cluster`` to keep near-duplicates in the
+splitter (:mod:`ecoagent.text.splits`) and the release build use ``cluster`` to keep near-duplicates in the
 same split, which is why it is computed for every item, kept or not.
 """
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ecoagent.release_reader import load_release
-from ecoagent.retrieval import BM25Retriever, DenseRetriever, TfidfRetriever, top_k
+from ecoagent.release_format.reader import load_release
+from ecoagent.retrieval.rankers import BM25Retriever, DenseRetriever, TfidfRetriever, top_k
 
 
 def test_top_k_orders_by_score_then_corpus_order() -> None:
@@ -47,7 +47,7 @@ def test_dense_query_encoding_bypasses_the_cache_but_agrees_with_it(tiny_release
 
 
 def test_cross_encoder_reranks_only_the_first_stage_top_n(tiny_release: Path) -> None:
-    from ecoagent.retrieval import CrossEncoderReranker
+    from ecoagent.retrieval.rankers import CrossEncoderReranker
 
     release = load_release(tiny_release)
     bm25 = BM25Retriever().fit(release.corpus)

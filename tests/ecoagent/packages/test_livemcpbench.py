@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from ecoagent.livemcpbench import (
+from ecoagent.packages.livemcpbench import (
     SERVER_CONFIG,
     ServerRow,
     crosscheck,

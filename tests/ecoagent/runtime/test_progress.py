@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from ecoagent.config import ConfigError, load_config
-from ecoagent.progress import ProgressLog, format_seconds, phase_progress
+from ecoagent.runtime.progress import ProgressLog, format_seconds, phase_progress
 
 
 class Clock:

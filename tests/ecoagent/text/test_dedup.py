@@ -1,4 +1,4 @@
-"""Behaviour of ecoagent.dedup.near_duplicates: LSH candidates, exact verification, clusters, survivors."""
+"""Behaviour of ecoagent.text.dedup.near_duplicates: LSH candidates, exact verification, clusters, survivors."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from datasketch import MinHash
 from datasketch.hashfunc import sha1_hash32
 
-from ecoagent.dedup import jaccard, lsh_params, near_duplicates, shingles
+from ecoagent.text.dedup import jaccard, lsh_params, near_duplicates, shingles
 
 
 def words(*ids: int | str) -> str:

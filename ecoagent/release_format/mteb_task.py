@@ -1,6 +1,6 @@
 """EcoAgent as an MTEB retrieval task: evaluate any sentence-transformers model on a release in one call.
 
-    from ecoagent.mteb_task import evaluate_release
+    from ecoagent.release_format.mteb_task import evaluate_release
     scores = evaluate_release("sentence-transformers/all-MiniLM-L6-v2", "data/release/2026.11.30")
     scores["ndcg_at_10"]
     # a published release: the Hub dataset repo and the version tag
@@ -13,8 +13,8 @@ evaluator scores it. The subsets are ``syn`` and ``real``; the splits ``train``,
 from a release's second version on, ``cold_start``.
 
 MTEB joins a document's title and text with one space; the project does the same
-(:func:`ecoagent.release_reader.document_text`), so a model's nDCG@10 here equals its figure in RATED's Table 1
-on the same release (tested on a fixture release in ``tests/ecoagent/test_mteb_task.py``).
+(:func:`ecoagent.release_format.reader.document_text`), so a model's nDCG@10 here equals its figure in RATED's Table 1
+on the same release (tested on a fixture release in ``tests/ecoagent/release_format/test_mteb_task.py``).
 """
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ def evaluate_release(
     if isinstance(model, str | Path):
         from sentence_transformers import SentenceTransformer
 
-        from ecoagent.embedding import resolve_model_path
+        from ecoagent.retrieval.embedding import resolve_model_path
 
         model = SentenceTransformer(resolve_model_path(str(model), "model"), device="cpu")
     task = ecoagent_task(release, subsets=(subset,), splits=(split,), revision=revision)

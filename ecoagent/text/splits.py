@@ -5,10 +5,11 @@ is split across train, validation and test:
 
 * texts are normalized (NFKC, case-folded, punctuation dropped, whitespace collapsed), so case and punctuation
   variants of one query are one text;
-* :func:`ecoagent.dedup.near_duplicates` clusters the normalized texts (word-unigram Jaccard strictly above
+* :func:`ecoagent.text.dedup.near_duplicates` clusters the normalized texts (word-unigram Jaccard strictly above
   ``dedup_threshold``, chains a~b~c included); identical normalized texts have identical shingle sets, so they
   always fall in one cluster;
-* MinHash LSH can miss a pair sitting right at the threshold (at most ~2 %, see ecoagent.dedup), so the clusters are
+* MinHash LSH can miss a pair sitting right at the threshold (at most ~2 %, see ecoagent.text.dedup), so the clusters
+are
   closed with an exact all-pairs join (:func:`similar_pairs`, prefix filtering). The output therefore passes
   :func:`check_no_leakage`, which uses the same exact join and not MinHash, by construction.
 * **templates** (:func:`template_pairs`): queries that differ by a number or an entity are one group. Every word
@@ -47,7 +48,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from ecoagent.dedup import DisjointSets, near_duplicates, shingles
+from ecoagent.text.dedup import DisjointSets, near_duplicates, shingles
 
 SPLITS = ("train", "validation", "test")
 _NON_WORD = re.compile(r"[^\w]+")

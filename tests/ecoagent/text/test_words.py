@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ecoagent.text import normalize_service, service_key
+from ecoagent.text.words import normalize_service, service_key
 
 
 def test_service_key_joins_one_service_written_three_ways() -> None:
@@ -17,7 +17,7 @@ def test_normalize_service_is_a_scope_identifier() -> None:
 
 
 def test_a_reader_counts_whitespace_separated_words_and_ngrams_keep_their_tokens() -> None:
-    from ecoagent.text import word_count, words
+    from ecoagent.text.words import word_count, words
 
     url_query = "50041763 https://api.github.com/users/carlosantos?ref=qbase_token#v2"
     assert word_count(url_query) == 2  # 11 with the n-gram tokenizer, and passed the 5-word minimum

@@ -9,7 +9,7 @@ from types import ModuleType
 import polars as pl
 import pytest
 
-from ecoagent.quality_gate import GateResult, QualityGateFailed, enforce, metric_between, run_gate
+from ecoagent.runtime.quality_gate import GateResult, QualityGateFailed, enforce, metric_between, run_gate
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from ecoagent.release_integrity import ReleaseIntegrityError, check_release, verify_release
-from ecoagent.release_reader import load_release
+from ecoagent.release_format.integrity import ReleaseIntegrityError, check_release, verify_release
+from ecoagent.release_format.reader import load_release
 from tests.release.tampering import TOOLS_FILE, flip_byte, make_first_tool_harmless
 
 

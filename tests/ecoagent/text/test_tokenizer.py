@@ -1,6 +1,6 @@
 import pytest
 
-from ecoagent.tokenizer import GEMMA_GGUF, TokenizerUnavailable, load_tokenizer
+from ecoagent.text.tokenizer import GEMMA_GGUF, TokenizerUnavailable, load_tokenizer
 
 
 @pytest.fixture(scope="module")

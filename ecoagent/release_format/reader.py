@@ -4,11 +4,11 @@ A release (``ecoagent release build``) lists its files in ``manifest.json`` unde
 ``{config: {split: path}}``. This module reads the corpus (one row per tool, in the release's
 ``tool_id`` order), the query splits of the Syn, Real and gold subsets with their relevant tools, the Syn
 training pairs with their hard negatives, and the full ``tools`` table. Nothing here embeds or
-scores: that is :mod:`ecoagent.retrieval`.
+scores: that is :mod:`ecoagent.retrieval.rankers`.
 
 Errors name the release folder and the missing config, so a reader knows which release is broken. Before anything
-is read, every file is checked against the manifest (:mod:`ecoagent.release_integrity`): an edited or unlisted
-file refuses the release (:class:`~ecoagent.release_integrity.ReleaseIntegrityError`, exit 1).
+is read, every file is checked against the manifest (:mod:`ecoagent.release_format.integrity`): an edited or unlisted
+file refuses the release (:class:`~ecoagent.release_format.integrity.ReleaseIntegrityError`, exit 1).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import numpy as np
 import polars as pl
 
 from ecoagent.errors import EcoAgentError
-from ecoagent.release_integrity import verify_release
+from ecoagent.release_format.integrity import verify_release
 
 SUBSETS = ("syn", "real", "gold")  # gold: the human-annotated set, test only
 QUERY_SPLITS = ("train", "validation", "test", "cold_start")

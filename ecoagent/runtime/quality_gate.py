@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from ecoagent.errors import EcoAgentError
-from ecoagent.markdown import markdown_cell, markdown_table
+from ecoagent.text.markdown import markdown_cell, markdown_table
 
 if TYPE_CHECKING:
     from great_expectations.expectations import Expectation

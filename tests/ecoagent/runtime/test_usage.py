@@ -7,7 +7,7 @@ import mmap
 import os
 import time
 
-from ecoagent.stage_usage import UsageRecorder, llm_phase
+from ecoagent.runtime.usage import UsageRecorder, llm_phase
 
 
 def _rss_mb() -> float:

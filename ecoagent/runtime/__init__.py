@@ -1,0 +1,1 @@
+"""Run infrastructure: progress lines, child processes, resource usage, the great-expectations runner."""
