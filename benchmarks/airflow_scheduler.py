@@ -40,7 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a file: this checkout's packages and its tests/ (the fixture builders)
 
-from ecoagent.layout import safe_run_id  # noqa: E402
+from ecoagent.layout import RATED_FILES, RELEASE_FILES, safe_run_id  # noqa: E402
 from tests.dags.fixture_world import fixture_refresh_conf  # noqa: E402
 
 DONE = {"success", "failed"}
@@ -272,7 +272,7 @@ def run(work: Path, args: argparse.Namespace) -> dict:
         states = airflow.task_states("ecoagent_refresh", refresh_run["dag_run_id"])
         _check(refresh_run["state"] == "success", f"ecoagent_refresh succeeded ({timings['refresh_s']} s): {states}")
         (release,) = (root / "release").iterdir()
-        manifest = json.loads((release / "manifest.json").read_text())
+        manifest = json.loads((release / RELEASE_FILES.manifest).read_text())
         _check(manifest["gate"]["success"], f"release {release.name} promoted to {release}, its gate passed")
         report["release"] = str(release)
 
@@ -293,10 +293,10 @@ def run(work: Path, args: argparse.Namespace) -> dict:
         states = airflow.task_states("ecoagent_rated", rated_run["dag_run_id"])
         _check(rated_run["state"] == "success", f"ecoagent_rated succeeded ({timings['rated_s']} s): {states}")
         out = root / "runs" / safe_run_id(rated_run["dag_run_id"]) / "rated"
-        metrics = json.loads((out / "metrics.json").read_text())
+        metrics = json.loads((out / RATED_FILES.metrics).read_text())
         _check(metrics["release"]["folder"] == str(release), f"it evaluated the refresh's release ({out})")
         _check(metrics["profile"] == "fixture", "with the refresh's profile (fixture), under the refresh's root")
-        _check((out / "report.md").is_file(), "and wrote report.md")
+        _check((out / RATED_FILES.report).is_file(), "and wrote report.md")
         lines = {d: _progress_lines(home / "logs", d) for d in ("ecoagent_refresh", "ecoagent_rated")}
         _check(all(lines.values()), f"progress lines in the task logs: {lines}")
     finally:

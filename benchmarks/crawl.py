@@ -19,6 +19,7 @@ from pathlib import Path
 
 from crawlers.crawl import crawl
 from ecoagent.config import load_config
+from ecoagent.layout import CRAWL_FILES
 
 
 def _timed_crawl(profile: str, cache: Path, out: Path) -> tuple[float, dict, str]:
@@ -26,7 +27,7 @@ def _timed_crawl(profile: str, cache: Path, out: Path) -> tuple[float, dict, str
     started = time.perf_counter()
     result = crawl(cfg, out=str(out))
     seconds = time.perf_counter() - started
-    digest = hashlib.sha256((out / "tools.parquet").read_bytes()).hexdigest()
+    digest = hashlib.sha256((out / CRAWL_FILES.tools).read_bytes()).hexdigest()
     return seconds, result.summary, digest
 
 

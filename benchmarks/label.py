@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from ecoagent.config import load_config
-from ecoagent.layout import RunLayout
+from ecoagent.layout import SCORE_FILES, RunLayout
 from ecoagent.packages.fetch import fetch_data_wheel
 from ecoagent.retrieval.embedding import query_and_tool_encoders, tool_text
 from ecoagent.store import ArtifactStore
@@ -33,7 +33,7 @@ def main() -> None:
     args = parser.parse_args()
     cfg = load_config()
     store = ArtifactStore(args.in_dir or RunLayout.of(cfg).score)
-    catalog = store.read_parquet("tools_scored.parquet")
+    catalog = store.read_parquet(SCORE_FILES.tools)
     queries = read_bfcl(fetch_data_wheel(cfg, cfg.label.bfcl_package), cfg.label.bfcl_categories).queries
     query_encoder, tool_encoder = query_and_tool_encoders(
         cfg.label.retriever, cfg.resolve_path(cfg.embedding.cache_dir), "label.retriever"

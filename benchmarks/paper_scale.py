@@ -53,6 +53,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from ecoagent.layout import CRAWL_FILES, LABEL_FILES, RATED_FILES, RELEASE_FILES, SCORE_FILES, SYNTH_FILES
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a file: this checkout's packages
 
@@ -144,8 +146,8 @@ def _json(path: Path) -> dict:
 
 def stage_rows(out: Path, release: Path | None) -> dict[str, dict]:
     """Rows in and out of each stage, from the summaries and manifest it wrote."""
-    crawl, score = _json(out / "crawl" / "crawl_summary.json"), _json(out / "score" / "score_summary.json")
-    synth, label = _json(out / "synth" / "synth_summary.json"), _json(out / "label" / "label_summary.json")
+    crawl, score = _json(out / "crawl" / CRAWL_FILES.summary), _json(out / "score" / SCORE_FILES.summary)
+    synth, label = _json(out / "synth" / SYNTH_FILES.summary), _json(out / "label" / LABEL_FILES.summary)
     pairs = synth.get("pairs", {})
     rows = {
         "crawl": {
@@ -164,7 +166,7 @@ def stage_rows(out: Path, release: Path | None) -> dict[str, dict]:
         },
     }
     if release is not None:
-        counts = _json(release / "manifest.json").get("counts", {})
+        counts = _json(release / RELEASE_FILES.manifest).get("counts", {})
         total = sum(n for config, splits in counts.items() if config != "tools" for n in splits.values())
         queries_in = synth.get("queries_kept", 0) + label.get("queries_kept", 0)
         rows["release"] = {"in": f"{queries_in:,} queries", "out": f"{total:,} rows in {len(counts)} configs"}
@@ -183,7 +185,7 @@ def load_release_with_datasets(folder: Path) -> dict:
     import datasets
 
     datasets.disable_progress_bars()
-    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest = json.loads((folder / RELEASE_FILES.manifest).read_text())
     started = time.perf_counter()
     mismatches = []
     loaded = 0
@@ -245,7 +247,7 @@ def batch_check(out: Path, work: Path, overrides: list[str], catalog: Path) -> d
     answer_s = time.perf_counter() - started
     _, complete_s = ecoagent(args, work / "batch_complete.log")
     same = {name: (synth_out / name).read_bytes() == (out / "synth" / name).read_bytes()
-            for name in ("syn_queries.parquet", "syn_pairs.parquet")}  # fmt: skip
+            for name in (SYNTH_FILES.queries, SYNTH_FILES.pairs)}  # fmt: skip
     return {
         "request_lines": lines,
         "request_mb": round(requests.stat().st_size / 1e6, 2),
@@ -293,16 +295,16 @@ def synth_again(from_work: Path, work: Path, embedding_cache: Path, scale: float
     work.mkdir(parents=True)
     with sqlite3.connect(from_work / "llm.sqlite") as src, sqlite3.connect(work / "llm.sqlite") as dst:
         src.backup(dst)  # with what is still in the write-ahead log
-    vectors = catalog_only_embedding_cache(embedding_cache, from_work / "run" / "score" / "tools_scored.parquet",
+    vectors = catalog_only_embedding_cache(embedding_cache, from_work / "run" / "score" / SCORE_FILES.tools,
                                            work / "embeddings")  # fmt: skip
     overrides += [f"llm.cache_path={work / 'llm.sqlite'}", f"embedding.cache_dir={work / 'embeddings'}"]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     args = ["synth", "--in", str(from_work / "run" / "score"), "--out", str(work / "synth"), *set_args(overrides)]
     _, wall = ecoagent(args, work / "synth.log")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    summary = _json(work / "synth" / "synth_summary.json")
+    summary = _json(work / "synth" / SYNTH_FILES.summary)
     same = {name: (work / "synth" / name).read_bytes() == (from_work / "run" / "synth" / name).read_bytes()
-            for name in ("syn_queries.parquet", "syn_pairs.parquet")}  # fmt: skip
+            for name in (SYNTH_FILES.queries, SYNTH_FILES.pairs)}  # fmt: skip
     return {
         "from": str(from_work),
         "catalog_vectors_warm": vectors,
@@ -344,9 +346,9 @@ def release_again(from_work: Path, work: Path, embedding_cache: Path, scale: flo
     args = ["release", "build", "--in", str(work / "run"), "--version", version, *set_args(overrides)]
     _, wall = ecoagent(args, work / "release.log")
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    ours = _json(work / "run" / "release" / version / "manifest.json")["files"]
+    ours = _json(work / "run" / "release" / version / RELEASE_FILES.manifest)["files"]
     existing = run_release()  # it may have appeared while this build ran
-    theirs = _json(existing / "manifest.json")["files"] if existing else None
+    theirs = _json(existing / RELEASE_FILES.manifest)["files"] if existing else None
     differ = None if theirs is None else sorted(n for n in set(ours) | set(theirs) if ours.get(n) != theirs.get(n))
     return {
         "from": str(run),
@@ -444,7 +446,7 @@ def main() -> None:
     for leftover in ("llm.sqlite", "batch.sqlite", "burst.sqlite"):
         for path in work.glob(f"{leftover}*"):
             path.unlink()
-    catalog = out / "score" / "tools_scored.parquet"
+    catalog = out / "score" / SCORE_FILES.tools
     embeddings = args.embedding_cache or work / "embeddings"
     common = [
         f"store={work / 'store'}",
@@ -465,8 +467,8 @@ def main() -> None:
         releases = sorted(p for p in (out / "release").iterdir() if p.is_dir() and not p.name.startswith("."))
         release = releases[-1]
         stats = server.stats()
-        synth_summary = _json(out / "synth" / "synth_summary.json")
-        label_summary = _json(out / "label" / "label_summary.json")
+        synth_summary = _json(out / "synth" / SYNTH_FILES.summary)
+        label_summary = _json(out / "label" / LABEL_FILES.summary)
         new_rows = cache_rows(work / "llm.sqlite")
         results["server"] = {
             **stats,
@@ -495,7 +497,7 @@ def main() -> None:
             "total_completion_tokens": gen.get("completion_tokens", 0) + ver.get("completion_tokens", 0),
         }
         print("loading every config and split with datasets ...", flush=True)
-        results["release"] = {"folder": str(release), "gate": _json(release / "manifest.json").get("gate"),
+        results["release"] = {"folder": str(release), "gate": _json(release / RELEASE_FILES.manifest).get("gate"),
                               "load": load_release_with_datasets(release)}  # fmt: skip
         burst = args.burst if args.burst is not None else max(200, round(3000 * min(args.scale, 1.0)))
         print(f"client burst: {burst} requests at concurrency 32 ...", flush=True)
@@ -512,7 +514,7 @@ def main() -> None:
     target.write_text(json.dumps(results, indent=2) + "\n")  # the run's figures, before RATED's long training
 
     if not args.skip_rated:
-        syn_train = sum(_json(release / "manifest.json").get("counts", {}).get("syn-queries", {}).get(s, 0)
+        syn_train = sum(_json(release / RELEASE_FILES.manifest).get("counts", {}).get("syn-queries", {}).get(s, 0)
                         for s in ("train",))  # fmt: skip
         default_share = min(1.0, RATED_TRAIN_QUERIES / max(syn_train, 1))
         share = args.rated_train_share if args.rated_train_share is not None else default_share
@@ -529,7 +531,7 @@ def main() -> None:
                       "--usage", str(work / "usage_rated.json")]  # fmt: skip
         ecoagent([*rated_args, *set_args(rated_overrides)], work / "rated.log")
         stages += _json(work / "usage_rated.json")["stages"]
-        metrics = _json(work / "rated" / "metrics.json")
+        metrics = _json(work / "rated" / RATED_FILES.metrics)
         results["rated"] = {
             "syn_train_queries": syn_train,
             "train_epochs": share,

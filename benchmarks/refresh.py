@@ -20,6 +20,8 @@ from pathlib import Path
 
 import yaml
 
+from ecoagent.layout import LABEL_FILES, RELEASE_FILES, SYNTH_FILES
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -68,9 +70,9 @@ def main() -> None:
             work / "bumped",
             [*caches, f"crawl.sources={bumped_sources}", f"release.previous={work / 'full' / 'release' / '0.0.1'}"],
         )
-        synth_bumped = _summary(work / "bumped", "synth", "synth_summary.json")
-        label_bumped = _summary(work / "bumped", "label", "label_summary.json")
-        changelog = (work / "bumped" / "release" / "0.0.1" / "CHANGELOG.md").read_text().splitlines()[:12]
+        synth_bumped = _summary(work / "bumped", "synth", SYNTH_FILES.summary)
+        label_bumped = _summary(work / "bumped", "label", LABEL_FILES.summary)
+        changelog = (work / "bumped" / "release" / "0.0.1" / RELEASE_FILES.changelog).read_text().splitlines()[:12]
     report = {
         "full_seconds": round(full, 1),
         "unchanged_seconds": round(unchanged, 1),

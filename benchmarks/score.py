@@ -20,6 +20,7 @@ from pathlib import Path
 
 from crawlers.crawl import crawl
 from ecoagent.config import load_config
+from ecoagent.layout import CRAWL_FILES, SCORE_FILES
 from ecoagent.store import ArtifactStore
 from scoring.score import score
 
@@ -31,7 +32,7 @@ def main() -> None:
     args = parser.parse_args()
     base = load_config(args.profile)
     in_dir = args.in_dir or ArtifactStore(base.store).url("crawl")
-    if not ArtifactStore(in_dir).exists("tools.parquet"):
+    if not ArtifactStore(in_dir).exists(CRAWL_FILES.tools):
         crawl(base, out=in_dir)
     with tempfile.TemporaryDirectory(prefix="ecoagent-bench-score-") as tmp:
         root = Path(tmp)
@@ -44,7 +45,7 @@ def main() -> None:
             started = time.perf_counter()
             result = score(cfg, in_dir=in_dir, out=str(root / name))
             seconds = time.perf_counter() - started
-            digest = hashlib.sha256((root / name / "tools_scored.parquet").read_bytes()).hexdigest()
+            digest = hashlib.sha256((root / name / SCORE_FILES.tools).read_bytes()).hexdigest()
             runs[name] = (seconds, result.summary, digest)
     (cold_s, cold, cold_sha), (warm_s, warm, warm_sha) = runs["cold"], runs["warm"]
     report = {

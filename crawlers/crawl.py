@@ -32,7 +32,7 @@ from crawlers.normalize import deduplicate, to_record
 from crawlers.sources import PLATFORMS, dump_sources, load_sources
 from ecoagent.config import Config
 from ecoagent.errors import EXIT_PARTIAL, EcoAgentError
-from ecoagent.layout import RunLayout
+from ecoagent.layout import CRAWL_FILES, RunLayout
 from ecoagent.packages.archive import ArchiveError, ArchiveLimits, read_archive
 from ecoagent.packages.fetch import FetchedPackage, Fetcher, PackageCache, fetch_data_wheel
 from ecoagent.packages.livemcpbench import (
@@ -49,9 +49,8 @@ from ecoagent.text.redaction import redact
 from schemas.tool_record import ToolRecord, records_to_frame
 
 STAGE = "crawl"
-LIVEMCPBENCH_TOOL_MAP = "livemcpbench_tool_map.json"  # each tool LiveMCPBench dumped -> its catalog tool_id
-OUTPUTS = ("tools.parquet", "crawl_summary.json", "fetch_manifest.json", "crawl_drops.json", "sources.resolved.yaml",
-           LIVEMCPBENCH_TOOL_MAP)  # fmt: skip
+LIVEMCPBENCH_TOOL_MAP = CRAWL_FILES.livemcpbench_tool_map
+OUTPUTS = CRAWL_FILES.names()
 
 
 class StageFailed(EcoAgentError, RuntimeError):
@@ -280,13 +279,13 @@ def crawl(
     with folder.replace() as store:
         if tool_map is not None:
             store.write_json(tool_map, LIVEMCPBENCH_TOOL_MAP)
-        store.write_parquet(records_to_frame(records), "tools.parquet")
-        store.write_json([p.manifest_row() for p in fetched], "fetch_manifest.json")
+        store.write_parquet(records_to_frame(records), CRAWL_FILES.tools)
+        store.write_json([p.manifest_row() for p in fetched], CRAWL_FILES.fetch_manifest)
         store.write_json(sorted([*dedup.dropped, *(d for r in ordered for d in r.drops)], key=lambda d: d["tool_id"]),
-                         "crawl_drops.json")  # fmt: skip
-        store.write_text(dump_sources([p.source for p in fetched]), "sources.resolved.yaml")
-        store.write_json(summary, "crawl_summary.json")
-    return CrawlResult(out=folder.url(), tools_path=folder.url("tools.parquet"), summary=summary,
+                         CRAWL_FILES.drops)  # fmt: skip
+        store.write_text(dump_sources([p.source for p in fetched]), CRAWL_FILES.resolved_sources)
+        store.write_json(summary, CRAWL_FILES.summary)
+    return CrawlResult(out=folder.url(), tools_path=folder.url(CRAWL_FILES.tools), summary=summary,
                        partial=bool(package_errors))  # fmt: skip
 
 
@@ -329,11 +328,11 @@ def merge_crawl_shards(config: Config, shard_dirs: list[str], out: str) -> Crawl
 
     folder = StageFolder(out, OUTPUTS)
     shards = [ArtifactStore(d) for d in sorted(shard_dirs)]
-    summaries = [s.read_json("crawl_summary.json") for s in shards]
+    summaries = [s.read_json(CRAWL_FILES.summary) for s in shards]
     records = [
         ToolRecord(**{**row, "duplicate_group": None})
         for s in shards
-        for row in s.read_parquet("tools.parquet").iter_rows(named=True)
+        for row in s.read_parquet(CRAWL_FILES.tools).iter_rows(named=True)
     ]
     dedup = deduplicate(records)
     drops = Counter()
@@ -371,17 +370,19 @@ def merge_crawl_shards(config: Config, shard_dirs: list[str], out: str) -> Crawl
     crosschecks = [s["livemcpbench_crosscheck"] for s in summaries if "livemcpbench_crosscheck" in s]
     if crosschecks:
         summary["livemcpbench_crosscheck"] = crosschecks[0]  # only the shard holding mcp computes it
-    dropped = [d for s in shards for d in s.read_json("crawl_drops.json")] + dedup.dropped
+    dropped = [d for s in shards for d in s.read_json(CRAWL_FILES.drops)] + dedup.dropped
     with folder.replace() as store:
         for shard in shards:
             if shard.exists(LIVEMCPBENCH_TOOL_MAP):
                 store.write_json(shard.read_json(LIVEMCPBENCH_TOOL_MAP), LIVEMCPBENCH_TOOL_MAP)
-        store.write_parquet(records_to_frame(dedup.records), "tools.parquet")
-        store.write_json([row for s in shards for row in s.read_json("fetch_manifest.json")], "fetch_manifest.json")
-        store.write_json(sorted(dropped, key=lambda d: d["tool_id"]), "crawl_drops.json")
+        store.write_parquet(records_to_frame(dedup.records), CRAWL_FILES.tools)
+        fetched = [row for s in shards for row in s.read_json(CRAWL_FILES.fetch_manifest)]
+        store.write_json(fetched, CRAWL_FILES.fetch_manifest)
+        store.write_json(sorted(dropped, key=lambda d: d["tool_id"]), CRAWL_FILES.drops)
         store.write_text(
-            "".join(s.fs.cat(s.path("sources.resolved.yaml")).decode() for s in shards), "sources.resolved.yaml"
+            "".join(s.fs.cat(s.path(CRAWL_FILES.resolved_sources)).decode() for s in shards),
+            CRAWL_FILES.resolved_sources,
         )
-        store.write_json(summary, "crawl_summary.json")
-    return CrawlResult(out=folder.url(), tools_path=folder.url("tools.parquet"), summary=summary,
+        store.write_json(summary, CRAWL_FILES.summary)
+    return CrawlResult(out=folder.url(), tools_path=folder.url(CRAWL_FILES.tools), summary=summary,
                        partial=bool(package_errors))  # fmt: skip

@@ -71,7 +71,9 @@ def ecoagent_rated():
         with heartbeat("train the RATED encoder", run.config):
             choice = choose_encoder(load_release(settings["folder"]), run.config.rated, out_dir, run.config.seed, cache)
         print(choice.record["settings"], "steps", choice.record["steps"])
-        return str(out_dir / "model")
+        from ecoagent.layout import RATED_FILES
+
+        return str(out_dir / RATED_FILES.model_folder)
 
     @task
     def evaluate(settings: dict, model: str, run_id: str | None = None) -> str:

@@ -10,13 +10,15 @@ A run root (the artifact store, ``--out DIR`` of ``ecoagent run``, or one Airflo
     <root>/llm/responses.sqlite                the LLM response cache (a local root only)
 
 The CLI, the stages (their default input and output folders), the DAGs and the release build all ask a
-:class:`RunLayout`, so a folder name is written here and nowhere else.
+:class:`RunLayout`, so a folder name is written here and nowhere else. The files each stage writes into its folder
+are declared here too (:data:`CRAWL_FILES` ... :data:`RATED_FILES`): producers and consumers use these names, and
+``tests/ecoagent/test_layout.py`` fails when a module spells one of them itself.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,6 +26,88 @@ if TYPE_CHECKING:
     from ecoagent.config import Config
 
 STAGES = ("crawl", "score", "synth", "label")
+
+
+@dataclass(frozen=True)
+class StageFiles:
+    """The files one stage writes into its folder."""
+
+    def names(self) -> tuple[str, ...]:
+        """Every declared file name, in declaration order."""
+        return tuple(getattr(self, f.name) for f in fields(self))
+
+
+@dataclass(frozen=True)
+class CrawlFiles(StageFiles):
+    tools: str = "tools.parquet"
+    summary: str = "crawl_summary.json"
+    fetch_manifest: str = "fetch_manifest.json"
+    drops: str = "crawl_drops.json"
+    resolved_sources: str = "sources.resolved.yaml"
+    livemcpbench_tool_map: str = "livemcpbench_tool_map.json"  # each tool LiveMCPBench dumped -> its catalog tool_id
+
+
+@dataclass(frozen=True)
+class ScoreFiles(StageFiles):
+    tools: str = "tools_scored.parquet"
+    summary: str = "score_summary.json"
+    reliability_plot: str = "reliability_by_platform.png"
+    gate_report: str = "scored_catalog_gate.md"
+    gate_results: str = "scored_catalog_gate.json"
+
+
+@dataclass(frozen=True)
+class SynthFiles(StageFiles):
+    queries: str = "syn_queries.parquet"
+    pairs: str = "syn_pairs.parquet"
+    summary: str = "synth_summary.json"
+
+
+@dataclass(frozen=True)
+class LabelFiles(StageFiles):
+    queries: str = "real_queries.parquet"
+    pairs: str = "real_pairs.parquet"
+    review_sample: str = "review_sample.csv"
+    summary: str = "label_summary.json"
+    gold_queries: str = "gold_queries.parquet"
+    gold_qrels: str = "gold_qrels.parquet"
+    gold_mapping: str = "gold_mapping.json"
+    gold_pairs: str = "gold_pairs.parquet"
+
+
+@dataclass(frozen=True)
+class ReleaseFiles(StageFiles):
+    """A release folder's own files (its data files are named by ``release.build.data_path``)."""
+
+    manifest: str = "manifest.json"
+    card: str = "README.md"
+    changelog: str = "CHANGELOG.md"
+    croissant: str = "croissant.json"
+    gate_folder: str = "gate"
+    gate_report: str = "release_gate.md"
+    gate_leakage: str = "leakage.json"
+    gate_secrets: str = "secrets.json"
+
+    @property
+    def tracked(self) -> tuple[str, ...]:
+        """The files copied into the repository's ``releases/<version>/``."""
+        return (self.manifest, self.card, self.changelog)
+
+
+@dataclass(frozen=True)
+class RatedFiles(StageFiles):
+    metrics: str = "metrics.json"
+    report: str = "report.md"
+    model_folder: str = "model"
+    train_record: str = "rated_train.json"  # beside the chosen model's weights
+
+
+CRAWL_FILES = CrawlFiles()
+SCORE_FILES = ScoreFiles()
+SYNTH_FILES = SynthFiles()
+LABEL_FILES = LabelFiles()
+RELEASE_FILES = ReleaseFiles()
+RATED_FILES = RatedFiles()
 
 SEMVER = re.compile(r"^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
 

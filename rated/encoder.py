@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ecoagent.config import RatedConfig
+from ecoagent.layout import RATED_FILES
 from ecoagent.release_format.reader import QuerySet, Release, query_set, training_pairs
 from ecoagent.retrieval.rankers import DenseRetriever
 from rated.offline import evaluate
@@ -22,7 +23,7 @@ from rated.train import TrainedEncoder, save_untrained, train_encoder
 
 log = logging.getLogger(__name__)
 
-TRAIN_RECORD = "rated_train.json"
+TRAIN_RECORD = RATED_FILES.train_record
 
 
 @dataclass(frozen=True)
@@ -56,7 +57,7 @@ def choose_encoder(
     untrained = DenseRetriever("RATED (w/o Contrastive)", untrained_spec, cache_dir=cache_dir).fit(release.corpus)
     grid = train.grid or [{}]
     wanted = {"release": release.version, "seed": seed, "train": train.model_dump(mode="json")}
-    final = out_dir / "model"
+    final = out_dir / RATED_FILES.model_folder
     record_path = final / TRAIN_RECORD
     if record_path.exists():
         record = json.loads(record_path.read_text())

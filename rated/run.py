@@ -31,6 +31,7 @@ from pathlib import Path
 import numpy as np
 
 from ecoagent.config import Config
+from ecoagent.layout import RATED_FILES
 from ecoagent.release_format.reader import Release, load_release, query_set
 from ecoagent.retrieval.rankers import DenseRetriever, Retriever, top_k
 from ecoagent.runtime.progress import ProgressLog
@@ -416,10 +417,10 @@ def rated_run(
         "seconds": round(time.perf_counter() - started, 1),
     }
     store = ArtifactStore(str(out_dir))
-    metrics_path = Path(store.write_json(metrics, "metrics.json"))
-    report_path = Path(store.write_text(render_report(metrics), "report.md"))
+    metrics_path = Path(store.write_json(metrics, RATED_FILES.metrics))
+    report_path = Path(store.write_text(render_report(metrics), RATED_FILES.report))
     return RatedResult(out_dir, report_path, metrics_path, metrics)
 
 
 def read_metrics(out_dir: Path) -> dict:
-    return json.loads((out_dir / "metrics.json").read_text())
+    return json.loads((out_dir / RATED_FILES.metrics).read_text())

@@ -75,7 +75,7 @@ import polars as pl
 
 from ecoagent.config import Config, ConfigError
 from ecoagent.hashing import sha256_file
-from ecoagent.layout import SEMVER, RunLayout
+from ecoagent.layout import CRAWL_FILES, LABEL_FILES, RELEASE_FILES, SCORE_FILES, SEMVER, SYNTH_FILES, RunLayout
 from ecoagent.release_format.integrity import verify_release
 from ecoagent.runtime.quality_gate import GateResult, QualityGateFailed
 from ecoagent.store import ArtifactStore, StageFolder
@@ -207,36 +207,38 @@ def build_release(
             if not (tmp / path).exists():  # the two corpus configs share one file
                 store.write_parquet(frame, *path.split("/"))
         files = _file_table(tmp, layout, tables)
-        text_files = ["README.md", "croissant.json", "CHANGELOG.md"]
+        text_files = [RELEASE_FILES.card, RELEASE_FILES.croissant, RELEASE_FILES.changelog]
         if stage["gold_mapping"] is not None and ("gold-queries", GOLD_SPLIT) in tables:
             mapping = redact_value(stage["gold_mapping"])[0]
             store.write_text(json.dumps(mapping, indent=2, sort_keys=True, ensure_ascii=False) + "\n", GOLD_MAPPING)
             text_files.append(GOLD_MAPPING)
         info = _release_info(stage, config, prev, version, created, layout, files, stats)
-        store.write_text(redact(render_card(info))[0], "README.md")
+        store.write_text(redact(render_card(info))[0], RELEASE_FILES.card)
         croissant = redact_value(build_croissant(info, tmp))[0]
-        store.write_text(json.dumps(croissant, indent=2, sort_keys=True, ensure_ascii=False) + "\n", "croissant.json")
-        info["croissant_warnings"] = validate_croissant(tmp / "croissant.json")
-        store.write_text(redact(_changelog(info, stage["tools"], prev))[0], "CHANGELOG.md")
+        croissant_text = json.dumps(croissant, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+        store.write_text(croissant_text, RELEASE_FILES.croissant)
+        info["croissant_warnings"] = validate_croissant(tmp / RELEASE_FILES.croissant)
+        store.write_text(redact(_changelog(info, stage["tools"], prev))[0], RELEASE_FILES.changelog)
         for name in text_files:
             info["files"][name] = {"sha256": sha256_file(tmp / name), "bytes": (tmp / name).stat().st_size}
 
         # the gate verifies the folder against the file table the manifest will hold, then checks the data
         gate = run_release_gate(
-            tmp, tmp / "gate", min_split_rows=min_split_rows, dedup_threshold=config.label.dedup_threshold,
-            files=info["files"],
+            tmp, tmp / RELEASE_FILES.gate_folder, min_split_rows=min_split_rows,
+            dedup_threshold=config.label.dedup_threshold, files=info["files"],
         )  # fmt: skip
         if not gate.success:
             failed_dir = out_dir.parent / f"{out_dir.name}.gate-failed"
             shutil.rmtree(failed_dir, ignore_errors=True)
-            shutil.move(str(tmp / "gate"), str(failed_dir))
-            gate.report_path = str(failed_dir / Path(gate.report_path or "release_gate.md").name)
+            shutil.move(str(tmp / RELEASE_FILES.gate_folder), str(failed_dir))
+            gate.report_path = str(failed_dir / Path(gate.report_path or RELEASE_FILES.gate_report).name)
             raise QualityGateFailed(gate)
 
         manifest = redact_value(_manifest(info, gate))[0]
-        store.write_json(manifest, "manifest.json")
+        store.write_json(manifest, RELEASE_FILES.manifest)
     shutil.rmtree(out_dir.parent / f"{out_dir.name}.gate-failed", ignore_errors=True)
-    gate.report_path = str(out_dir / "gate" / Path(gate.report_path or "release_gate.md").name)
+    report_name = Path(gate.report_path or RELEASE_FILES.gate_report).name
+    gate.report_path = str(out_dir / RELEASE_FILES.gate_folder / report_name)
     log.info("release %s written to %s", version, out_dir)
     return ReleaseResult(folder=out_dir, version=version, manifest=manifest, gate=gate, previous=previous)
 
@@ -248,6 +250,10 @@ def _read_optional_json(store: ArtifactStore, name: str) -> Any:
     return store.read_json(name) if store.exists(name) else None
 
 
+def _read_optional_parquet(store: ArtifactStore, name: str) -> pl.DataFrame | None:
+    return store.read_parquet(name) if store.exists(name) else None
+
+
 def _require(store: ArtifactStore, name: str, stage: str) -> pl.DataFrame:
     return store.read_table(name, stage)
 
@@ -256,20 +262,20 @@ def _read_inputs(inputs: ReleaseInputs) -> dict[str, Any]:
     crawl, score = ArtifactStore(inputs.crawl_dir), ArtifactStore(inputs.score_dir)
     synth, label = ArtifactStore(inputs.synth_dir), ArtifactStore(inputs.label_dir)
     return {
-        "tools": _require(score, "tools_scored.parquet", "score").sort("tool_id"),
-        "score_summary": _read_optional_json(score, "score_summary.json") or {},
-        "syn_queries": _require(synth, "syn_queries.parquet", "synth"),
-        "syn_pairs": _require(synth, "syn_pairs.parquet", "synth"),
-        "real_queries": _require(label, "real_queries.parquet", "label"),
-        "real_pairs": _require(label, "real_pairs.parquet", "label"),
-        "fetch_manifest": _read_optional_json(crawl, "fetch_manifest.json") or [],
-        "crawl_summary": _read_optional_json(crawl, "crawl_summary.json") or {},
-        "synth_summary": _read_optional_json(synth, "synth_summary.json") or {},
-        "label_summary": _read_optional_json(label, "label_summary.json") or {},
+        "tools": _require(score, SCORE_FILES.tools, "score").sort("tool_id"),
+        "score_summary": _read_optional_json(score, SCORE_FILES.summary) or {},
+        "syn_queries": _require(synth, SYNTH_FILES.queries, "synth"),
+        "syn_pairs": _require(synth, SYNTH_FILES.pairs, "synth"),
+        "real_queries": _require(label, LABEL_FILES.queries, "label"),
+        "real_pairs": _require(label, LABEL_FILES.pairs, "label"),
+        "fetch_manifest": _read_optional_json(crawl, CRAWL_FILES.fetch_manifest) or [],
+        "crawl_summary": _read_optional_json(crawl, CRAWL_FILES.summary) or {},
+        "synth_summary": _read_optional_json(synth, SYNTH_FILES.summary) or {},
+        "label_summary": _read_optional_json(label, LABEL_FILES.summary) or {},
         "review": _review_agreement(label),
-        "gold_queries": label.read_parquet("gold_queries.parquet") if label.exists("gold_queries.parquet") else None,
-        "gold_qrels": label.read_parquet("gold_qrels.parquet") if label.exists("gold_qrels.parquet") else None,
-        "gold_mapping": _read_optional_json(label, "gold_mapping.json"),
+        "gold_queries": _read_optional_parquet(label, LABEL_FILES.gold_queries),
+        "gold_qrels": _read_optional_parquet(label, LABEL_FILES.gold_qrels),
+        "gold_mapping": _read_optional_json(label, LABEL_FILES.gold_mapping),
     }
 
 
@@ -277,10 +283,10 @@ def _review_agreement(label: ArtifactStore) -> dict | None:
     """Agreement of a filled review sample with the verifier, when people have labelled some of it."""
     from ecoagent.release_format.review import read_agreement
 
-    if label.protocol not in ("file", "local") or not label.exists("review_sample.csv"):
+    if label.protocol not in ("file", "local") or not label.exists(LABEL_FILES.review_sample):
         return None
     try:
-        report = read_agreement(label.path("review_sample.csv"))
+        report = read_agreement(label.path(LABEL_FILES.review_sample))
     except ValueError as exc:  # not a review CSV: the card says no review, the build goes on
         log.warning("review sample not used: %s", exc)
         return None
@@ -302,8 +308,9 @@ def _read_previous(folder: Path) -> dict[str, Any]:
         )
     verify_release(folder)  # its tools decide the cold-start split and the changelog
     tools = pl.concat([pl.read_parquet(p, columns=["tool_id", "content_hash"]) for p in parquet])
-    manifest = json.loads((folder / "manifest.json").read_text()) if (folder / "manifest.json").exists() else {}
-    changelog = (folder / "CHANGELOG.md").read_text() if (folder / "CHANGELOG.md").exists() else ""
+    manifest_path, changelog_path = folder / RELEASE_FILES.manifest, folder / RELEASE_FILES.changelog
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    changelog = changelog_path.read_text() if changelog_path.exists() else ""
     return {
         "folder": str(folder),
         "tools": tools,

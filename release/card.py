@@ -19,6 +19,7 @@ from pathlib import Path
 
 from huggingface_hub import DatasetCard, DatasetCardData
 
+from ecoagent.layout import RELEASE_FILES
 from ecoagent.text.markdown import markdown_table
 
 LICENSE = "cc-by-4.0"
@@ -359,7 +360,7 @@ def _pr(row: dict) -> list:
 
 def read_configs(folder: Path) -> dict[str, dict[str, str]]:
     """``{config: {split: path}}`` as the card of the release in ``folder`` declares them."""
-    card = DatasetCard.load(Path(folder) / "README.md")
+    card = DatasetCard.load(Path(folder) / RELEASE_FILES.card)
     configs = card.data.to_dict().get("configs") or []
     out: dict[str, dict[str, str]] = {}
     for entry in configs:

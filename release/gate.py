@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from ecoagent.layout import RELEASE_FILES
 from ecoagent.release_format.integrity import UNLISTED_FOLDERS, verify_release
 from ecoagent.runtime.quality_gate import GateResult, metric_between, run_gate
 from ecoagent.text.redaction import find_secrets, scan_frame
@@ -294,6 +295,6 @@ def run_release_gate(
         metrics=metrics,
     )
     if out_dir is not None:
-        Path(out_dir, "leakage.json").write_text(json.dumps(problems, indent=2, sort_keys=True) + "\n")
-        Path(out_dir, "secrets.json").write_text(json.dumps(secrets, indent=2, sort_keys=True) + "\n")
+        Path(out_dir, RELEASE_FILES.gate_leakage).write_text(json.dumps(problems, indent=2, sort_keys=True) + "\n")
+        Path(out_dir, RELEASE_FILES.gate_secrets).write_text(json.dumps(secrets, indent=2, sort_keys=True) + "\n")
     return result

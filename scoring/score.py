@@ -27,7 +27,7 @@ import numpy as np
 import polars as pl
 
 from ecoagent.config import Config, ScoreConfig, ScoreReading
-from ecoagent.layout import RunLayout
+from ecoagent.layout import CRAWL_FILES, SCORE_FILES, RunLayout
 from ecoagent.retrieval.embedding import Embedder
 from ecoagent.store import ArtifactStore, StageFolder
 from ecoagent.text.tokenizer import load_tokenizer
@@ -37,8 +37,8 @@ from scoring.flaws import find_flaws
 from scoring.reliability import consistency_scores, name_texts, quality_scores, source_weight, static_prior
 
 STAGE = "score"
-GATE_REPORTS = ("scored_catalog_gate.md", "scored_catalog_gate.json")
-OUTPUTS = ("tools_scored.parquet", "score_summary.json", "reliability_by_platform.png", *GATE_REPORTS)
+GATE_REPORTS = (SCORE_FILES.gate_report, SCORE_FILES.gate_results)
+OUTPUTS = SCORE_FILES.names()
 PAPER_RELIABLE_SHARE = 0.568  # RATED Section 2: 2,940 of 5,172 tools
 
 
@@ -162,7 +162,7 @@ def score(config: Config, in_dir: str | None = None, out: str | None = None) -> 
     cfg = config.score
     folder = StageFolder(out or RunLayout.of(config).score, OUTPUTS)
     source = ArtifactStore(in_dir or RunLayout.of(config).crawl)
-    tools = source.read_table("tools.parquet", "crawl", ToolRecord.model_fields)
+    tools = source.read_table(CRAWL_FILES.tools, "crawl", ToolRecord.model_fields)
     timings = {}
 
     t = time.perf_counter()
@@ -230,10 +230,10 @@ def score(config: Config, in_dir: str | None = None, out: str | None = None) -> 
 
     plot = _plot(scored, cfg.reliable_threshold)
     with folder.replace() as store:
-        store.write_parquet(scored, "tools_scored.parquet")
-        store.write_bytes(plot, "reliability_by_platform.png")
-        store.write_json(summary, "score_summary.json")
-    return ScoreResult(out=folder.url(), scored_path=folder.url("tools_scored.parquet"), summary=summary)
+        store.write_parquet(scored, SCORE_FILES.tools)
+        store.write_bytes(plot, SCORE_FILES.reliability_plot)
+        store.write_json(summary, SCORE_FILES.summary)
+    return ScoreResult(out=folder.url(), scored_path=folder.url(SCORE_FILES.tools), summary=summary)
 
 
 def _source_weights(tools: pl.DataFrame, weights: dict[str, float]) -> np.ndarray:
@@ -321,9 +321,9 @@ def gate(config: Config, in_dir: str | None = None, out: str | None = None, craw
 
     layout = RunLayout.of(config)
     source = ArtifactStore(in_dir or layout.score)
-    scored = source.read_table("tools_scored.parquet", "score", ScoredToolRecord.model_fields)
+    scored = source.read_table(SCORE_FILES.tools, "score", ScoredToolRecord.model_fields)
     crawl_summary = ArtifactStore(crawl_dir or layout.crawl).read_json_input(
-        "crawl_summary.json", "crawl", ("tools", "drops_by_reason"), option="--crawl"
+        CRAWL_FILES.summary, "crawl", ("tools", "drops_by_reason"), option="--crawl"
     )
     report_dir = out or config.score.gate.report_dir
     if report_dir:  # a folder of its own: the report is written there, file by file
@@ -332,7 +332,7 @@ def gate(config: Config, in_dir: str | None = None, out: str | None = None, craw
     # again from that generation, so a score run that replaced the folder meanwhile cannot pair them wrongly
     folder = StageFolder(source.url())
     with folder.amend() as store:
-        scored = store.read_parquet("tools_scored.parquet")
+        scored = store.read_parquet(SCORE_FILES.tools)
         result = run_scored_catalog_gate(scored, crawl_summary, config.score.gate, store.url())
     result.report_path = folder.url(f"{GATE_NAME}_gate.md")
     return result

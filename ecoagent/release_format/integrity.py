@@ -26,9 +26,10 @@ from pathlib import Path, PurePosixPath
 
 from ecoagent.errors import EcoAgentError
 from ecoagent.hashing import sha256_file
+from ecoagent.layout import RELEASE_FILES
 
-MANIFEST = "manifest.json"
-UNLISTED_FOLDERS = ("gate",)  # see the module docstring
+MANIFEST = RELEASE_FILES.manifest
+UNLISTED_FOLDERS = (RELEASE_FILES.gate_folder,)  # see the module docstring
 
 
 class ReleaseIntegrityError(EcoAgentError, RuntimeError):

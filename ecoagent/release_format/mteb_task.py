@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ecoagent.errors import EcoAgentError
+from ecoagent.layout import RELEASE_FILES
 
 if TYPE_CHECKING:
     from mteb.abstasks.retrieval import AbsTaskRetrieval
@@ -40,7 +41,7 @@ def _dataset(release: str | Path, revision: str | None) -> dict[str, str]:
     """MTEB's ``dataset`` entry: ``load_dataset`` arguments for a local release folder or a Hub repo id."""
     folder = Path(release).expanduser()
     if folder.is_dir():
-        manifest = folder / "manifest.json"
+        manifest = folder / RELEASE_FILES.manifest
         if not manifest.is_file():
             raise ReleaseNotFound(f"{folder} is not a release folder (no manifest.json); build one with ecoagent run")
         version = revision or json.loads(manifest.read_text()).get("version") or folder.name

@@ -21,6 +21,7 @@ import numpy as np
 import polars as pl
 
 from ecoagent.errors import EcoAgentError
+from ecoagent.layout import RELEASE_FILES
 from ecoagent.release_format.integrity import verify_release
 
 SUBSETS = ("syn", "real", "gold")  # gold: the human-annotated set, test only
@@ -106,7 +107,7 @@ class Release:
 
 
 def _layout(folder: Path) -> tuple[dict, dict[str, dict[str, str]]]:
-    manifest_path = folder / "manifest.json"
+    manifest_path = folder / RELEASE_FILES.manifest
     if not manifest_path.exists():
         raise ReleaseUnreadable(f"{folder}: no manifest.json; is this a release folder (ecoagent release build)?")
     manifest = json.loads(manifest_path.read_text())

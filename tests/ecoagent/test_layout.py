@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
 
 from ecoagent.config import PROJECT_ROOT, load_config
-from ecoagent.layout import RunLayout, newest_release
+from ecoagent.layout import (
+    CRAWL_FILES,
+    LABEL_FILES,
+    RATED_FILES,
+    RELEASE_FILES,
+    SCORE_FILES,
+    SYNTH_FILES,
+    RunLayout,
+    newest_release,
+)
+
+ALL_FILES = (CRAWL_FILES, SCORE_FILES, SYNTH_FILES, LABEL_FILES, RELEASE_FILES, RATED_FILES)
 
 
 def _release(root: Path, name: str) -> None:
@@ -51,3 +63,58 @@ def test_the_store_is_the_default_root_and_out_wins(tmp_path: Path) -> None:
     assert RunLayout.of(config, str(tmp_path / "out")).label == f"{tmp_path / 'out'}/label"
     relative = load_config("default", ["store=data/elsewhere"], environ={})
     assert RunLayout.of(relative).root == str(PROJECT_ROOT / "data" / "elsewhere")
+
+
+# Names too common to belong to one stage: the crawlers read packages' own README.md files, "gate" and "model"
+# are also words of JSON keys and expectation names. Their release and RATED uses go through the layout anyway.
+COMMON_WORDS = {"README.md", "gate", "model"}
+SOURCE_PACKAGES = ("ecoagent", "schemas", "crawlers", "scoring", "synth", "labeling", "release", "rated", "selector",
+                   "pipeline", "dags", "benchmarks")  # fmt: skip
+
+
+def declared_file_names() -> set[str]:
+    return {name for files in ALL_FILES for name in files.names()} - COMMON_WORDS
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    nodes = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+    return {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, nodes) and node.body and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }  # fmt: skip
+
+
+def spelled_file_names(root: Path, packages: tuple[str, ...] = SOURCE_PACKAGES) -> list[str]:
+    """``file:line: name`` for every string literal outside the layout that spells a declared output file name."""
+    names, found = declared_file_names(), []
+    for package in packages:
+        for path in sorted((root / package).rglob("*.py")):
+            if path == root / "ecoagent" / "layout.py":
+                continue
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            skip = _docstrings(tree)
+            found += [
+                f"{path.relative_to(root)}:{node.lineno}: {node.value}"
+                for node in ast.walk(tree)
+                if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in names
+                and id(node) not in skip
+            ]  # fmt: skip
+    return found
+
+
+def test_output_file_names_are_spelled_only_in_the_layout() -> None:
+    assert spelled_file_names(PROJECT_ROOT) == []
+
+
+def test_a_consumer_spelling_a_file_name_is_caught(tmp_path: Path) -> None:
+    (tmp_path / "release").mkdir()
+    (tmp_path / "release" / "build.py").write_text(
+        '"""Reads tools_scored.parquet (a docstring may name it)."""\n'
+        'TOOLS = "tools_scored.parquet"\n'
+    )
+    assert spelled_file_names(tmp_path, ("release",)) == ["release/build.py:2: tools_scored.parquet"]
+    assert {"tools.parquet", "syn_queries.parquet", "label_summary.json", "manifest.json", "metrics.json"} <= (
+        declared_file_names()
+    )
