@@ -178,46 +178,12 @@ def crawl(
     )
     if cfg.latest:
         sources = fetcher.resolve_latest(sources)
-
-    fetched_count = 0
-
-    def on_fetched(_: FetchedPackage) -> None:
-        nonlocal fetched_count
-        fetched_count += 1
-        if progress:
-            progress("fetch", fetched_count, len(sources))
-
     t_fetch = time.perf_counter()
-    fetched = fetcher.fetch_all(sources, on_done=on_fetched)
-    fetch_seconds = time.perf_counter() - t_fetch
-
+    fetched = fetcher.fetch_all(sources, on_done=_counter("fetch", len(sources), progress))
+    seconds = {"fetch": time.perf_counter() - t_fetch}
     t_extract = time.perf_counter()
-    results: dict[str, PackageResult] = {}
-    for pkg in fetched:
-        if pkg.error:
-            results[pkg.source.key] = PackageResult(pkg.source, errors=[("fetch", pkg.error)], fatal=True)
-    limits = archive_limits(config)
-    tasks = [(p.source, str(p.path), limits) for p in fetched if not p.error]
-    # big packages first so the pool does not end waiting on one straggler
-    tasks.sort(key=lambda t: -Path(t[1]).stat().st_size)
-    done = len(results)
-    if cfg.workers > 1 and len(tasks) > 1:
-        # a worker exits when this process dies (even by SIGKILL): no extraction outlives a killed crawl
-        with ProcessPoolExecutor(max_workers=cfg.workers, initializer=exit_with_parent,
-                                 initargs=(os.getpid(),)) as pool:
-            for res in pool.map(_extract_task, tasks):
-                results[res.source.key] = res
-                done += 1
-                if progress:
-                    progress("extract", done, len(sources))
-    else:
-        for task in tasks:
-            res = _extract_task(task)
-            results[res.source.key] = res
-            done += 1
-            if progress:
-                progress("extract", done, len(sources))
-    extract_seconds = time.perf_counter() - t_extract
+    results = _extract_all(config, fetched, len(sources), progress)
+    seconds["extract"] = time.perf_counter() - t_extract
 
     ordered = [results[s.key] for s in sources]
     failed = [r for r in ordered if r.fatal]
@@ -227,14 +193,77 @@ def crawl(
             f"{cfg.max_package_error_share}); first errors: {[(r.source.key, r.errors[:1]) for r in failed[:3]]}"
         )
     dedup = deduplicate([rec for r in ordered for rec in r.records])
+    summary = _summary(config, sources, ordered, dedup, fetched)
+    summary["seconds"] = {k: round(v, 2) for k, v in {**seconds, "total": time.perf_counter() - started}.items()}
+    tool_map = None
+    if cfg.livemcpbench_crosscheck and "mcp" in cfg.platforms:
+        summary["livemcpbench_crosscheck"], tool_map = livemcpbench_crosscheck(config, dedup.records)
+
+    with folder.replace() as store:
+        if tool_map is not None:
+            store.write_json(tool_map, LIVEMCPBENCH_TOOL_MAP)
+        store.write_parquet(records_to_frame(dedup.records), CRAWL_FILES.tools)
+        store.write_json([p.manifest_row() for p in fetched], CRAWL_FILES.fetch_manifest)
+        store.write_json(sorted([*dedup.dropped, *(d for r in ordered for d in r.drops)], key=lambda d: d["tool_id"]),
+                         CRAWL_FILES.drops)  # fmt: skip
+        store.write_text(dump_sources([p.source for p in fetched]), CRAWL_FILES.resolved_sources)
+        store.write_json(summary, CRAWL_FILES.summary)
+    return CrawlResult(out=folder.url(), tools_path=folder.url(CRAWL_FILES.tools), summary=summary,
+                       partial=bool(summary["package_errors"]))  # fmt: skip
+
+
+def _counter(phase: str, total: int, progress: Callable[[str, int, int], None] | None) -> Callable[..., None]:
+    """A callback counting finished items of ``phase`` into ``progress(phase, done, total)``."""
+    done = 0
+
+    def one_more(*_args) -> None:
+        nonlocal done
+        done += 1
+        if progress:
+            progress(phase, done, total)
+
+    return one_more
+
+
+def _extract_all(config: Config, fetched: list[FetchedPackage], total: int,
+                 progress: Callable[[str, int, int], None] | None) -> dict[str, PackageResult]:  # fmt: skip
+    """Every fetched package read by its platform's extractor (in ``crawl.workers`` processes), by source key."""
+    results: dict[str, PackageResult] = {}
+    for pkg in fetched:
+        if pkg.error:
+            results[pkg.source.key] = PackageResult(pkg.source, errors=[("fetch", pkg.error)], fatal=True)
+    limits = archive_limits(config)
+    tasks = [(p.source, str(p.path), limits) for p in fetched if not p.error]
+    # big packages first so the pool does not end waiting on one straggler
+    tasks.sort(key=lambda t: -Path(t[1]).stat().st_size)
+    counted = _counter("extract", total, progress)
+    for _ in range(len(results)):
+        counted()
+    if config.crawl.workers > 1 and len(tasks) > 1:
+        # a worker exits when this process dies (even by SIGKILL): no extraction outlives a killed crawl
+        with ProcessPoolExecutor(max_workers=config.crawl.workers, initializer=exit_with_parent,
+                                 initargs=(os.getpid(),)) as pool:  # fmt: skip
+            for res in pool.map(_extract_task, tasks):
+                results[res.source.key] = res
+                counted()
+    else:
+        for task in tasks:
+            res = _extract_task(task)
+            results[res.source.key] = res
+            counted()
+    return results
+
+
+def _summary(config: Config, sources: list[Source], ordered: list[PackageResult], dedup,
+             fetched: list[FetchedPackage]) -> dict:  # fmt: skip
+    """The crawl summary (timings are added by the caller)."""
     records = dedup.records
     drops = Counter(d["reason"].split(":")[0] for r in ordered for d in r.drops) + dedup.drops
     skipped = Counter()
     for r in ordered:
         skipped.update({f"{r.source.platform}:{k}": v for k, v in r.skipped.items()})
-
     per_platform = {}
-    for platform in cfg.platforms:
+    for platform in config.crawl.platforms:
         recs = [r for r in records if r.platform == platform]
         per_platform[platform] = {
             "tools": len(recs),
@@ -247,7 +276,7 @@ def crawl(
         for r in ordered
         for where, reason in r.errors
     ]
-    summary = {
+    return {
         "stage": STAGE,
         "profile": config.profile,
         "status": "partial" if package_errors else "complete",
@@ -256,37 +285,16 @@ def crawl(
         "coverage": _coverage(records),
         "drops_by_reason": dict(sorted(drops.items())),
         "skipped_by_reason": dict(sorted(skipped.items())),
-        "counting_rules": {p: getattr(extractor(p), "COUNTING_RULE", "") for p in cfg.platforms},
+        "counting_rules": {p: getattr(extractor(p), "COUNTING_RULE", "") for p in config.crawl.platforms},
         "near_duplicates": dedup.near_duplicates,
         "packages": {
             "total": len(sources),
-            "failed": len(failed),
+            "failed": sum(1 for r in ordered if r.fatal),
             "with_errors": len({e["package"] for e in package_errors}),
         },
         "package_errors": package_errors,
         "cache": {"hits": sum(p.cached for p in fetched), "misses": sum(not p.cached for p in fetched)},
-        "seconds": {
-            "fetch": round(fetch_seconds, 2),
-            "extract": round(extract_seconds, 2),
-            "total": round(time.perf_counter() - started, 2),
-        },
     }
-
-    tool_map = None
-    if cfg.livemcpbench_crosscheck and "mcp" in cfg.platforms:
-        summary["livemcpbench_crosscheck"], tool_map = livemcpbench_crosscheck(config, records)
-
-    with folder.replace() as store:
-        if tool_map is not None:
-            store.write_json(tool_map, LIVEMCPBENCH_TOOL_MAP)
-        store.write_parquet(records_to_frame(records), CRAWL_FILES.tools)
-        store.write_json([p.manifest_row() for p in fetched], CRAWL_FILES.fetch_manifest)
-        store.write_json(sorted([*dedup.dropped, *(d for r in ordered for d in r.drops)], key=lambda d: d["tool_id"]),
-                         CRAWL_FILES.drops)  # fmt: skip
-        store.write_text(dump_sources([p.source for p in fetched]), CRAWL_FILES.resolved_sources)
-        store.write_json(summary, CRAWL_FILES.summary)
-    return CrawlResult(out=folder.url(), tools_path=folder.url(CRAWL_FILES.tools), summary=summary,
-                       partial=bool(package_errors))  # fmt: skip
 
 
 def livemcpbench_crosscheck(config: Config, records: list[ToolRecord]) -> tuple[dict, list[dict] | None]:

@@ -1,13 +1,15 @@
-"""``ecoagent_refresh``: crawl, score, gate, Syn, Real and the release build as one Airflow 3 DAG.
+"""``ecoagent_refresh``: every stage of ``pipeline.stages.STAGES`` (crawl, score + gate, Syn, Real, the release
+build) as one Airflow 3 DAG, built from that list.
 
-Every task calls the same stage function as the CLI (see dags/README.md) and writes under a
-run-scoped partition ``<root>/runs/<run_id>/<stage>/``, so a rerun of a task overwrites its own
-outputs and two runs never mix. XCom carries folder paths and small dicts only.
+Each stage becomes the tasks its capabilities call for (:mod:`ecoagent.stage`): a partitioned stage one task per
+partition and a merge, a gated stage a gate task, an LLM stage parallel shards that answer its requests before its
+own task assembles, a published stage an asset event once promoted. Every task runs the same stage object as the
+CLI (see dags/README.md) and writes under a run-scoped partition ``<root>/runs/<run_id>/<stage>/``, so a rerun of a
+task overwrites its own outputs and two runs never mix. XCom carries folder paths and small dicts only.
 
-Parse time stays cheap: this module imports only ``airflow.sdk``, ``datetime``, ``os`` and
-``pipeline.orchestration`` (standard library only); every other project module (polars, torch,
-great-expectations behind them) is imported inside a task. Each task loads the run's config once
-(``run_context``) and takes its folders from the run's ``RunLayout``.
+Parse time stays cheap: this module imports ``airflow.sdk``, ``datetime``, ``os``, ``pipeline.orchestration``
+(standard library only) and ``pipeline.stages`` (the stage objects, whose modules import polars, torch or
+great-expectations only inside their methods). Each task loads the run's config once (``run_context``).
 
 Schedule: weekly (Sunday 00:00 UTC) by default; ``ECOAGENT_REFRESH_SCHEDULE`` sets any cron expression or
 preset (``@daily``), or ``none`` for manual runs only. Unpausing the DAG starts nothing: the first scheduled
@@ -22,12 +24,9 @@ from datetime import timedelta
 
 from airflow.sdk import Asset, CronTriggerTimetable, Param, dag, task
 
-from pipeline.orchestration import heartbeat, release_event_extra, run_context
-
-# The release asset the downstream RATED DAG is scheduled on. A plain name without a scheme is a
-# valid Asset URI in Airflow 3.3 (only the "airflow" scheme is reserved); its events carry the
-# release folder and the settings it was built with in their extra.
-RELEASE_ASSET = Asset("ecoagent/release")
+from ecoagent.stage import Gated, LLMStage, Partitioned, Published
+from pipeline.orchestration import answer_stage_shard, release_event_extra, run_context, run_stage
+from pipeline.stages import STAGES, stage_named
 
 
 def refresh_schedule(schedule: str, run_on_unpause: bool = False) -> CronTriggerTimetable | None:
@@ -77,147 +76,119 @@ PARAMS = {
 }
 
 
-def _promote(built: str, target: str) -> str:
-    """Copy the gated build to ``target`` as a whole (a hidden sibling renamed into place, replacing an older copy)."""
-    import shutil
-
-    from ecoagent.store import StageFolder
-
-    with StageFolder(target).replace() as store:
-        shutil.copytree(built, store.root, dirs_exist_ok=True)
-    return target
+# A published stage's asset (the release's: "ecoagent/release", which the downstream RATED DAG is scheduled on). A
+# plain name without a scheme is a valid Asset URI in Airflow 3.3; its events carry the folder and the settings.
+def stage_asset(stage: Published) -> Asset:
+    return Asset(stage.asset)
 
 
-@dag(
-    dag_id="ecoagent_refresh",
-    schedule=SCHEDULE,
-    start_date=None,  # see refresh_schedule: no start date, so unpausing does not start a run
-    catchup=False,  # a scheduler that was down runs the latest missed tick once, not every one of them
-    max_active_runs=1,  # runs share the LLM response cache and the package cache
-    tags=["ecoagent", "refresh", "dataset"],
-    default_args={"owner": "ecoagent", "retries": 0},
-    params=PARAMS,
-    doc_md=__doc__,
-)
-def ecoagent_refresh():
-    @task
-    def platforms(params: dict | None = None) -> list[str]:
-        return list(run_context(params).config.crawl.platforms)
+@task
+def shard_ids(params: dict | None = None) -> list[int]:
+    return list(range(int(params.get("shards") or 1)))
 
-    @task(**NETWORK_RETRIES, map_index_template="{{ task.op_kwargs['platform'] }}")
-    def crawl_platform(platform: str, params: dict | None = None, run_id: str | None = None) -> str:
-        from crawlers.crawl import crawl
-        from ecoagent.runtime.progress import phase_progress
 
-        run = run_context(params, run_id, f"crawl.platforms=[{platform}]")
-        out = run.run.crawl_shard(platform)
-        interval = run.config.progress_interval_s
-        with phase_progress(f"crawl {platform}: {{phase}} packages", interval_s=interval) as progress:
-            result = crawl(run.config, out=out, progress=progress)
-        print(f"crawl {platform}: {result.summary['tools']} tools, status {result.summary['status']}")
-        return out  # a partial crawl (exit 3) still wrote a catalog; StageFailed raises
+@task
+def partitions(stage: str, params: dict | None = None) -> list[str]:
+    return stage_named(stage).partitions(run_context(params).config)
 
-    @task
-    def merge_crawl(shard_dirs: list[str], params: dict | None = None, run_id: str | None = None) -> str:
-        from crawlers.crawl import merge_crawl_shards
 
-        run = run_context(params, run_id)
-        result = merge_crawl_shards(run.config, list(shard_dirs[:]), run.run.crawl)  # [:] = one XCom request
-        print(f"merged catalog: {result.summary['tools']} tools, status {result.summary['status']}")
-        return run.run.crawl
+@task
+def run_partition(stage: str, partition: str, params: dict | None = None, run_id: str | None = None) -> str:
+    """One partition of a partitioned stage (the crawl of one platform) into its own folder."""
+    run = run_context(params, run_id)
+    return run_stage(stage_named(stage), run, {}, run.run.partition(stage, partition), partition=partition).out
 
-    @task
-    def score(crawl_dir: str, params: dict | None = None, run_id: str | None = None) -> str:
-        from scoring.score import score as score_stage
 
-        run = run_context(params, run_id)
-        with heartbeat("score the catalog", run.config):
-            score_stage(run.config, in_dir=crawl_dir, out=run.run.score)
-        return run.run.score
+@task
+def merge_partitions(stage: str, partition_folders: list[str], params: dict | None = None,
+                     run_id: str | None = None) -> str:  # fmt: skip
+    run = run_context(params, run_id)
+    result = stage_named(stage).merge(run.config, list(partition_folders[:]), run.run.folder(stage))  # [:]: one XCom
+    for line in result.lines[:1]:
+        print(line)
+    return result.out  # a partial crawl (exit 3) still wrote a catalog; a failed one raises
 
-    @task
-    def score_gate(score_dir: str, params: dict | None = None, run_id: str | None = None) -> str:
-        """Fails the run (QualityGateFailed) before any LLM call when the scored catalog is bad."""
-        from ecoagent.runtime.quality_gate import enforce
-        from scoring.score import gate
 
-        run = run_context(params, run_id)  # the drop counts are in this run's crawl folder (merge_crawl wrote it)
-        result = gate(run.config, in_dir=score_dir, crawl_dir=run.run.crawl)
-        print(f"scored-catalog gate: success={result.success}, report {result.report_path}")
-        enforce(result)
-        return score_dir
+@task
+def gate_stage(stage: str, folder: str, params: dict | None = None, run_id: str | None = None) -> str:
+    """Fails the run (QualityGateFailed) when the gate fails, before anything reads the folder."""
+    from ecoagent.runtime.quality_gate import enforce
 
-    @task
-    def shard_ids(params: dict | None = None) -> list[int]:
-        return list(range(int(params.get("shards") or 1)))
+    run = run_context(params, run_id)
+    gated = stage_named(stage)
+    result = gated.gate(run.config, folder, {name: run.run.folder(name) for name in gated.inputs})
+    print(f"{stage} gate: success={result.success}, report {result.report_path}")
+    enforce(result)
+    return folder
 
-    @task(**NETWORK_RETRIES)
-    def llm_shard(stage: str, shard: int, score_dir: str, params: dict | None = None) -> dict:
-        """One shard of an LLM stage's requests (generation or verification), answered into the response cache."""
-        from pipeline.orchestration import answer_stage_shard
 
-        config = run_context(params).config
-        return answer_stage_shard(stage, config, score_dir, shard, int(params.get("shards") or 1))
+@task
+def llm_shard(stage: str, shard: int, inputs: dict, params: dict | None = None, run_id: str | None = None) -> dict:
+    """One shard of an LLM stage's requests (generation or verification), answered into the response cache."""
+    return answer_stage_shard(stage_named(stage), run_context(params, run_id), dict(inputs), shard,
+                              int(params.get("shards") or 1))  # fmt: skip
 
-    def assemble(stage: str, score_dir: str, shard_results: list[dict], params: dict, run_id: str) -> str:
-        from pipeline.orchestration import assemble_stage
 
+@task
+def run_stage_task(stage: str, inputs: dict, shard_results: list[dict] | None = None, params: dict | None = None,
+                   run_id: str | None = None, outlet_events=None) -> str:  # fmt: skip
+    """The stage on this run's input folders (an LLM stage finds its shards' answers in the cache and only
+    assembles); a published stage's result is then promoted to the run root and announced."""
+    if shard_results is not None:
         failed = sum(r["failed"] for r in shard_results[:])  # [:] = one XCom request
         print(f"{stage} shards done, {failed} failed requests ({stage} retries them once more)")
-        run = run_context(params, run_id)
-        with heartbeat(f"{stage}: assemble from the cached answers", run.config):
-            assemble_stage(stage, run.config, score_dir, run.run.folder(stage))
-        return run.run.folder(stage)
-
-    @task
-    def synth(score_dir: str, shard_results: list[dict], params: dict | None = None, run_id: str | None = None) -> str:
-        return assemble("synth", score_dir, shard_results, params, run_id)
-
-    @task
-    def label(score_dir: str, shard_results: list[dict], params: dict | None = None, run_id: str | None = None) -> str:
-        return assemble("label", score_dir, shard_results, params, run_id)
-
-    @task(outlets=[RELEASE_ASSET])
-    def build_release(
-        crawl_dir: str,
-        score_dir: str,
-        synth_dir: str,
-        label_dir: str,
-        params: dict | None = None,
-        run_id: str | None = None,
-        outlet_events=None,
-    ) -> str:
-        """Build, gate and promote the release; returns ``<root>/release/<version>``.
-
-        The build goes to the run's partition (``runs/<run_id>/release/<version>``, from the stage folders the
-        upstream tasks returned, with the tracked copy in the repo's ``releases/<version>/``); only once its gate
-        passed is it copied to ``<root>/release/<version>``, where ``ecoagent release publish``, the next refresh
-        (as ``previous``) and the RATED DAG look. A failing gate raises QualityGateFailed: the run fails, nothing
-        is promoted and no asset event reaches RATED.
-        """
-        from pipeline.release_run import release_run
-        from release.build import ReleaseInputs
-
-        run = run_context(params, run_id)
-        inputs = ReleaseInputs(crawl_dir, score_dir, synth_dir, label_dir)
-        with heartbeat("build and gate the release", run.config):
-            result = release_run(run.config, inputs, run.run, version=params.get("version"), previous_root=run.root)
-        version = result.version
-        folder = _promote(str(result.folder), run.root.release(version))
-        print(f"release {version} built in {result.folder}, promoted to {folder} (previous: {result.previous})")
+    run = run_context(params, run_id)
+    the_stage = stage_named(stage)
+    result = run_stage(the_stage, run, dict(inputs), run.run.folder(stage))
+    if isinstance(the_stage, Published):
+        result = the_stage.promote(run.config, result, run.root)
+        print(result.lines[-1])
         if outlet_events is not None:
-            # the settings travel with the event, so ecoagent_rated reads this release with this config
-            outlet_events[RELEASE_ASSET].extra = release_event_extra(params, run, folder, version, run_id)
-        return folder
-
-    crawl_dir = merge_crawl(crawl_platform.expand(platform=platforms()))
-    gated = score_gate(score(crawl_dir))
-    shards = shard_ids()
-    # one task definition, mapped per shard for each LLM stage
-    generated = llm_shard.override(task_id="generate_shard").partial(stage="synth", score_dir=gated)
-    verified = llm_shard.override(task_id="verify_shard").partial(stage="label", score_dir=gated)
-    generated, verified = generated.expand(shard=shards), verified.expand(shard=shards)
-    build_release(crawl_dir, gated, synth(gated, generated), label(gated, verified))
+            # the settings travel with the event, so the downstream DAG reads this result with this config
+            event = release_event_extra(params, run, result.out, result.summary["version"], run_id)
+            outlet_events[stage_asset(the_stage)].extra = event
+    return result.out
 
 
-ecoagent_refresh_dag = ecoagent_refresh()
+def refresh_dag(stages=STAGES, dag_id: str = "ecoagent_refresh"):
+    """The refresh DAG over ``stages``, in order; each stage's inputs are the folders its upstream tasks return."""
+
+    @dag(
+        dag_id=dag_id,
+        schedule=SCHEDULE,
+        start_date=None,  # see refresh_schedule: no start date, so unpausing does not start a run
+        catchup=False,  # a scheduler that was down runs the latest missed tick once, not every one of them
+        max_active_runs=1,  # runs share the LLM response cache and the package cache
+        tags=["ecoagent", "refresh", "dataset"],
+        default_args={"owner": "ecoagent", "retries": 0},
+        params=PARAMS,
+        doc_md=__doc__,
+    )
+    def ecoagent_refresh():
+        folders: dict = {}  # stage name -> the task returning its (gated) folder
+        shards = shard_ids() if any(isinstance(s, LLMStage) for s in stages) else None
+        for stage in stages:
+            inputs = {name: folders[name] for name in stage.inputs}
+            if isinstance(stage, Partitioned):
+                retries = NETWORK_RETRIES if stage.network else {}
+                parts = partitions.override(task_id=f"{stage.partition_by}s")(stage=stage.name)
+                each = run_partition.override(task_id=f"{stage.name}_{stage.partition_by}", **retries,
+                                              map_index_template="{{ task.op_kwargs['partition'] }}")  # fmt: skip
+                done = each.partial(stage=stage.name).expand(partition=parts)
+                folder = merge_partitions.override(task_id=f"merge_{stage.name}")(stage=stage.name,
+                                                                                  partition_folders=done)  # fmt: skip
+            elif isinstance(stage, LLMStage):
+                shard = llm_shard.override(task_id=stage.shard_task, **NETWORK_RETRIES)
+                answered = shard.partial(stage=stage.name, inputs=inputs).expand(shard=shards)
+                folder = run_stage_task.override(task_id=stage.task_id)(stage.name, inputs, answered)
+            else:
+                outlets = [stage_asset(stage)] if isinstance(stage, Published) else []
+                folder = run_stage_task.override(task_id=stage.task_id, outlets=outlets)(stage.name, inputs)
+            if isinstance(stage, Gated):
+                folder = gate_stage.override(task_id=f"{stage.name}_gate")(stage.name, folder)
+            folders[stage.name] = folder
+
+    return ecoagent_refresh()
+
+
+ecoagent_refresh_dag = refresh_dag()

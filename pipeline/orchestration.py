@@ -15,11 +15,7 @@ if TYPE_CHECKING:
     from ecoagent.config import Config
     from ecoagent.layout import RunLayout
     from ecoagent.runtime.progress import ProgressLog
-
-# The stages that ask the LLM, by name: the module whose ``llm_requests(config, in_dir)`` lists what the stage
-# asks, in a deterministic order, and whose stage function (named like the stage) assembles its outputs.
-LLM_STAGES = {"synth": "synth.generate", "label": "labeling.label"}
-
+    from ecoagent.stage import LLMStage, Stage, StageResult
 
 @dataclass(frozen=True)
 class RunContext:
@@ -106,22 +102,31 @@ def heartbeat(description: str, config: Config, total: int | None = None) -> Ite
         yield log
 
 
-def answer_stage_shard(stage: str, config: Config, score_dir: str, shard: int, shards: int) -> dict:
+def answer_stage_shard(stage: LLMStage, run: RunContext, inputs: dict[str, str], shard: int, shards: int) -> dict:
     """Ask the LLM one shard of an LLM stage's requests (generation or verification), filling the response cache;
     progress lines in the task log as answers arrive."""
-    from ecoagent.llm.backends import answer_shard
+    from ecoagent.llm.ask import answer_shard
 
-    requests = _llm_stage(stage).llm_requests(config, score_dir)
-    with heartbeat(f"{stage} shard {shard + 1}/{shards}: requests answered", config) as log:
-        return answer_shard(config, requests, shard, shards, progress=log.update)
-
-
-def assemble_stage(stage: str, config: Config, score_dir: str, out: str) -> None:
-    """Run an LLM stage once its shards filled the cache: it finds every answer there and only assembles."""
-    getattr(_llm_stage(stage), stage)(config, in_dir=score_dir, out=out)
+    requests = stage.llm_requests(run.config, inputs)
+    with heartbeat(f"{stage.name} shard {shard + 1}/{shards}: requests answered", run.config) as log:
+        return answer_shard(run.config, requests, shard, shards, progress=log.update)
 
 
-def _llm_stage(stage: str):
-    import importlib
+def run_stage(stage: Stage, run: RunContext, inputs: dict[str, str], out: str,
+              partition: str | None = None) -> StageResult:  # fmt: skip
+    """Run a stage (or one ``partition`` of a partitioned one) in a DAG task; its progress and the lines it says
+    go to the task log. A published stage also gets the run root's folder of its earlier results."""
+    from ecoagent.runtime.progress import print_line, stage_progress
+    from ecoagent.stage import Published
 
-    return importlib.import_module(LLM_STAGES[stage])
+    if isinstance(stage, Published):
+        inputs = {**inputs, stage.earlier_results: run.root.folder(stage.name)}
+    interval = run.config.progress_interval_s
+    with stage_progress(stage.progress, phased=stage.phased, interval_s=interval, emit=print_line) as progress:
+        if partition is None:
+            result = stage.run(run.config, inputs, out, progress)
+        else:
+            result = stage.run_partition(run.config, partition, inputs, out, progress)
+    for line in result.lines:
+        print_line(line)
+    return result

@@ -13,10 +13,10 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ecoagent.config import RatedConfig
 from ecoagent.release_format.reader import Corpus
 from ecoagent.retrieval.embedding import ModelUnavailable
 from ecoagent.retrieval.rankers import BM25Retriever, CrossEncoderReranker, DenseRetriever, Retriever, TfidfRetriever
+from rated.settings import RatedConfig
 
 log = logging.getLogger(__name__)
 

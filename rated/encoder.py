@@ -14,11 +14,11 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from ecoagent.config import RatedConfig
 from ecoagent.layout import RATED_FILES
 from ecoagent.release_format.reader import QuerySet, Release, query_set, training_pairs
 from ecoagent.retrieval.rankers import DenseRetriever
 from rated.offline import evaluate
+from rated.settings import RatedConfig
 from rated.train import TrainedEncoder, save_untrained, train_encoder
 
 log = logging.getLogger(__name__)

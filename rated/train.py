@@ -26,9 +26,9 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from ecoagent.config import TrainConfig
 from ecoagent.release_format.reader import Corpus, TrainingPairs
 from ecoagent.retrieval.embedding import resolve_model_path
+from rated.settings import TrainConfig
 
 log = logging.getLogger(__name__)
 

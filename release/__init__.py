@@ -4,6 +4,8 @@ and upload.
 It reads the crawl, score, synth and label folders as files (``release.build.ReleaseInputs``) and never imports
 those stages; ``releases/`` at the repository root holds the text-only copy of each released version.
 
+- :mod:`release.stage`: the release as the last stage of the refresh; :mod:`release.run` builds it from a run's
+  stage folders and copies its manifest, card and changelog to ``releases/<version>/``.
 - :mod:`release.build`: stage outputs -> ``release/<version>/`` (Parquet per config and split, dataset card,
   ``croissant.json``, ``manifest.json``, ``CHANGELOG.md``), gated before it is renamed into place.
 - :mod:`release.gate`: the great-expectations gate over a built release folder.

@@ -15,10 +15,10 @@ from urllib.parse import urlsplit
 
 from bs4 import BeautifulSoup, Tag
 
-from ecoagent.config import HttpConfig
 from ecoagent.text.redaction import redact
 from scoring.http_fetch import NETWORK_ERRORS, FetchResult, HttpFetcher
 from scoring.link_check import network_available
+from scoring.settings import HttpConfig
 
 MIN_PARAGRAPH_CHARS = 40
 MIN_PARAGRAPH_WORDS = 6

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, get_args
 
 import polars as pl
 
-from ecoagent.config import GateConfig
 from ecoagent.runtime.quality_gate import GateResult, metric_between, run_gate
 from schemas.scored_tool import SIDE_EFFECTS
 from schemas.tool_record import AuthType, Listing, Platform
+from scoring.settings import GateConfig
 
 if TYPE_CHECKING:
     from great_expectations.expectations import Expectation

@@ -36,7 +36,7 @@ from urllib.parse import urljoin, urlsplit
 import requests
 import urllib3.exceptions
 
-from ecoagent.config import HttpConfig
+from scoring.settings import HttpConfig
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 MAX_REDIRECTS = 10

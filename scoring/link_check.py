@@ -19,7 +19,6 @@ from urllib.parse import urlsplit
 
 import requests
 
-from ecoagent.config import HttpConfig
 from schemas.tool_record import Link
 from scoring.http_fetch import (
     CONNECTION_ERROR,
@@ -33,6 +32,7 @@ from scoring.http_fetch import (
     FetchResult,
     HttpFetcher,
 )
+from scoring.settings import HttpConfig
 
 # Not a package registry (those resolve even on the offline build machine) and served by a CDN
 # that answers HEAD: a reply of any status proves outbound HTTP works.

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from ecoagent.config import Config, ScoreConfig, ScoreReading
+from ecoagent.config import Config
 from ecoagent.layout import CRAWL_FILES, SCORE_FILES, RunLayout
 from ecoagent.retrieval.embedding import Embedder
 from ecoagent.store import ArtifactStore, StageFolder
@@ -35,9 +35,9 @@ from schemas.scored_tool import SIDE_EFFECTS, ScoredToolRecord
 from schemas.tool_record import ToolRecord, polars_schema
 from scoring.flaws import find_flaws
 from scoring.reliability import consistency_scores, name_texts, quality_scores, source_weight, static_prior
+from scoring.settings import ScoreConfig, ScoreReading
 
 STAGE = "score"
-GATE_REPORTS = (SCORE_FILES.gate_report, SCORE_FILES.gate_results)
 OUTPUTS = SCORE_FILES.names()
 PAPER_RELIABLE_SHARE = 0.568  # RATED Section 2: 2,940 of 5,172 tools
 
@@ -317,7 +317,7 @@ def gate(config: Config, in_dir: str | None = None, out: str | None = None, craw
     ``in_dir``: the scored catalog (default: the store's score folder); ``crawl_dir``: the crawl it was scored
     from, whose ``crawl_summary.json`` holds the drop counts (default: the store's crawl folder).
     """
-    from scoring.gate import GATE_NAME, run_scored_catalog_gate
+    from scoring.gate import run_scored_catalog_gate
 
     layout = RunLayout.of(config)
     source = ArtifactStore(in_dir or layout.score)
@@ -334,5 +334,5 @@ def gate(config: Config, in_dir: str | None = None, out: str | None = None, craw
     with folder.amend() as store:
         scored = store.read_parquet(SCORE_FILES.tools)
         result = run_scored_catalog_gate(scored, crawl_summary, config.score.gate, store.url())
-    result.report_path = folder.url(f"{GATE_NAME}_gate.md")
+    result.report_path = folder.url(SCORE_FILES.gate_report)
     return result

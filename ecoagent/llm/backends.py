@@ -471,37 +471,6 @@ def _batch_line_response(custom_id: str, record: dict) -> LLMResponse | None:
         return None
 
 
-def answer_shard(
-    config: Config,
-    requests: Sequence[LLMRequest],
-    shard: int,
-    shards: int,
-    progress: Callable[[int, int], None] | None = None,
-) -> dict:
-    """Answer one shard of a deterministic request list (every ``shards``-th request), filling the response cache.
-
-    The refresh DAG maps this over shards in parallel; the stage afterwards finds every answer in the cache and
-    only assembles. Shards are by position in the list, so they never overlap. ``progress(done, total)`` is
-    called as the shard's requests are answered.
-    """
-    if not 0 <= shard < shards:
-        raise ValueError(f"shard {shard} is not in [0, {shards})")
-    part = list(requests)[shard::shards]
-    done = 0
-
-    def on_done(_response: LLMResponse) -> None:
-        nonlocal done
-        done += 1
-        if progress:
-            progress(done, len(part))
-
-    if progress:
-        progress(0, len(part))
-    responses, cached = answer(config, part, on_done=on_done)
-    failed = sum(1 for r in responses if r.error)
-    return {"shard": shard, "requests": len(part), "sent": len(part) - cached, "failed": failed}
-
-
 def answer(
     config: Config,
     requests: Sequence[LLMRequest],

@@ -164,3 +164,18 @@ def phase_progress(
     finally:
         for log in logs.values():
             log.close(failed=failed)
+
+
+@contextmanager
+def stage_progress(
+    description: str, *, phased: bool, interval_s: float = DEFAULT_INTERVAL_S, emit: Callable[[str], None] = print_line
+) -> Iterator[Callable[[str, int, int], None]]:
+    """A stage's ``progress(phase, done, total)`` as plain lines: one :class:`ProgressLog` per phase for a stage
+    with phases (``description`` holds ``{phase}``), else one for the whole stage, so that the work after its
+    counted step (an embedding pass after generation) is not silent either."""
+    if phased:
+        with phase_progress(description, interval_s=interval_s, emit=emit) as update:
+            yield update
+        return
+    with ProgressLog(description, interval_s=interval_s, emit=emit) as log:
+        yield lambda _phase, done, total: log.update(done, total)

@@ -43,7 +43,7 @@ def test_every_folder_of_a_run_root_is_named_once() -> None:
     )
     assert layout.release("2026.11.29") == "/data/store/release/2026.11.29"
     assert layout.rated("2026.11.29") == "/data/store/rated/2026.11.29"
-    assert layout.crawl_shard("n8n") == "/data/store/crawl_shards/n8n"
+    assert layout.partition("crawl", "n8n") == "/data/store/crawl_shards/n8n"
     run = layout.run("manual__2026-11-29T12:00:00+00:00")
     assert run.score == "/data/store/runs/manual__2026-11-29T12_00_00_00_00/score"
     assert layout.llm_cache == Path("/data/store/llm/responses.sqlite")

@@ -15,7 +15,8 @@ from benchmarks.standin_llm import StandInOpenAI
 from crawlers.crawl import crawl
 from ecoagent.config import load_config
 from ecoagent.text.splits import check_no_leakage
-from labeling.label import PAIR_SCHEMA, QUERY_SCHEMA, label
+from labeling.label import PAIR_SCHEMA, QUERY_SCHEMA
+from labeling.stage import label
 from pipeline.cli import app
 from scoring.score import score
 from tests.fixture_packages import build_fixture_mirror, fixture_overrides

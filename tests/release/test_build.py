@@ -13,7 +13,7 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from ecoagent.config import Config
+from ecoagent.config import make_config
 from ecoagent.runtime.quality_gate import QualityGateFailed
 from ecoagent.store import ArtifactStore
 from ecoagent.text.splits import assign_splits
@@ -26,7 +26,7 @@ from synth.generate import PAIR_SCHEMA as SYN_PAIR_SCHEMA
 from synth.generate import QUERY_SCHEMA as SYN_QUERY_SCHEMA
 
 CREATED = "2026-11-30T12:00:00+00:00"
-CONFIG = Config(seed=11)
+CONFIG = make_config(seed=11)
 SUBJECTS = [
     "invoice",
     "calendar",

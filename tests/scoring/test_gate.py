@@ -8,11 +8,11 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from ecoagent.config import GateConfig
 from ecoagent.runtime.quality_gate import GateResult, QualityGateFailed, enforce
 from schemas.scored_tool import Flaw, ScoredToolRecord
 from schemas.tool_record import Link, polars_schema
 from scoring.gate import REQUIRED_COLUMNS, crawl_drop_share, run_scored_catalog_gate, scored_catalog_expectations
+from scoring.settings import GateConfig
 
 N_TOOLS = 10
 CFG = GateConfig(max_drop_share=0.05, max_critical_flaw_share=0.5, max_unknown_side_effect_share=0.3, min_tools=1)

@@ -17,7 +17,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from ecoagent.config import HttpConfig
 from scoring.http_fetch import (
     DNS_ERROR,
     ROBOTS_DISALLOWED,
@@ -28,6 +27,7 @@ from scoring.http_fetch import (
     HttpFetcher,
     classify_exception,
 )
+from scoring.settings import HttpConfig
 
 # -- shared helpers ----------------------------------------------------------------------------
 

@@ -1,7 +1,6 @@
 import numpy as np
 import pytest
 
-from ecoagent.config import ScoreConfig
 from ecoagent.retrieval.embedding import Embedder
 from scoring.reliability import (
     consistency_scores,
@@ -12,6 +11,7 @@ from scoring.reliability import (
     source_weight,
     static_prior,
 )
+from scoring.settings import ScoreConfig
 
 WEIGHTS = ScoreConfig().source_weights
 

@@ -12,7 +12,8 @@ from benchmarks.standin_llm import StandInOpenAI
 from crawlers.crawl import crawl
 from ecoagent.config import load_config
 from scoring.score import score
-from synth.generate import PAIR_SCHEMA, QUERY_SCHEMA, synth
+from synth.generate import PAIR_SCHEMA, QUERY_SCHEMA
+from synth.stage import synth
 from tests.fixture_packages import build_fixture_mirror, fixture_overrides
 
 ANSWERS = {
@@ -85,11 +86,11 @@ def test_embedded_model_end_to_end_on_three_tools(scored, embedded_run):
 # (the second request is then in flight on the embedded server).
 _KILLED_SYNTH = """
 from ecoagent.config import load_config
-from synth.generate import synth
+from synth.stage import synth
 
 overrides, in_dir, out, pids_file = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 
-def progress(done, total):
+def progress(_phase, done, total):
     if done == 1:
         die(pids_file)
 
@@ -183,7 +184,7 @@ def test_a_server_that_dies_mid_run_loses_no_finished_work(scored):
         cfg = _server_config(tmp, overrides, server, "dies.sqlite")
         seen = []
 
-        def progress(done: int, total: int) -> None:
+        def progress(_phase: str, done: int, total: int) -> None:
             seen.append(done)
             if done == 3:  # after three answers the server stops answering: every connection is dropped
                 server.default = "drop"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from ecoagent.config import Config
+from ecoagent.config import Config, make_config
 from ecoagent.llm import (
     EmbeddedServer,
     LLMBackendError,
@@ -32,7 +32,7 @@ from ecoagent.llm.backends import resolve_gguf
 
 def _config(tmp_path: Path, **llm) -> Config:
     # the model cache stays the configured default: the 250 MB GGUF is assembled once per machine
-    return Config(store=str(tmp_path / "store"), llm={"embedded": {"threads": 1, "parallel": 2}, **llm})
+    return make_config(store=str(tmp_path / "store"), llm={"embedded": {"threads": 1, "parallel": 2}, **llm})
 
 
 def _port_closed(address: str) -> bool:

@@ -1,5 +1,5 @@
-"""Build a release from one run's stage folders: the step shared by ``ecoagent run``, ``ecoagent release build``
-and the refresh DAG.
+"""Build a release from one run's stage folders: what the release stage (:mod:`release.stage`) runs for
+``ecoagent run``, ``ecoagent release build`` and the refresh DAG alike.
 
 The stage folders (``ReleaseInputs``) -> ``<root>/release/<version>/`` (the Hub-ready folder), and a copy of its
 manifest, card and changelog in the repository's ``releases/<version>/``.
@@ -11,33 +11,33 @@ import shutil
 from pathlib import Path
 
 from ecoagent.config import Config
-from ecoagent.layout import RELEASE_FILES, RunLayout, newest_release
+from ecoagent.layout import TRACKED_RELEASE_FILES, newest_release
 from ecoagent.store import StageFolder
 from release.build import ReleaseInputs, ReleaseResult, build_release, release_version
 
-TRACKED_FILES = RELEASE_FILES.tracked
+TRACKED_FILES = TRACKED_RELEASE_FILES
 
 
 def release_run(
     config: Config,
     inputs: ReleaseInputs,
-    layout: RunLayout,
+    releases: str,
     *,
     version: str | None = None,
     previous: str | None = None,
-    previous_root: RunLayout | None = None,
+    previous_releases: str | None = None,
     created: str | None = None,
     track: bool = True,
 ) -> ReleaseResult:
-    """Build ``layout``'s ``release/<version>`` from ``inputs``.
+    """Build ``<releases>/<version>`` from ``inputs``.
 
     ``version``: else ``release.version``, else the UTC date. ``previous``: else ``release.previous``, else the
-    newest release under ``previous_root`` (default: ``layout``), other than this version.
+    newest release under ``previous_releases`` (default: ``releases``), other than this version.
     """
     version = release_version(config, version)
     prev = previous or config.release.previous
-    prev_path = Path(prev) if prev else newest_release((previous_root or layout).releases, exclude=version)
-    result = build_release(inputs, Path(layout.release(version)), version=version, config=config, previous=prev_path,
+    prev_path = Path(prev) if prev else newest_release(previous_releases or releases, exclude=version)
+    result = build_release(inputs, Path(releases) / version, version=version, config=config, previous=prev_path,
                            created=created)  # fmt: skip
     if track:  # the three files replaced together, like a stage folder
         tracked = config.resolve_path(config.release.repo_releases_dir) / version

@@ -1,0 +1,60 @@
+"""What the crawl says about itself: the lines the CLI prints and a DAG task logs."""
+
+from __future__ import annotations
+
+from ecoagent.layout import CRAWL_FILES
+from ecoagent.text.markdown import markdown_table
+
+COVERAGE = ("description", "parameters", "auth", "endpoints", "doc_urls", "categories")
+MAX_ERRORS_SHOWN = 10
+
+
+def summary_lines(summary: dict, out: str) -> list[str]:
+    """Tools and field coverage per platform, drops, counting rules, near-duplicates, package errors, timings."""
+    header = ["platform", "tools", "packages", "description", "parameters", "auth", "endpoints", "docs", "categories"]
+    rows = [
+        [platform, row["tools"], f"{row['packages_with_tools']}/{row['packages']}",
+         *(f"{row['coverage'][k]:.0%}" for k in COVERAGE)]
+        for platform, row in summary["per_platform"].items()
+    ]  # fmt: skip
+    rows.append(["all", summary["tools"], summary["packages"]["total"],
+                 *(f"{summary['coverage'][k]:.0%}" for k in COVERAGE)])  # fmt: skip
+    lines = [f"crawl: {summary['tools']} tools ({summary['status']})", *markdown_table(header, rows, 1)]
+    if summary["drops_by_reason"]:
+        lines.append("dropped records by reason: " + _counts(summary["drops_by_reason"]))
+    if summary["skipped_by_reason"]:
+        lines.append("not counted as tools: " + _counts(summary["skipped_by_reason"]))
+    lines += [f"counting rule ({platform}): {rule}" for platform, rule in summary["counting_rules"].items() if rule]
+    nd = summary["near_duplicates"]
+    lines.append(
+        f"near-duplicates (reported, kept): {nd['same_description_groups']} same-description groups "
+        f"({nd['same_description_tools']} tools), {nd['same_name_groups']} same-name groups across packages"
+    )
+    return [*lines, *_package_errors(summary), *_totals(summary, out)]
+
+
+def _counts(counts: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in counts.items())
+
+
+def _package_errors(summary: dict) -> list[str]:
+    errors = summary["package_errors"]
+    if not errors:
+        return []
+    lines = [f"{len(errors)} recorded errors in {summary['packages']['with_errors']} packages:"]
+    lines += [f"  {e['package']}: {e['where']}: {e['reason'][:160]}" for e in errors[:MAX_ERRORS_SHOWN]]
+    if len(errors) > MAX_ERRORS_SHOWN:
+        lines.append(f"  ... and {len(errors) - MAX_ERRORS_SHOWN} more in {CRAWL_FILES.summary}")
+    return lines
+
+
+def _totals(summary: dict, out: str) -> list[str]:
+    lines = [
+        f"cache hits {summary['cache']['hits']}, misses {summary['cache']['misses']}; "
+        f"fetch {summary['seconds']['fetch']}s, extract {summary['seconds']['extract']}s, "
+        f"total {summary['seconds']['total']}s",
+        f"outputs: {out}",
+    ]
+    if summary["status"] == "partial":
+        lines.append("crawl was partial: some packages recorded errors (exit code 3)")
+    return lines

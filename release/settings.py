@@ -1,0 +1,17 @@
+"""The release build's settings: the ``release`` section of the config."""
+
+from __future__ import annotations
+
+from ecoagent.config import Section, Share
+
+
+class ReleaseConfig(Section):
+    version: str | None = None  # MAJOR.MINOR.PATCH; default: the UTC date, e.g. 2026.11.29 (--version wins)
+    repo_id: str | None = None  # Hub dataset repo for `ecoagent release publish`, e.g. my-org/ecoagent
+    token_env: str = "HF_TOKEN"  # the NAME of the env var holding the Hub token, never the token
+    previous: str | None = None  # the previous release folder; default: the newest one under <root>/release
+    # The release build splits Syn (the synth stage does not); Real arrives split by label.split_ratios.
+    syn_split_ratios: tuple[Share, Share, Share] = (0.7, 0.1, 0.2)  # train, validation, test
+    repo_releases_dir: str = "releases"  # manifest, card and changelog of each release, tracked in git
+    # below this precision of the Real labels on the gold set (or unmeasured), the card says real-* is not a benchmark
+    min_real_precision: float = 0.8

