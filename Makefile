@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 ARGS ?=
 
-.PHONY: setup run test lint bench-crawl
+.PHONY: setup run test docs lint bench-crawl
 
 # torch goes first, pinned: it then resolves to the local CPU wheel instead of a multi-GB CUDA build.
 $(STAMP): pyproject.toml
@@ -23,9 +23,16 @@ setup: $(STAMP)
 run: $(STAMP)
 	$(BIN)/ecoagent run $(ARGS) || test $$? -eq 3
 
+# The documentation site (mkdocs.yml, docs/) into build/site/ (ignored); --strict: a broken link or anchor fails.
+DOCS_BUILD := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet --site-dir build/site
+
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(DOCS_BUILD)
 	HF_HUB_OFFLINE=1 $(BIN)/pytest -q $(ARGS)
+
+docs: $(STAMP)
+	$(DOCS_BUILD)
 
 bench-crawl: $(STAMP)
 	$(BIN)/python benchmarks/crawl.py $(ARGS)

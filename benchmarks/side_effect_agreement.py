@@ -1,6 +1,7 @@
 """Agreement of the side-effect rules with the hand-labelled sample, plus the catalog distribution.
 
 .venv/bin/python benchmarks/side_effect_agreement.py [--catalog data/tools.parquet] [--show-disagreements]
+    [--record NAME]
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.record import add_record_option, write_record
 from scoring.side_effect import classify_side_effects
 from scoring.side_effect.tiers import COMPENSABLE, EXTERNAL, IRREVERSIBLE, READ_ONLY, REVERSIBLE, UNKNOWN
 
@@ -63,15 +65,40 @@ def agreement_with_labels(sample: pl.DataFrame, label_column: str = "label") -> 
     return Agreement(len(sample), decided, agreed, len(sample) - decided, confusion)
 
 
+def record(name: str, agreement: Agreement) -> None:
+    """The figures as a record of the results page (``benchmarks/record.py``)."""
+    figures = {
+        "hand-labelled tools": agreement.n,
+        "decided by the rules (not unknown)": agreement.decided,
+        "agreement where decided": f"{agreement.agreement:.1%} ({agreement.agreed} / {agreement.decided})",
+        "unknown": f"{agreement.unknown_share:.1%} ({agreement.unknown})",
+    }
+    confusion = {"columns": agreement.confusion.columns, "rows": [list(row) for row in agreement.confusion.rows()]}
+    confusion["caption"] = "Confusion: rows the hand label, columns the rule's tier."
+    write_record(
+        name,
+        title="Side-effect rules vs the hand-labelled sample",
+        section="score",
+        benchmark="the side-effect tier rules (scoring/side_effect/) against 191 hand-labelled real tools",
+        figures=figures,
+        target=">= 85 % agreement where decided, <= 15 % unknown",
+        tables=[confusion],
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sample", type=Path, default=SAMPLE)
     parser.add_argument("--catalog", type=Path, help="tools.parquet: also print the tier distribution over it")
     parser.add_argument("--show-disagreements", action="store_true")
+    add_record_option(parser)
     args = parser.parse_args()
 
     sample = pl.read_ndjson(args.sample)
-    print(agreement_with_labels(sample).render())
+    agreement = agreement_with_labels(sample)
+    print(agreement.render())
+    if args.record:
+        record(args.record, agreement)
     if args.show_disagreements:
         out = sample.select("tool_id", "label").with_columns(classify_side_effects(sample).drop("tool_id"))
         bad = out.filter(pl.col("label") != pl.col("side_effect"))

@@ -52,7 +52,8 @@ def pick_device(setting: str) -> str:
 
 def build_encoder(config: TrainConfig, device: str = "cpu"):
     """The untrained dual encoder (= RATED w/o Contrastive)."""
-    from sentence_transformers import SentenceTransformer, models
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.sentence_transformer import modules
 
     if not config.tool_encoder:
         model = SentenceTransformer(resolve_model_path(config.encoder, "rated.train.encoder"), device=device)
@@ -60,10 +61,10 @@ def build_encoder(config: TrainConfig, device: str = "cpu"):
         return model
 
     def tower(spec: str, setting: str) -> list:
-        transformer = models.Transformer(resolve_model_path(spec, setting), max_seq_length=config.max_length)
-        return [transformer, models.Pooling(transformer.get_word_embedding_dimension(), pooling_mode="cls")]
+        transformer = modules.Transformer(resolve_model_path(spec, setting), max_seq_length=config.max_length)
+        return [transformer, modules.Pooling(transformer.get_embedding_dimension(), pooling_mode="cls")]
 
-    router = models.Router.for_query_document(
+    router = modules.Router.for_query_document(
         query_modules=tower(config.encoder, "rated.train.encoder"),
         document_modules=tower(config.tool_encoder, "rated.train.tool_encoder"),
     )
@@ -104,8 +105,8 @@ def train_encoder(
 ) -> TrainedEncoder:
     """Fine-tune a fresh encoder on ``pairs`` with ``config`` (+ ``overrides``) and save it to ``out_dir``."""
     from sentence_transformers import SentenceTransformerTrainer, SentenceTransformerTrainingArguments
-    from sentence_transformers.losses import MultipleNegativesRankingLoss
-    from sentence_transformers.training_args import BatchSamplers
+    from sentence_transformers.base.sampler import BatchSamplers
+    from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
 
     settings = config.model_copy(update=overrides or {})
     device = pick_device(settings.device)
