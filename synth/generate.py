@@ -12,7 +12,7 @@ hard and random negatives, and writes, in ``out`` (default ``<store>/synth``):
 
 Every LLM answer is cached by a deterministic request id (tool content, prompt version, model,
 sampling, seed), so a rerun or a refresh only asks for what is new and a killed run resumes; a reply does not
-depend on the requests sent before it (:func:`ecoagent.llm.backends.embedded_request_options`), so a
+depend on the requests sent before it (:func:`ecoagent.llm.embedded.embedded_request_options`), so a
 resumed run writes the same bytes as an uninterrupted one. The folder is replaced as a whole
 (:class:`ecoagent.store.StageFolder`).
 """
@@ -270,7 +270,7 @@ class BatchPending(EcoAgentError, RuntimeError):
 
 def _exchange_batch_files(config: Config, requests: list, cache) -> int:
     """Import ``output.jsonl`` if it is there, else write ``requests.jsonl`` for ``vllm run-batch``."""
-    from ecoagent.llm.backends import read_batch_output, write_batch_requests
+    from ecoagent.llm.batch import read_batch_output, write_batch_requests
 
     if not config.llm.batch_dir:
         raise ValueError("llm.backend=batch needs llm.batch_dir (a folder shared with the GPU node)")
