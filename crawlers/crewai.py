@@ -22,7 +22,7 @@ from crawlers.base import ExtractedTool, Extraction, PackageFiles
 from crawlers.python.base_tool import read_tool_class
 from crawlers.python.evaluate import Evaluator
 from crawlers.python.index import ClassRef, PackageIndex, is_abstract, own_attr
-from crawlers.python.metadata import dedupe, deprecation, read_metadata, service_from_path, want_python
+from crawlers.python.metadata import dedupe, deprecation, in_namespaces, read_metadata, service_from_path, want_python
 from crawlers.python.urls import doc_urls_in
 
 
@@ -30,8 +30,7 @@ def want(path: str) -> bool:
     return want_python(path) or posixpath.basename(path) == "README.md"
 
 
-def _is_crewai(qualname: str) -> bool:
-    return qualname.startswith("crewai.") or qualname.startswith("crewai_tools.")
+_is_crewai = in_namespaces("crewai.", "crewai_tools.")
 
 
 def extract(package: PackageFiles) -> Extraction:
@@ -87,11 +86,7 @@ def _tool(
         display_name=cls.node.name,
         service=service_from_path(cls.module.path),
         parameters=info.parameters,
-        auth_type=auth.auth_type(),  # type: ignore[arg-type]
-        auth_env_vars=auth.env_vars,
-        env_vars_declared=list(auth.env_declared),
-        env_vars_read=list(auth.env_read),
-        auth_credentials=auth.credentials,
+        **auth.tool_fields(),
         endpoints=info.endpoints,
         doc_urls=dedupe([*readme_docs, *doc_urls_in(info.doc_text), *doc_urls_in(readme_text)[:5], *meta_docs]),
         package_dependencies=_package_dependencies(index, cls),
