@@ -19,7 +19,7 @@ import posixpath
 from typing import Any
 
 from crawlers.base import ExtractedTool, Extraction, PackageFiles
-from crawlers.python.base_tool import read_tool_class
+from crawlers.python.base_tool import ClassTool, read_tool_class
 from crawlers.python.evaluate import Evaluator
 from crawlers.python.index import ClassRef, PackageIndex, is_abstract, own_attr
 from crawlers.python.metadata import dedupe, deprecation, in_namespaces, read_metadata, service_from_path, want_python
@@ -38,31 +38,31 @@ def extract(package: PackageFiles) -> Extraction:
     index = PackageIndex(package.files)
     meta_docs = read_metadata(package.files).doc_urls()
     tool_classes = index.subclasses_of({"BaseTool"}, _is_crewai)
-    parents = {anc.key for c in tool_classes for anc in index.mro(c)[1:]}
+    parents = index.ancestor_keys(tool_classes)
     for cls in tool_classes:
-        tool = _tool(index, package, cls, cls.key in parents, meta_docs, out)
-        if tool is not None:
-            out.tools.append(tool)
+        info = read_tool_class(index, cls)
+        skip = _skip_reason(cls, info, cls.key in parents)
+        if skip is not None:
+            out.skipped[skip] += 1
+        else:
+            out.tools.append(_tool(index, package, cls, info, meta_docs))
     out.errors.extend(index.errors)
     return out
 
 
-def _tool(
-    index: PackageIndex,
-    package: PackageFiles,
-    cls: ClassRef,
-    has_subclasses: bool,
-    meta_docs: list[str],
-    out: Extraction,
-) -> ExtractedTool | None:
-    info = read_tool_class(index, cls)
+def _skip_reason(cls: ClassRef, info: ClassTool, has_subclasses: bool) -> str | None:
+    """Why a tool class is not a tool: a base of other tools, or no static name; None for a tool."""
     base_like = "Base" in cls.node.name or is_abstract(cls)
     if has_subclasses and (base_like or not info.name):
-        out.skipped["abstract_base"] += 1
-        return None
+        return "abstract_base"
     if not info.name:
-        out.skipped["runtime_only_no_name"] += 1
-        return None
+        return "runtime_only_no_name"
+    return None
+
+
+def _tool(
+    index: PackageIndex, package: PackageFiles, cls: ClassRef, info: ClassTool, meta_docs: list[str]
+) -> ExtractedTool:
     env_vars, _required = _env_vars(index, cls)
     auth = info.auth
     for env in env_vars:

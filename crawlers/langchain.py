@@ -45,7 +45,7 @@ def extract(package: PackageFiles) -> Extraction:
     meta_docs = read_metadata(package.files).doc_urls()
     tool_classes = index.subclasses_of(_TOOL_BASES, _is_langchain)
     tool_keys = {c.key for c in tool_classes}
-    parents = {anc.key for c in tool_classes for anc in index.mro(c)[1:]}
+    parents = index.ancestor_keys(tool_classes)
     mode_classes = _mode_tools(index, package, tool_keys, meta_docs, out)
     for cls in tool_classes:
         if cls.key in mode_classes:
