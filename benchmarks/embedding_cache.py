@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import shutil
+import sys
 import tempfile
 import time
 import uuid
@@ -28,6 +28,9 @@ from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
+
+from benchmarks.measure import print_report
 from ecoagent.retrieval.embedding import Embedder
 
 DIM = 384
@@ -112,11 +115,11 @@ def main() -> None:
     assert before["checksum"] == after["checksum"], "the two write paths left different vectors"
     result = {"held": args.held, "queries": args.queries, "chunk": args.chunk, "before": before, "after": after,
               "write_ratio": round(after["write_s"] / max(before["write_s"], 1e-9), 3)}  # fmt: skip
-    print(json.dumps(result, indent=2))
-    print(
+    print_report(
+        result,
         f"{args.queries:,} new texts in {before['calls']} calls onto a cache of {args.held:,}: writes "
         f"{before['write_s']:.1f} s before, {after['write_s']:.1f} s after ({result['write_ratio']:.3f}x); "
-        f"whole run {before['total_s']:.1f} s vs {after['total_s']:.1f} s; same vectors, 0 re-embedded"
+        f"whole run {before['total_s']:.1f} s vs {after['total_s']:.1f} s; same vectors, 0 re-embedded",
     )
 
 

@@ -21,16 +21,19 @@ Ground truth, measured in the same run:
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import random
 import resource
 import string
-import time
+import sys
+from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
+
+from benchmarks.measure import print_report, timed
 from ecoagent.text.dedup import DedupResult, DisjointSets, jaccard, lsh_params, near_duplicates, shingles
 
 THRESHOLD = 0.7
@@ -161,13 +164,6 @@ def recall_by_band(
     return {k: v for k, v in bands.items()}  # [true pairs, recalled]
 
 
-def timed(function, *args, **kwargs):
-    """``(function(*args, **kwargs), wall seconds)``."""
-    started = time.perf_counter()
-    result = function(*args, **kwargs)
-    return result, time.perf_counter() - started
-
-
 def sample_check(texts: list[str], sets: list[frozenset[str]], truth: set[tuple[int, int]], size: int,
                  seed: int) -> tuple[dict, float, float]:
     """LSH and the prefix filter against brute-force exact truth over every pair of a sample: members of up to 2,000
@@ -248,12 +244,12 @@ def main() -> None:
     ok = (full["recall"] >= 0.99 and full["false_drops"] == 0 and lsh_s <= 30
           and sample["prefix_filter_matches_bruteforce"])  # fmt: skip
     report["pass"] = ok
-    print(json.dumps(report, indent=2))
-    print(
+    print_report(
+        report,
         f"{'PASS' if ok else 'FAIL'}: {args.docs} queries in {lsh_s:.1f}s (b={b}, r={r}); "
         f"recall {full['recall']:.2%} of {full['true_pairs']} true pairs J>{THRESHOLD}; "
         f"false drops {full['false_drops']}; exact prefix-filter {prefix_s:.1f}s, "
-        f"pure-Python pairwise ~{py_70k_est / 3600:.1f} h (extrapolated)"
+        f"pure-Python pairwise ~{py_70k_est / 3600:.1f} h (extrapolated)",
     )
 
 

@@ -36,6 +36,7 @@ from collections import Counter
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Self
 
 CHAT_TURN = "<start_of_turn>{role}\n{content}<end_of_turn>\n"
 
@@ -64,7 +65,25 @@ def body_digest(body: dict) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
-class StandInOpenAI:
+class ServedInThread:
+    """An HTTP server served by a daemon thread while the ``with`` block runs (the stand-in, the tests' servers)."""
+
+    def __init__(self, httpd: ThreadingHTTPServer) -> None:
+        self.httpd = httpd
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+
+    def __enter__(self) -> Self:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(timeout=5)
+
+
+class StandInOpenAI(ServedInThread):
     """An OpenAI-compatible server on 127.0.0.1 in a background thread (a context manager)."""
 
     def __init__(
@@ -94,11 +113,9 @@ class StandInOpenAI:
         # per kind of request ("structured": with a response_format, as verification asks; "text": generation):
         # 200 answers, prompt tokens, completion tokens
         self.by_kind: dict[str, Counter[str]] = {"structured": Counter(), "text": Counter()}
-        self.httpd = _HTTPServer(("127.0.0.1", 0), _Handler)
+        super().__init__(_HTTPServer(("127.0.0.1", 0), _Handler))
         self.httpd.standin = self
-        self.httpd.daemon_threads = True
         self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
     def admit(self, body: dict, content: str, digest: str, authorization: str | None) -> str:
         """Count a request and choose what to do with it: its prompt's next planned action, else the default, a
@@ -146,14 +163,6 @@ class StandInOpenAI:
                 "by_kind": {k: dict(v) for k, v in self.by_kind.items()},
             }
 
-    def __enter__(self) -> StandInOpenAI:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join(timeout=5)
 
 
 class _HTTPServer(ThreadingHTTPServer):
