@@ -131,15 +131,9 @@ def build_time() -> str:
 
 
 def build_release(
-    inputs: ReleaseInputs,
-    out_dir: Path,
-    *,
-    version: str,
-    config: Config,
-    previous: Path | None = None,
-    created: str | None = None,
-    min_split_rows: int = 1,
-) -> ReleaseResult:
+    inputs: ReleaseInputs, out_dir: Path, *, version: str, config: Config, previous: Path | None = None,
+    created: str | None = None, min_split_rows: int = 1,
+) -> ReleaseResult:  # fmt: skip
     """Build, gate and finalize the release folder ``out_dir``; see the module docstring.
 
     ``previous``: the previous release folder (its ``tools`` config and manifest), for the changelog and the
