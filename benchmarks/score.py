@@ -12,14 +12,16 @@ The quality gate is a separate step and is not timed here.
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
+import sys
 import tempfile
-import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
+
+from benchmarks.measure import print_report, timed
 from crawlers.crawl import crawl
 from ecoagent.config import load_config
+from ecoagent.hashing import sha256_file
 from ecoagent.layout import CRAWL_FILES, SCORE_FILES
 from ecoagent.store import ArtifactStore
 from scoring.score import score
@@ -42,11 +44,8 @@ def main() -> None:
         )
         runs = {}
         for name in ("cold", "warm"):
-            started = time.perf_counter()
-            result = score(cfg, in_dir=in_dir, out=str(root / name))
-            seconds = time.perf_counter() - started
-            digest = hashlib.sha256((root / name / SCORE_FILES.tools).read_bytes()).hexdigest()
-            runs[name] = (seconds, result.summary, digest)
+            result, seconds = timed(score, cfg, in_dir=in_dir, out=str(root / name))
+            runs[name] = (seconds, result.summary, sha256_file(root / name / SCORE_FILES.tools))
     (cold_s, cold, cold_sha), (warm_s, warm, warm_sha) = runs["cold"], runs["warm"]
     report = {
         "tools": cold["tools"],
@@ -61,10 +60,10 @@ def main() -> None:
         "targets": {"cold_seconds_max": 300, "cold_over_warm_min": 10},
         "meets_targets": cold_s <= 300 and cold_s / warm_s >= 10,
     }
-    print(json.dumps(report, indent=2))
-    print(
+    print_report(
+        report,
         f"score cold {cold_s:.1f}s (target <= 300s), warm {warm_s:.1f}s, cold/warm = {cold_s / warm_s:.1f}x "
-        f"(target >= 10x), identical outputs: {cold_sha == warm_sha}"
+        f"(target >= 10x), identical outputs: {cold_sha == warm_sha}",
     )
 
 

@@ -36,6 +36,7 @@ from collections import Counter
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Self
 
 CHAT_TURN = "<start_of_turn>{role}\n{content}<end_of_turn>\n"
 
@@ -64,7 +65,25 @@ def body_digest(body: dict) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 
 
-class StandInOpenAI:
+class ServedInThread:
+    """An HTTP server served by a daemon thread while the ``with`` block runs (the stand-in, the tests' servers)."""
+
+    def __init__(self, httpd: ThreadingHTTPServer) -> None:
+        self.httpd = httpd
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+
+    def __enter__(self) -> Self:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(timeout=5)
+
+
+class StandInOpenAI(ServedInThread):
     """An OpenAI-compatible server on 127.0.0.1 in a background thread (a context manager)."""
 
     def __init__(
@@ -94,95 +113,38 @@ class StandInOpenAI:
         # per kind of request ("structured": with a response_format, as verification asks; "text": generation):
         # 200 answers, prompt tokens, completion tokens
         self.by_kind: dict[str, Counter[str]] = {"structured": Counter(), "text": Counter()}
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-            def do_GET(self) -> None:
-                if self.path.rstrip("/") == "/stats":
-                    self._json(200, server.stats())
-                else:
-                    self._json(200, {"object": "list", "data": [{"id": "stand-in", "object": "model"}]})
-
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                content = body["prompt"] if "prompt" in body else body["messages"][-1]["content"]
-                digest = body_digest(body)
-                with server.lock:
-                    server.requests += 1
-                    server.counts[content] += 1
-                    if server.keep_bodies:
-                        server.bodies.append(body)
-                        server.auth.append(self.headers.get("Authorization"))
-                    plan = server.plans.get(content)
-                    action = plan.pop(0) if plan else server.default
-                    if action == "ok" and digest not in server.failed_once and server._scripted_failure(digest):
-                        server.failed_once.add(digest)
-                        action = "429" if int(digest[8:16], 16) % 2 else "503"
-                    server.in_flight += 1
-                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
-                try:
-                    self._act(action, body, content, digest)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (timeout): expected
-                finally:
-                    with server.lock:
-                        server.in_flight -= 1
-
-            def _act(self, action: str, body: dict, content: str, digest: str) -> None:
-                name, _, arg = action.partition(":")
-                if name in ("slow", "hang"):
-                    time.sleep(float(arg))
-                    name = "ok"
-                if name == "ok":
-                    text = server.respond(body, content)
-                    usage = (server.tokens(prompt_text(body)), server.tokens(text))
-                    kind = server.by_kind["structured" if "response_format" in body else "text"]
-                    with server.lock:
-                        server.answered[digest] += 1
-                        server.statuses[200] += 1
-                        kind.update(answers=1, prompt_tokens=usage[0], completion_tokens=usage[1])
-                    self._json(200, _answer(body, text, usage))
-                elif name == "drop":
-                    self.close_connection = True
-                    self.connection.shutdown(socket.SHUT_RDWR)
-                elif name == "malformed":
-                    self._raw(200, b'{"choices": [{"text": "trunc')
-                elif name == "echo_auth":
-                    self._json(400, {"error": {"message": f"bad request from {self.headers.get('Authorization')}"}})
-                else:
-                    status = int(name)
-                    with server.lock:
-                        server.statuses[status] += 1
-                    self._json(
-                        status,
-                        {"error": {"message": f"scripted {status}", "type": "stand-in"}},
-                        {"Retry-After": "0"} if status == 429 else None,
-                    )
-
-            def _json(self, status: int, obj: dict, headers: dict | None = None) -> None:
-                self._raw(status, json.dumps(obj).encode(), headers)
-
-            def _raw(self, status: int, data: bytes, headers: dict | None = None) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                for key, value in (headers or {}).items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(data)
-
-        class Server(ThreadingHTTPServer):
-            request_queue_size = 128  # 32+ clients connecting at once must not meet a full backlog
-
-        self.httpd = Server(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
+        super().__init__(_HTTPServer(("127.0.0.1", 0), _Handler))
+        self.httpd.standin = self
         self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+
+    def admit(self, body: dict, content: str, digest: str, authorization: str | None) -> str:
+        """Count a request and choose what to do with it: its prompt's next planned action, else the default, a
+        scripted first-attempt failure taking the place of ``ok``."""
+        with self.lock:
+            self.requests += 1
+            self.counts[content] += 1
+            if self.keep_bodies:
+                self.bodies.append(body)
+                self.auth.append(authorization)
+            plan = self.plans.get(content)
+            action = plan.pop(0) if plan else self.default
+            if action == "ok" and digest not in self.failed_once and self._scripted_failure(digest):
+                self.failed_once.add(digest)
+                action = "429" if int(digest[8:16], 16) % 2 else "503"
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        return action
+
+    def answer(self, body: dict, content: str, digest: str) -> tuple[str, tuple[int, int]]:
+        """A successful answer's text and token usage, counted."""
+        text = self.respond(body, content)
+        usage = (self.tokens(prompt_text(body)), self.tokens(text))
+        kind = self.by_kind["structured" if "response_format" in body else "text"]
+        with self.lock:
+            self.answered[digest] += 1
+            self.statuses[200] += 1
+            kind.update(answers=1, prompt_tokens=usage[0], completion_tokens=usage[1])
+        return text, usage
 
     def _scripted_failure(self, digest: str) -> bool:
         return self.failure_share > 0 and int(digest[:8], 16) / 0xFFFFFFFF < self.failure_share
@@ -201,14 +163,78 @@ class StandInOpenAI:
                 "by_kind": {k: dict(v) for k, v in self.by_kind.items()},
             }
 
-    def __enter__(self) -> StandInOpenAI:
-        self.thread.start()
-        return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self.thread.join(timeout=5)
+
+class _HTTPServer(ThreadingHTTPServer):
+    request_queue_size = 128  # 32+ clients connecting at once must not meet a full backlog
+    standin: StandInOpenAI
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """One connection to the stand-in: the request counted and acted on as :meth:`StandInOpenAI.admit` decides."""
+
+    protocol_version = "HTTP/1.1"
+    server: _HTTPServer
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/") == "/stats":
+            self._json(200, self.server.standin.stats())
+        else:
+            self._json(200, {"object": "list", "data": [{"id": "stand-in", "object": "model"}]})
+
+    def do_POST(self) -> None:
+        standin = self.server.standin
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        content = body["prompt"] if "prompt" in body else body["messages"][-1]["content"]
+        digest = body_digest(body)
+        action = standin.admit(body, content, digest, self.headers.get("Authorization"))
+        try:
+            self._act(action, body, content, digest)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (timeout): expected
+        finally:
+            with standin.lock:
+                standin.in_flight -= 1
+
+    def _act(self, action: str, body: dict, content: str, digest: str) -> None:
+        name, _, arg = action.partition(":")
+        if name in ("slow", "hang"):
+            time.sleep(float(arg))
+            name = "ok"
+        if name == "ok":
+            text, usage = self.server.standin.answer(body, content, digest)
+            self._json(200, _answer(body, text, usage))
+        elif name == "drop":
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+        elif name == "malformed":
+            self._raw(200, b'{"choices": [{"text": "trunc')
+        elif name == "echo_auth":
+            self._json(400, {"error": {"message": f"bad request from {self.headers.get('Authorization')}"}})
+        else:
+            status = int(name)
+            with self.server.standin.lock:
+                self.server.standin.statuses[status] += 1
+            self._json(
+                status,
+                {"error": {"message": f"scripted {status}", "type": "stand-in"}},
+                {"Retry-After": "0"} if status == 429 else None,
+            )
+
+    def _json(self, status: int, obj: dict, headers: dict | None = None) -> None:
+        self._raw(status, json.dumps(obj).encode(), headers)
+
+    def _raw(self, status: int, data: bytes, headers: dict | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
 
 
 def _answer(body: dict, text: str, usage: tuple[int, int]) -> dict:

@@ -19,10 +19,10 @@ import posixpath
 from typing import Any
 
 from crawlers.base import ExtractedTool, Extraction, PackageFiles
-from crawlers.python.base_tool import read_tool_class
+from crawlers.python.base_tool import ClassTool, read_tool_class
 from crawlers.python.evaluate import Evaluator
 from crawlers.python.index import ClassRef, PackageIndex, is_abstract, own_attr
-from crawlers.python.metadata import dedupe, deprecation, read_metadata, service_from_path, want_python
+from crawlers.python.metadata import dedupe, deprecation, in_namespaces, read_metadata, service_from_path, want_python
 from crawlers.python.urls import doc_urls_in
 
 
@@ -30,8 +30,7 @@ def want(path: str) -> bool:
     return want_python(path) or posixpath.basename(path) == "README.md"
 
 
-def _is_crewai(qualname: str) -> bool:
-    return qualname.startswith("crewai.") or qualname.startswith("crewai_tools.")
+_is_crewai = in_namespaces("crewai.", "crewai_tools.")
 
 
 def extract(package: PackageFiles) -> Extraction:
@@ -39,31 +38,31 @@ def extract(package: PackageFiles) -> Extraction:
     index = PackageIndex(package.files)
     meta_docs = read_metadata(package.files).doc_urls()
     tool_classes = index.subclasses_of({"BaseTool"}, _is_crewai)
-    parents = {anc.key for c in tool_classes for anc in index.mro(c)[1:]}
+    parents = index.ancestor_keys(tool_classes)
     for cls in tool_classes:
-        tool = _tool(index, package, cls, cls.key in parents, meta_docs, out)
-        if tool is not None:
-            out.tools.append(tool)
+        info = read_tool_class(index, cls)
+        skip = _skip_reason(cls, info, cls.key in parents)
+        if skip is not None:
+            out.skipped[skip] += 1
+        else:
+            out.tools.append(_tool(index, package, cls, info, meta_docs))
     out.errors.extend(index.errors)
     return out
 
 
-def _tool(
-    index: PackageIndex,
-    package: PackageFiles,
-    cls: ClassRef,
-    has_subclasses: bool,
-    meta_docs: list[str],
-    out: Extraction,
-) -> ExtractedTool | None:
-    info = read_tool_class(index, cls)
+def _skip_reason(cls: ClassRef, info: ClassTool, has_subclasses: bool) -> str | None:
+    """Why a tool class is not a tool: a base of other tools, or no static name; None for a tool."""
     base_like = "Base" in cls.node.name or is_abstract(cls)
     if has_subclasses and (base_like or not info.name):
-        out.skipped["abstract_base"] += 1
-        return None
+        return "abstract_base"
     if not info.name:
-        out.skipped["runtime_only_no_name"] += 1
-        return None
+        return "runtime_only_no_name"
+    return None
+
+
+def _tool(
+    index: PackageIndex, package: PackageFiles, cls: ClassRef, info: ClassTool, meta_docs: list[str]
+) -> ExtractedTool:
     env_vars, _required = _env_vars(index, cls)
     auth = info.auth
     for env in env_vars:
@@ -87,11 +86,7 @@ def _tool(
         display_name=cls.node.name,
         service=service_from_path(cls.module.path),
         parameters=info.parameters,
-        auth_type=auth.auth_type(),  # type: ignore[arg-type]
-        auth_env_vars=auth.env_vars,
-        env_vars_declared=list(auth.env_declared),
-        env_vars_read=list(auth.env_read),
-        auth_credentials=auth.credentials,
+        **auth.tool_fields(),
         endpoints=info.endpoints,
         doc_urls=dedupe([*readme_docs, *doc_urls_in(info.doc_text), *doc_urls_in(readme_text)[:5], *meta_docs]),
         package_dependencies=_package_dependencies(index, cls),

@@ -26,7 +26,7 @@ from crawlers.python.base_tool import ClassTool, args_schema_parameters, read_to
 from crawlers.python.credentials import tool_auth
 from crawlers.python.evaluate import Evaluator
 from crawlers.python.index import ClassRef, ModuleInfo, PackageIndex, is_abstract
-from crawlers.python.metadata import dedupe, deprecation, read_metadata, service_from_path, want_python
+from crawlers.python.metadata import dedupe, deprecation, in_namespaces, read_metadata, service_from_path, want_python
 from crawlers.python.schema import schema_object, signature_schema
 from crawlers.python.urls import doc_urls_in, endpoint_urls
 
@@ -35,12 +35,8 @@ _FACTORIES = {"Tool", "StructuredTool"}
 _MULTI_SERVICE = {"community", "experimental", "aws", "azure_ai", "google_community", "ibm"}
 
 
-def want(path: str) -> bool:
-    return want_python(path)
-
-
-def _is_langchain(qualname: str) -> bool:
-    return qualname.startswith("langchain")
+want = want_python  # modules and package metadata
+_is_langchain = in_namespaces("langchain")
 
 
 def extract(package: PackageFiles) -> Extraction:
@@ -49,7 +45,7 @@ def extract(package: PackageFiles) -> Extraction:
     meta_docs = read_metadata(package.files).doc_urls()
     tool_classes = index.subclasses_of(_TOOL_BASES, _is_langchain)
     tool_keys = {c.key for c in tool_classes}
-    parents = {anc.key for c in tool_classes for anc in index.mro(c)[1:]}
+    parents = index.ancestor_keys(tool_classes)
     mode_classes = _mode_tools(index, package, tool_keys, meta_docs, out)
     for cls in tool_classes:
         if cls.key in mode_classes:
@@ -114,11 +110,7 @@ def _tool(
         display_name=display,
         service=_service(package, cls.module.path),
         parameters=info.parameters,
-        auth_type=info.auth.auth_type(),  # type: ignore[arg-type]
-        auth_env_vars=info.auth.env_vars,
-        env_vars_declared=list(info.auth.env_declared),
-        env_vars_read=list(info.auth.env_read),
-        auth_credentials=info.auth.credentials,
+        **info.auth.tool_fields(),
         endpoints=info.endpoints,
         doc_urls=dedupe([*doc_urls_in(info.doc_text), *meta_docs]),
         deprecated=deprecated,

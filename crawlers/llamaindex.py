@@ -26,7 +26,7 @@ from crawlers.base import ExtractedTool, Extraction, PackageFiles
 from crawlers.python.credentials import AuthInfo, harvest_auth, secret_fields, tool_auth
 from crawlers.python.evaluate import Evaluator, Unresolved, bind_target
 from crawlers.python.index import ClassRef, ModuleInfo, PackageIndex, Symbol
-from crawlers.python.metadata import dedupe, deprecation, read_metadata, want_python
+from crawlers.python.metadata import dedupe, deprecation, in_namespaces, read_metadata, want_python
 from crawlers.python.schema import clean_docstring, signature_schema
 from crawlers.python.urls import doc_urls_in, endpoint_urls, module_endpoints
 from crawlers.vocabulary import (
@@ -57,12 +57,8 @@ def _readme_env_declared(body: str) -> list[str]:
     )
 
 
-def want(path: str) -> bool:
-    return want_python(path)
-
-
-def _is_llama(qualname: str) -> bool:
-    return qualname.startswith("llama_index")
+want = want_python  # modules and package metadata
+_is_llama = in_namespaces("llama_index")
 
 
 def extract(package: PackageFiles) -> Extraction:
@@ -160,11 +156,7 @@ def _tool(
         display_name=f"{title}: {method_name}",
         service=_service(cls.module.path, title),
         parameters=parameters,
-        auth_type=auth.auth_type(),  # type: ignore[arg-type]
-        auth_env_vars=auth.env_vars,
-        env_vars_declared=declared,
-        env_vars_read=list(auth.env_read),
-        auth_credentials=auth.credentials,
+        **auth.tool_fields(declared),
         endpoints=endpoint_urls(index, cls.module, related),
         doc_urls=dedupe([*doc_urls_in(clean_docstring(cls.node)), *meta_docs]),
         deprecated=deprecated,
@@ -382,11 +374,7 @@ def _factory_tool(
         display_name=name,
         service=_service(module.path, name),
         parameters=parameters,
-        auth_type=auth.auth_type(),  # type: ignore[arg-type]
-        auth_env_vars=auth.env_vars,
-        env_vars_declared=declared,
-        env_vars_read=list(auth.env_read),
-        auth_credentials=auth.credentials,
+        **auth.tool_fields(declared),
         endpoints=module_endpoints(index, module),
         doc_urls=list(meta_docs),
         flags=sorted(flags),

@@ -7,23 +7,17 @@ from pathlib import Path
 
 import yaml
 
-from ecoagent.packages.source import Source
+from ecoagent.packages.source import Source, read_rows
 
 PLATFORMS = ("langchain", "crewai", "llamaindex", "n8n", "mcp")
 
 
 def load_sources(path: Path, platforms: list[str] | None = None) -> list[Source]:
     """Read and check the source list; a bad row is an error naming the file and the row."""
-    try:
-        rows = (yaml.safe_load(path.read_text()) or {}).get("sources", [])
-    except FileNotFoundError as exc:
-        raise ValueError(f"source list {path} not found (setting crawl.sources)") from exc
+    rows = read_rows(path, "sources", lambda row: Source(**{k: str(v) for k, v in row.items()}),
+                     what="source list", row="source", setting="crawl.sources")  # fmt: skip
     sources: list[Source] = []
-    for i, row in enumerate(rows):
-        try:
-            src = Source(**{k: str(v) for k, v in row.items()})
-        except TypeError as exc:
-            raise ValueError(f"{path}: source row {i} {row!r}: {exc}") from exc
+    for i, src in enumerate(rows):
         if src.platform not in PLATFORMS or src.registry not in ("pypi", "npm"):
             raise ValueError(f"{path}: source row {i} has platform {src.platform!r} / registry {src.registry!r}")
         if platforms is None or src.platform in platforms:

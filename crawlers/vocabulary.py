@@ -88,7 +88,8 @@ README_GENERIC_NAMES = frozenset(s for s in README_CREDENTIAL_SUFFIXES if "_" in
 # Placeholders, not variables: ``project="YOUR_PROJECT_KEY"``.
 README_PLACEHOLDER_NAME = re.compile(r"^(YOUR|MY|EXAMPLE)_")
 # Keys of the language model a README example runs the agent with, not of the tool's own service.
-LLM_PROVIDER_KEY = re.compile(r"^(OPENAI|ANTHROPIC|AZURE_OPENAI|GROQ|MISTRAL|COHERE|GOOGLE|GEMINI|LLAMA_CLOUD)_")
+LLM_PROVIDERS = ("OPENAI", "ANTHROPIC", "AZURE_OPENAI", "GROQ", "MISTRAL", "COHERE", "GOOGLE", "GEMINI", "LLAMA_CLOUD")
+LLM_PROVIDER_KEY = re.compile(rf"^({'|'.join(LLM_PROVIDERS)})_")
 
 # ---------------------------------------------------------------------------------------------------
 # URLs that are not a tool's endpoint

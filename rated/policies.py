@@ -12,6 +12,7 @@ blacklist reads availability itself, since a health check knows nothing of relev
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -38,6 +39,24 @@ def _best(candidates: np.ndarray, scores: np.ndarray) -> list[int]:
     return [int(candidates[int(np.argmax(scores))])]
 
 
+class FusedPolicy(Policy):
+    """Base of the RATED rows: the semantic score, a learned (or prior) term and the catalog prior ``r_static``
+    fused with ``weights`` (:func:`rated.bandit.fuse`); ``reward`` turns an outcome into what is learned."""
+
+    def __init__(
+        self,
+        r_static: np.ndarray,
+        *,
+        weights: tuple[float, float, float] = FUSION_WEIGHTS,
+        reward: Reward = paper_reward,
+    ):
+        self.r_static = np.asarray(r_static, dtype=np.float64)
+        self.weights, self.reward = weights, reward
+
+    def fused(self, candidates: np.ndarray, sem: np.ndarray, learned: np.ndarray) -> np.ndarray:
+        return fuse(sem, learned, self.r_static[candidates], self.weights)
+
+
 class StaticPolicy(Policy):
     """The static ranker: always the top semantic candidate."""
 
@@ -47,29 +66,21 @@ class StaticPolicy(Policy):
         return [int(candidates[0])]
 
 
-class PriorPolicy(Policy):
+class PriorPolicy(FusedPolicy):
     """RATED (w/o Feedback): the fused score with the bandit term frozen at its cold-start prior."""
 
     name = "rated_no_feedback"
 
-    def __init__(
-        self,
-        r_static: np.ndarray,
-        dim: int,
-        alpha: float = 0.1,
-        weights: tuple[float, float, float] = FUSION_WEIGHTS,
-    ):
-        self.r_static = np.asarray(r_static, dtype=np.float64)
-        self.weights = weights
+    def __init__(self, r_static: np.ndarray, dim: int, alpha: float = 0.1, **fusion: Any):
+        super().__init__(r_static, **fusion)
         # never updated, so only its analytic prior score is ever used
         self.bandit = DiscountedLinUCB(len(self.r_static), dim, alpha=alpha, diagonal=False, prior=self.r_static)
 
     def choose(self, t: int, query_index: int, candidates: np.ndarray, sem: np.ndarray, x: np.ndarray) -> list[int]:
-        r = self.r_static[candidates]
-        return _best(candidates, fuse(sem, self.bandit.prior_scores(candidates, x), r, self.weights))
+        return _best(candidates, self.fused(candidates, sem, self.bandit.prior_scores(candidates, x)))
 
 
-class RatedPolicy(Policy):
+class RatedPolicy(FusedPolicy):
     """RATED (Full): fused score with a discounted LinUCB updated after every execution.
 
     Options beyond the paper's Algorithm 1 (its defaults are the paper's): ``reward`` (what the bandit
@@ -87,15 +98,14 @@ class RatedPolicy(Policy):
         dim: int,
         alpha: float = 0.1,
         gamma: float = 0.95,
-        weights: tuple[float, float, float] = FUSION_WEIGHTS,
         diagonal: bool = True,
         intercept: bool = False,
-        reward: Reward = paper_reward,
         context: str = "query",
         tool_vectors: np.ndarray | None = None,
         prior: bool = True,
         scaling: str = "none",
         max_inverse: float | None = None,
+        **fusion: Any,
     ):
         if context not in CONTEXTS:
             raise ValueError(f"unknown bandit context {context!r}; choose one of {', '.join(CONTEXTS)}")
@@ -103,8 +113,8 @@ class RatedPolicy(Policy):
             raise ValueError("context='tool' needs the tool vectors (SimulationInputs.tool_vectors)")
         if scaling not in ("none", "minmax"):
             raise ValueError(f"unknown bandit scaling {scaling!r}; choose none or minmax")
-        self.r_static = np.asarray(r_static, dtype=np.float64)
-        self.weights, self.reward, self.context, self.scaling = weights, reward, context, scaling
+        super().__init__(r_static, **fusion)
+        self.context, self.scaling = context, scaling
         self.tool_vectors = None if tool_vectors is None else np.asarray(tool_vectors, dtype=np.float64)
         self.nonfinite_steps = 0  # steps where some fused score was NaN or infinite (an overflowed A^-1)
         self.bandit = DiscountedLinUCB(
@@ -140,7 +150,7 @@ class RatedPolicy(Policy):
         }
 
     def choose(self, t: int, query_index: int, candidates: np.ndarray, sem: np.ndarray, x: np.ndarray) -> list[int]:
-        fused = fuse(sem, self.bandit_scores(candidates, x), self.r_static[candidates], self.weights)
+        fused = self.fused(candidates, sem, self.bandit_scores(candidates, x))
         if not math.isfinite(float(fused.sum())):
             self.nonfinite_steps += 1
         return _best(candidates, fused)
@@ -154,26 +164,17 @@ class RatedPolicy(Policy):
         return {"largest_inverse": self.bandit.largest_inverse, "nonfinite_steps": self.nonfinite_steps}
 
 
-class GlobalMABPolicy(Policy):
+class GlobalMABPolicy(FusedPolicy):
     """RATED (w/ Global MAB): fused score with a context-free discounted UCB1."""
 
     name = "rated_global_mab"
 
-    def __init__(
-        self,
-        r_static: np.ndarray,
-        alpha: float = 0.1,
-        gamma: float = 0.95,
-        weights: tuple[float, float, float] = FUSION_WEIGHTS,
-        reward: Reward = paper_reward,
-    ):
-        self.r_static = np.asarray(r_static, dtype=np.float64)
-        self.weights, self.reward = weights, reward
+    def __init__(self, r_static: np.ndarray, alpha: float = 0.1, gamma: float = 0.95, **fusion: Any):
+        super().__init__(r_static, **fusion)
         self.bandit = DiscountedUCB1(len(self.r_static), alpha=alpha, gamma=gamma, prior=self.r_static)
 
     def choose(self, t: int, query_index: int, candidates: np.ndarray, sem: np.ndarray, x: np.ndarray) -> list[int]:
-        r = self.r_static[candidates]
-        return _best(candidates, fuse(sem, self.bandit.scores(candidates), r, self.weights))
+        return _best(candidates, self.fused(candidates, sem, self.bandit.scores(candidates)))
 
     def feedback(self, t: int, arm: int, x: np.ndarray, outcome: Outcome) -> None:
         self.bandit.update(arm, self.reward(outcome))
@@ -211,7 +212,7 @@ class RetryPolicy(Policy):
         return [int(c) for c in candidates[: self.k]]
 
 
-class PeriodicBatchPolicy(Policy):
+class PeriodicBatchPolicy(FusedPolicy):
     """ToolRL-like batch proxy: learns per-tool success rates, but only every ``period`` steps.
 
     Feedback is buffered; at each multiple of ``period`` the estimate of every tool seen in the
@@ -221,16 +222,9 @@ class PeriodicBatchPolicy(Policy):
 
     name = "batch"
 
-    def __init__(
-        self,
-        r_static: np.ndarray,
-        period: int = 500,
-        lr: float = 1.0,
-        weights: tuple[float, float, float] = FUSION_WEIGHTS,
-        reward: Reward = paper_reward,
-    ):
-        self.r_static = np.asarray(r_static, dtype=np.float64)
-        self.period, self.lr, self.weights, self.reward = period, lr, weights, reward
+    def __init__(self, r_static: np.ndarray, period: int = 500, lr: float = 1.0, **fusion: Any):
+        super().__init__(r_static, **fusion)
+        self.period, self.lr = period, lr
         self.estimate = self.r_static.copy()  # the success estimate starts at the catalog prior
         self._pulls: dict[int, list[float]] = {}
         self._synced_at = 0
@@ -244,8 +238,7 @@ class PeriodicBatchPolicy(Policy):
     def choose(self, t: int, query_index: int, candidates: np.ndarray, sem: np.ndarray, x: np.ndarray) -> list[int]:
         if t - self._synced_at >= self.period:
             self._sync(t)
-        r = self.r_static[candidates]
-        return _best(candidates, fuse(sem, self.estimate[candidates], r, self.weights))
+        return _best(candidates, self.fused(candidates, sem, self.estimate[candidates]))
 
     def feedback(self, t: int, arm: int, x: np.ndarray, outcome: Outcome) -> None:
         self._pulls.setdefault(arm, []).append(self.reward(outcome))

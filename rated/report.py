@@ -1,19 +1,30 @@
 """``report.md`` of ``ecoagent rated``: Tables 1-3 with the paper's numbers beside ours, and what they mean.
 
 Pure formatting of the ``metrics.json`` dict (:func:`rated.run.rated_run`), so a report can be
-re-rendered from a metrics file without rerunning anything (``render_report(json.load(...))``).
+re-rendered from a metrics file without rerunning anything (``render_report(json.load(...))``). Whether RATED (Full)
+meets the acceptance is decided in :mod:`rated.acceptance`; the report states it.
 """
 
 from __future__ import annotations
 
 from ecoagent.text.markdown import markdown_table
+from rated.acceptance import (
+    ACCEPT_FSR,
+    ACCEPT_GOLD,
+    ACCEPT_QUERIES,
+    ACCEPT_SEEDS,
+    ACCEPT_SR_GAP,
+    accepted,
+    best_static,
+    paired_difference,
+    shortfalls,
+    stream_large_enough,
+)
+from rated.acceptance import cell as _cell
 from rated.bandit import MAX_INVERSE
 from rated.latency import markdown_table as latency_table
 from rated.paper import TABLE1, TABLE2
 
-ACCEPT_FSR = 0.05  # RATED (Full) at rho = 0.3 must keep FSR at or below this (the issue's acceptance)
-ACCEPT_SR_GAP = 0.02  # ... with Post-Fail SR within 2 points of the best static ranker's, or above it
-ACCEPT_QUERIES, ACCEPT_GOLD = 200, 50  # ... on a stream of at least this many queries and gold tools
 AS_WRITTEN = "RATED (Full, Algorithm 1 as written)"
 
 # our row -> the paper's row it corresponds to (same role, not the same model on CPU)
@@ -380,98 +391,50 @@ def table3(metrics: dict) -> list[str]:
     return lines
 
 
-def _cell(stream: dict, method: str, rho: float = 0.3) -> dict | None:
-    return stream["results"].get(method, {}).get("persistent", {}).get(f"{rho:g}")
-
-
-def best_static(stream: dict, rho: float = 0.3) -> tuple[str, dict] | None:
-    """The static row with the highest Post-Fail SR at ``rho`` (persistent failures)."""
-    statics = [(m, _cell(stream, m, rho)) for m in stream["results"] if m.endswith("(static)")]
-    statics = [(m, c) for m, c in statics if c is not None]
-    return max(statics, key=lambda mc: mc[1]["post_fail_sr"]["mean"]) if statics else None
-
-
-def accepted(stream: dict, method: str = "RATED (Full)", rho: float = 0.3) -> dict | None:
-    """The issue's acceptance, measured: FSR <= 5 % and Post-Fail SR within 2 points of the best static."""
-    cell, static = _cell(stream, method, rho), best_static(stream, rho)
-    if cell is None or static is None:
-        return None
-    fsr, sr = cell["fsr"]["mean"], cell["post_fail_sr"]["mean"]
-    static_sr = static[1]["post_fail_sr"]["mean"]
-    return {
-        "fsr": fsr,
-        "sr": sr,
-        "static": static[0],
-        "static_sr": static_sr,
-        "fsr_met": fsr <= ACCEPT_FSR,
-        "sr_met": sr >= static_sr - ACCEPT_SR_GAP - 1e-12,
-        "stream_met": stream["queries"] >= ACCEPT_QUERIES and stream["distinct_gold_tools"] >= ACCEPT_GOLD,
-        "seeds": len(cell["fsr"]["values"]),
-    }
-
-
-def paired_difference(cell: dict, static: dict) -> dict:
-    """Per-seed Post-Fail SR of a row minus the static ranker's on the same stream and failing set."""
-    from rated.simulator import summarize
-
-    pairs = zip(cell["post_fail_sr"]["values"], static["post_fail_sr"]["values"], strict=True)
-    return summarize([a - b for a, b in pairs])
-
-
 def acceptance(metrics: dict) -> list[str]:
-    """The issue's acceptance check on the test stream, stated plainly (pass or not, and why)."""
+    """The issue's acceptance check on the test stream (:mod:`rated.acceptance`), stated plainly: pass or not, and
+    why."""
     lines = ["## Acceptance check", ""]
     stream = next((s for s in metrics["table2"] if "results" in s), None)
     if stream is None:
         return [*lines, "No stream could be simulated."]
-    size = "meets" if stream["queries"] >= ACCEPT_QUERIES and stream["distinct_gold_tools"] >= ACCEPT_GOLD else (
-        "does NOT meet"
-    )
+    size = "meets" if stream_large_enough(stream) else "does NOT meet"
     lines.append(
         f"Stream {stream['stream']}: {stream['queries']} queries, {stream['distinct_gold_tools']} gold tools ({size} "
         f">= {ACCEPT_QUERIES} / >= {ACCEPT_GOLD}). Target at rho 0.3, persistent: FSR <= {100 * ACCEPT_FSR:.0f}% and "
-        f"Post-Fail SR within {100 * ACCEPT_SR_GAP:.0f} points of the best static ranker's or above it, over >= 5 "
-        "seeds."
+        f"Post-Fail SR within {100 * ACCEPT_SR_GAP:.0f} points of the best static ranker's or above it, over >= "
+        f"{ACCEPT_SEEDS} seeds."
     )
     lines.append("")
-    verdict = None
+    reasons = None
     for method in ("RATED (Full)", AS_WRITTEN, "RATED (Full, intercept prior)"):
         check = accepted(stream, method)
         if check is None:
             continue
         cell = _cell(stream, method)
-        both = check["fsr_met"] and check["sr_met"]
-        fsr_verdict = "met" if check["fsr_met"] else "NOT met"
-        sr_verdict = "met" if check["sr_met"] else "NOT met"
         paired = paired_difference(cell, _cell(stream, check["static"]))
         lines.append(
             f"- {method}: Post-Fail SR {_pct(cell['post_fail_sr'])}, FSR {_pct(cell['fsr'])} ({check['seeds']} seeds) "
             f"vs {check['static']} {100 * check['static_sr']:.1f} (paired difference per seed {_pct(paired)} "
-            f"points): FSR target {fsr_verdict}, SR target {sr_verdict}."
+            f"points): FSR target {_met(check['fsr_met'])}, SR target {_met(check['sr_met'])}."
         )
         if method == "RATED (Full)":
-            verdict = both and check["stream_met"] and check["seeds"] >= 5
-            reasons = [
-                text
-                for text, ok in (
-                    (f"FSR above {100 * ACCEPT_FSR:.0f}%", check["fsr_met"]),
-                    (f"Post-Fail SR over {100 * ACCEPT_SR_GAP:.0f} points below the static ranker's", check["sr_met"]),
-                    ("the stream is too small", check["stream_met"]),
-                    (f"{check['seeds']} seeds, fewer than 5", check["seeds"] >= 5),
-                )
-                if not ok
-            ]
-    if verdict is not None:
-        outcome = "meets the acceptance target"
-        if not verdict:
-            outcome = f"does NOT meet the acceptance target ({'; '.join(reasons)})"
+            reasons = shortfalls(check)
+    if reasons is not None:
+        outcome = f"does NOT meet the acceptance target ({'; '.join(reasons)})" if reasons else (
+            "meets the acceptance target"
+        )
         lines += ["", f"**Verdict: RATED (Full) {outcome}.**"]
-        if not verdict:
+        if reasons:
             lines.append(
                 "Every variant tried is listed under Validation above with its numbers; the diagnosis below says "
                 "what keeps each from the target."
             )
     return lines
+
+
+def _met(met: bool) -> str:
+    return "met" if met else "NOT met"
 
 
 TERM_NAMES = {"semantic": "semantic score", "bandit_mean": "bandit estimate", "exploration": "exploration",
@@ -484,8 +447,25 @@ def diagnosis(metrics: dict) -> list[str]:
     if stream is None or not stream.get("diagnosis"):
         return []
     lines = ["## Diagnosis (measured in this run)", ""]
-    static = best_static(stream)
-    written = _cell(stream, AS_WRITTEN)
+    lines += _reward_and_gaps(stream)
+    lines += _validation_tests(metrics.get("validation", {}).get("rows", []))
+    lines += _relevance_and_scenarios(stream)
+    faithful, full_cell = _cell(stream, "RATED (Full, full-matrix A)"), _cell(stream, "RATED (Full)")
+    if faithful and full_cell and faithful.get("diagnostics"):
+        largest = faithful["diagnostics"]["largest_inverse"]
+        lines.append(
+            f"- The full-matrix update as written: Post-Fail SR {_pct(faithful['post_fail_sr'])} against the diagonal "
+            f"RATED (Full)'s {_pct(full_cell['post_fail_sr'])}, with `A^-1` entries up to "
+            f"{'overflow' if largest is None else f'{largest:.1e}'}: exploration bonuses that large outweigh "
+            "relevance for any query in a direction a tool has not seen lately."
+        )
+    return lines
+
+
+def _reward_and_gaps(stream: dict) -> list[str]:
+    """The reward as the deciding difference, and the median weighted score gaps at the fault selections."""
+    lines = []
+    static, written = best_static(stream), _cell(stream, AS_WRITTEN)
     if static and written:
         lines.append(
             f"- **The reward decides it.** With the paper's y in {{0, 1}}, Algorithm 1 as written has FSR "
@@ -514,7 +494,13 @@ def diagnosis(metrics: dict) -> list[str]:
             f"gap is {_signed(full['median_gap']['bandit_mean'])}: they are a failing tool's first calls after the "
             "onset, while the successes it earned before still outweigh the failures."
         )
-    rows = {row["name"]: row for row in metrics.get("validation", {}).get("rows", [])}
+    return lines
+
+
+def _validation_tests(validation_rows: list[dict]) -> list[str]:
+    """The earlier diagnoses (no prior, no exploration, a rescaled bandit score), as tested on validation."""
+    lines = []
+    rows = {row["name"]: row for row in validation_rows}
     base = next((r for r in rows.values() if r.get("selectable") and (r["reward"], r["context"], r["gamma"]) ==
                  ("paper", "query", 0.95)), None)  # fmt: skip
     no_prior = rows.get("Algorithm 1 as written, b = 0 (no catalog prior)")
@@ -543,6 +529,21 @@ def diagnosis(metrics: dict) -> list[str]:
             f"{_pct_value(minmax['results'][rho]['post_fail_sr'])}% (validation, rho {rho}): the rescaled bandit "
             "outweighs relevance as well as failures."
         )
+    return lines
+
+
+def _static_scenario(stream: dict, scenario: str) -> dict | None:
+    """The first static ranker's results in ``scenario`` at rho 0.3."""
+    return next(
+        (stream["results"][m][scenario]["0.3"] for m in stream["results"]
+         if m.endswith("(static)") and scenario in stream["results"][m]), None
+    )  # fmt: skip
+
+
+def _relevance_and_scenarios(stream: dict) -> list[str]:
+    """What the authors' reward teaches besides availability, and what it costs under recovery and flapping."""
+    lines = []
+    static = best_static(stream)
     full_cell, intercept = _cell(stream, "RATED (Full)"), _cell(stream, "RATED (Full, intercept prior)")
     if full_cell and intercept and static:
         lines.append(
@@ -554,10 +555,7 @@ def diagnosis(metrics: dict) -> list[str]:
         )
     recovered = stream["results"].get("RATED (Full)", {}).get("recovery", {}).get("0.3")
     written_recovered = stream["results"].get(AS_WRITTEN, {}).get("recovery", {}).get("0.3")
-    static_recovered = next(
-        (stream["results"][m]["recovery"]["0.3"] for m in stream["results"]
-         if m.endswith("(static)") and "recovery" in stream["results"][m]), None
-    )  # fmt: skip
+    static_recovered = _static_scenario(stream, "recovery")
     if recovered and written_recovered and static_recovered:
         n_failing = recovered["n_failing"][0] if recovered.get("n_failing") else "?"
         lines.append(
@@ -570,24 +568,12 @@ def diagnosis(metrics: dict) -> list[str]:
             "health-check blacklist."
         )
     flapping = {m: stream["results"].get(m, {}).get("flapping", {}).get("0.3") for m in ("RATED (Full)", AS_WRITTEN)}
-    flap_static = next(
-        (stream["results"][m]["flapping"]["0.3"] for m in stream["results"]
-         if m.endswith("(static)") and "flapping" in stream["results"][m]), None
-    )  # fmt: skip
+    flap_static = _static_scenario(stream, "flapping")
     if all(flapping.values()) and flap_static:
         lines.append(
             f"- Under flapping outages (rho 0.3) the same stickiness costs success: RATED (Full) Post-Fail SR "
             f"{_pct(flapping['RATED (Full)']['post_fail_sr'])}, Algorithm 1 as written "
             f"{_pct(flapping[AS_WRITTEN]['post_fail_sr'])}, the static ranker {_pct(flap_static['post_fail_sr'])}."
-        )
-    faithful = _cell(stream, "RATED (Full, full-matrix A)")
-    if faithful and full_cell and faithful.get("diagnostics"):
-        largest = faithful["diagnostics"]["largest_inverse"]
-        lines.append(
-            f"- The full-matrix update as written: Post-Fail SR {_pct(faithful['post_fail_sr'])} against the diagonal "
-            f"RATED (Full)'s {_pct(full_cell['post_fail_sr'])}, with `A^-1` entries up to "
-            f"{'overflow' if largest is None else f'{largest:.1e}'}: exploration bonuses that large outweigh "
-            "relevance for any query in a direction a tool has not seen lately."
         )
     return lines
 

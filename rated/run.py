@@ -252,17 +252,25 @@ def dynamic_evaluation(
 
     Returns ``(table2 stream entry, validation record, figure 4 grids)``.
     """
-    from rated.diagnosis import decompose_faults
-    from rated.plots import plot_figure4, plot_traces
-    from rated.tuning import figure4, tune
-
-    sim = config.rated.simulation
-    sim_config = simulation_config(config)
     streams = choose_streams(release, statics, ranker, config)
     test, validation = streams["test"], streams["validation"]
     if test is None:
         skipped = {"stream": config.rated.stream, "skipped": "the release has no queries to simulate on"}
         return skipped, {"skipped": skipped["skipped"]}, {}
+    validation_record, fig4 = _validation_sweeps(test, validation, config, plots_dir, progress)
+    stream_record = _table2_stream(test, release, ranker, config, plots_dir, validation_record["chosen"], progress)
+    return stream_record, validation_record, fig4
+
+
+def _validation_sweeps(
+    test: Stream, validation: Stream | None, config: Config, plots_dir: Path, progress: Callable[[str], None]
+) -> tuple[dict, dict]:
+    """RATED (Full)'s settings chosen on the validation stream (the test stream when there is none), and Figure 4's
+    sweeps around them: ``(validation record, figure 4 grids)``."""
+    from rated.plots import plot_figure4
+    from rated.tuning import figure4, tune
+
+    sim_config = simulation_config(config)
     tuned_on = validation or test
     started = time.perf_counter()
     interval = config.progress_interval_s
@@ -285,7 +293,24 @@ def dynamic_evaluation(
     }
     progress("validation sweeps and Figure 4 done")
     fig4["plot"] = str(fig4_plot.relative_to(plots_dir.parent))
+    return validation_record, fig4
 
+
+def _table2_stream(
+    test: Stream,
+    release: Release,
+    ranker: DenseRetriever,
+    config: Config,
+    plots_dir: Path,
+    chosen: dict,
+    progress: Callable[[str], None],
+) -> dict:
+    """Table 2's simulations on the test stream with the chosen settings, the fault diagnosis and the plots."""
+    from rated.diagnosis import decompose_faults
+    from rated.plots import plot_traces
+
+    sim = config.rated.simulation
+    sim_config = simulation_config(config)
     methods = [*test.statics, Method("RATED encoder (static)", "static", test.inputs)]
     for name, (policy, options, scenarios) in dynamic_policies(config, chosen).items():
         methods.append(Method(name, policy, test.inputs, options, scenarios))
@@ -307,7 +332,7 @@ def dynamic_evaluation(
     safe = test.name.replace("/", "-").replace("+", "_").replace(" ", "-")
     plots = plot_traces(experiment.traces, plots_dir / safe, window=sim_config.window, onset=sim_config.onset,
                         recover_at=sim_config.recover_at)  # fmt: skip
-    stream_record = {
+    return {
         "stream": test.name,
         "kind": test.kind,
         "note": test.note,
@@ -324,7 +349,6 @@ def dynamic_evaluation(
         "diagnosis": diagnosis,
         **experiment.summary,
     }
-    return stream_record, validation_record, fig4
 
 
 def latency_table(ranker: DenseRetriever, release: Release, config: Config) -> dict:

@@ -82,63 +82,39 @@ def release_expectations(
         E.ExpectColumnValuesToNotBeNull(column="table"),
     ]
     for subset in SUBSETS:
-        for kind in ("queries", "qrels"):
-            for split in REQUIRED_SPLITS:
-                exps.append(
-                    metric_between(
-                        f"rows.{subset}-{kind}.{split}",
-                        min_value=min_split_rows,
-                        description=f"{subset}-{kind} {split} has >= {min_split_rows} rows",
-                    )
-                )
-        exps += [
-            metric_between(
-                f"leakage.{subset}",
-                min_value=0,
-                max_value=0,
-                description=f"{subset}: no query text or near-duplicate in two of train/validation/test",
-            ),
-            metric_between(
-                f"cold_start_leakage.{subset}",
-                min_value=0,
-                max_value=0,
-                description=f"{subset}: no cold_start query text or near-duplicate in another split",
-            ),
-            metric_between(
-                f"ids_in_two_splits.{subset}",
-                min_value=0,
-                max_value=0,
-                description=f"{subset}: no query id in two splits",
-            ),
-            metric_between(
-                f"dangling_query_ids.{subset}",
-                min_value=0,
-                max_value=0,
-                description=f"{subset}-qrels: every query-id is in {subset}-queries (same split)",
-            ),
-            metric_between(
-                f"dangling_corpus_ids.{subset}",
-                min_value=0,
-                max_value=0,
-                description=f"{subset}-qrels: every corpus-id is in {subset}-corpus",
-            ),
-        ]
+        exps += _subset_expectations(subset, min_split_rows)
     exps += [
-        metric_between(f"dangling_query_ids.{GOLD}", min_value=0, max_value=0,
-                       description="gold-qrels: every query-id is in gold-queries"),
-        metric_between(f"dangling_corpus_ids.{GOLD}", min_value=0, max_value=0,
-                       description="gold-qrels: every corpus-id is in the corpus"),
-        metric_between("gold_in_training", min_value=0, max_value=0,
-                       description="no gold question (nor a near-duplicate or template of it) in a train or validation "
-                       "split of syn or real"),
+        _zero(f"dangling_query_ids.{GOLD}", "gold-qrels: every query-id is in gold-queries"),
+        _zero(f"dangling_corpus_ids.{GOLD}", "gold-qrels: every corpus-id is in the corpus"),
+        _zero("gold_in_training", "no gold question (nor a near-duplicate or template of it) in a train or validation "
+              "split of syn or real"),
+        _zero("duplicate_tool_ids", "tools: tool_id unique"),
+        _zero("secret_matches", "no file matches a secret format (secrets.json)"),
     ]  # fmt: skip
-    exps.append(metric_between("duplicate_tool_ids", min_value=0, max_value=0, description="tools: tool_id unique"))
-    exps.append(
-        metric_between(
-            "secret_matches", min_value=0, max_value=0, description="no file matches a secret format (secrets.json)"
-        )
-    )
     return exps
+
+
+def _subset_expectations(subset: str, min_split_rows: int) -> list[Expectation]:
+    """Syn's or Real's: rows in every required split of its queries and qrels, no leakage, no dangling id."""
+    exps = [
+        metric_between(f"rows.{subset}-{kind}.{split}", min_value=min_split_rows,
+                       description=f"{subset}-{kind} {split} has >= {min_split_rows} rows")
+        for kind in ("queries", "qrels")
+        for split in REQUIRED_SPLITS
+    ]  # fmt: skip
+    return [
+        *exps,
+        _zero(f"leakage.{subset}", f"{subset}: no query text or near-duplicate in two of train/validation/test"),
+        _zero(f"cold_start_leakage.{subset}", f"{subset}: no cold_start query text or near-duplicate in another split"),
+        _zero(f"ids_in_two_splits.{subset}", f"{subset}: no query id in two splits"),
+        _zero(f"dangling_query_ids.{subset}", f"{subset}-qrels: every query-id is in {subset}-queries (same split)"),
+        _zero(f"dangling_corpus_ids.{subset}", f"{subset}-qrels: every corpus-id is in {subset}-corpus"),
+    ]
+
+
+def _zero(metric: str, description: str) -> Expectation:
+    """The metric must be 0 (a count of problems)."""
+    return metric_between(metric, min_value=0, max_value=0, description=description)
 
 
 def secret_matches(folder: Path) -> dict[str, dict[str, int]]:

@@ -16,8 +16,8 @@ from urllib.parse import urlsplit
 from bs4 import BeautifulSoup, Tag
 
 from ecoagent.text.redaction import redact
-from scoring.http_fetch import NETWORK_ERRORS, FetchResult, HttpFetcher
-from scoring.link_check import network_available
+from scoring.http_fetch import FetchResult, HttpFetcher
+from scoring.link_check import fetch_while_online
 from scoring.settings import HttpConfig
 
 MIN_PARAGRAPH_CHARS = 40
@@ -167,11 +167,7 @@ def page_from_result(result: FetchResult) -> DocPage:
 
 
 def fetch_doc_summaries(
-    urls: list[str],
-    http: HttpConfig,
-    *,
-    probe_url: str | None = None,
-    fetcher: HttpFetcher | None = None,
+    urls: list[str], http: HttpConfig, *, probe_url: str | None = None, fetcher: HttpFetcher | None = None
 ) -> dict[str, DocPage]:
     """Fetch each doc page (cached by URL, robots.txt respected: a disallowed URL is not fetched,
     reason ``robots_disallowed``) and keep its title and first descriptive paragraph (skipping nav,
@@ -189,17 +185,10 @@ def fetch_doc_summaries(
             out[url] = DocPage(url, None, None, None, "not_http")
     if not todo:
         return out
-    probe_timeout = min(http.timeout_s, 5.0)
-    if not network_available(probe_url, timeout_s=probe_timeout):
-        out.update({url: DocPage(url, None, None, None, "offline") for url in todo})
-        return out
-    fetcher = fetcher or HttpFetcher(http)
-    results = fetcher.fetch_many(todo, "GET")
-    pages = {url: page_from_result(result) for url, result in results.items()}
-    failed = [url for url, result in results.items() if result.error in NETWORK_ERRORS]
-    if failed and not network_available(probe_url, timeout_s=probe_timeout):
-        for url in failed:  # the network went away mid-run: say so, not "this page is broken"
-            pages[url] = DocPage(url, None, None, None, "dns_unavailable")
+    pages = fetch_while_online(
+        todo, http, lambda fetcher: fetcher.fetch_many(todo, "GET"), lambda url, result: page_from_result(result),
+        lambda url, reason: DocPage(url, None, None, None, reason), probe_url=probe_url, fetcher=fetcher,
+    )  # fmt: skip
     out.update(pages)
     return out
 

@@ -15,6 +15,8 @@ without credentials, so for them any HTTP answer below 500 (host reachable, TLS 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 import requests
@@ -38,6 +40,7 @@ from scoring.settings import HttpConfig
 # that answers HEAD: a reply of any status proves outbound HTTP works.
 DEFAULT_PROBE_URL = "https://www.example.com/"
 HEAD_REFUSED = frozenset({405, 501})
+T = TypeVar("T")
 
 
 def network_available(probe_url: str | None = None, timeout_s: float = 2.0) -> bool:
@@ -48,6 +51,34 @@ def network_available(probe_url: str | None = None, timeout_s: float = 2.0) -> b
         return False
     response.close()
     return True
+
+
+def fetch_while_online(
+    urls: Iterable[str],
+    http: HttpConfig,
+    fetch: Callable[[HttpFetcher], dict[str, FetchResult]],
+    judge: Callable[[str, FetchResult], T],
+    unreachable: Callable[[str, str], T],
+    *,
+    probe_url: str | None = None,
+    fetcher: HttpFetcher | None = None,
+) -> dict[str, T]:
+    """``{url: judge(url, result)}`` over what ``fetch`` fetched, when the network answers.
+
+    Offline (the probe gets no answer) nothing is fetched and every URL is ``unreachable(url, "offline")``; a URL
+    whose fetch failed on a network error while the probe stopped answering is ``unreachable(url,
+    "dns_unavailable")``: the network went away mid-run, which says nothing about the page.
+    """
+    probe_timeout = min(http.timeout_s, 5.0)
+    if not network_available(probe_url, timeout_s=probe_timeout):
+        return {url: unreachable(url, "offline") for url in urls}
+    results = fetch(fetcher or HttpFetcher(http))
+    judged = {url: judge(url, result) for url, result in results.items()}
+    failed = [url for url, result in results.items() if result.error in NETWORK_ERRORS]
+    if failed and not network_available(probe_url, timeout_s=probe_timeout):
+        for url in failed:
+            judged[url] = unreachable(url, "dns_unavailable")
+    return judged
 
 
 def _same_target(a: str, b: str) -> bool:
@@ -114,11 +145,7 @@ def _checkable(link: Link) -> bool:
 
 
 def check_links(
-    links: list[Link],
-    http: HttpConfig,
-    *,
-    probe_url: str | None = None,
-    fetcher: HttpFetcher | None = None,
+    links: list[Link], http: HttpConfig, *, probe_url: str | None = None, fetcher: HttpFetcher | None = None
 ) -> dict[str, Link]:
     """url -> Link with link_status/reason filled. Placeholders are not fetched (stay unknown, reason kept).
 
@@ -139,15 +166,11 @@ def check_links(
             out[link.url] = link.model_copy()  # placeholders and package files keep their reason
     if not to_check:
         return out
-    if not network_available(probe_url, timeout_s=min(http.timeout_s, 5.0)):
-        out.update({url: _checked(link, "unknown", "offline") for url, link in to_check.items()})
-        return out
-    fetcher = fetcher or HttpFetcher(http)
-    results = fetcher.map_urls(to_check, lambda url: _fetch_with_fallback(fetcher, url))
-    judged = {url: judge(to_check[url], result) for url, result in results.items()}
-    failed = [url for url, result in results.items() if result.error in NETWORK_ERRORS]
-    if failed and not network_available(probe_url, timeout_s=min(http.timeout_s, 5.0)):
-        for url in failed:
-            judged[url] = _checked(to_check[url], "unknown", "dns_unavailable")
+    judged = fetch_while_online(
+        to_check, http, lambda fetcher: fetcher.map_urls(to_check, lambda url: _fetch_with_fallback(fetcher, url)),
+        lambda url, result: judge(to_check[url], result),
+        lambda url, reason: _checked(to_check[url], "unknown", reason),
+        probe_url=probe_url, fetcher=fetcher,
+    )  # fmt: skip
     out.update(judged)
     return out

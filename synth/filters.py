@@ -22,6 +22,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ecoagent.text.words import is_language, word_count, words
 
@@ -73,56 +74,45 @@ def echoes_prompt(query: str, *, prompt: str, description: str) -> bool:
     return not _ngrams(q, ECHO_NGRAM).isdisjoint(template_grams)
 
 
-def drop_reason(
-    query: str,
-    *,
-    description: str,
-    prompt: str,
-    min_words: int,
-    max_words: int,
-    max_description_overlap: float,
-    language: str,
-) -> str | None:
-    """Why ``query`` is dropped (the first reason in the module docstring's order), or None to keep it."""
-    query = query.strip()
-    if not query:
-        return "empty"
-    if echoes_prompt(query, prompt=prompt, description=description):
-        return "echoes_prompt"
-    n_words = word_count(query)
-    if n_words < min_words:
-        return "too_short"
-    if n_words > max_words:
-        return "too_long"
-    if language and not is_language(query, language):
-        return f"not_{language}"
-    if description_overlap(query, description) > max_description_overlap:
-        return "copies_description"
-    return None
+@dataclass(frozen=True)
+class QueryFilter:
+    """The filters' settings for one tool's generated queries (see the module docstring)."""
+
+    description: str  # the tool's own description
+    prompt: str  # the prompt the queries answer
+    min_words: int
+    max_words: int
+    max_description_overlap: float
+    language: str
+
+    def drop_reason(self, query: str) -> str | None:
+        """Why ``query`` is dropped (the first reason in the module docstring's order), or None to keep it."""
+        query = query.strip()
+        if not query:
+            return "empty"
+        if echoes_prompt(query, prompt=self.prompt, description=self.description):
+            return "echoes_prompt"
+        n_words = word_count(query)
+        if n_words < self.min_words:
+            return "too_short"
+        if n_words > self.max_words:
+            return "too_long"
+        if self.language and not is_language(query, self.language):
+            return f"not_{self.language}"
+        if description_overlap(query, self.description) > self.max_description_overlap:
+            return "copies_description"
+        return None
 
 
-def filter_queries(
-    queries: Sequence[str],
-    *,
-    description: str,
-    prompt: str,
-    min_words: int,
-    max_words: int,
-    max_description_overlap: float,
-    language: str,
-) -> FilterResult:
-    """Keep the queries that pass every filter; count the others by drop reason (see the module docstring)."""
+def filter_queries(queries: Sequence[str], **settings: Any) -> FilterResult:
+    """Keep the queries that pass every filter; count the others by drop reason (see the module docstring).
+
+    ``settings`` are the fields of :class:`QueryFilter`, by name.
+    """
+    query_filter = QueryFilter(**settings)
     result = FilterResult(kept=[])
     for query in queries:
-        reason = drop_reason(
-            query,
-            description=description,
-            prompt=prompt,
-            min_words=min_words,
-            max_words=max_words,
-            max_description_overlap=max_description_overlap,
-            language=language,
-        )
+        reason = query_filter.drop_reason(query)
         result.reasons.append(reason)
         if reason is None:
             result.kept.append(query.strip())

@@ -12,7 +12,7 @@ hard and random negatives, and writes, in ``out`` (default ``<store>/synth``):
 
 Every LLM answer is cached by a deterministic request id (tool content, prompt version, model,
 sampling, seed), so a rerun or a refresh only asks for what is new and a killed run resumes; a reply does not
-depend on the requests sent before it (:func:`ecoagent.llm.backends.embedded_request_options`), so a
+depend on the requests sent before it (:func:`ecoagent.llm.embedded.embedded_request_options`), so a
 resumed run writes the same bytes as an uninterrupted one. The folder is replaced as a whole
 (:class:`ecoagent.store.StageFolder`).
 """

@@ -23,15 +23,20 @@ _BLOCK_START = re.compile(
     re.IGNORECASE,
 )
 # End-of-text markers some base models print literally: the text ends there, even mid-line.
-_END_OF_TEXT = re.compile(r"</s>|<\|endoftext\|>|<\|im_end\|>|<\|eot_id\|>|<end_of_turn>|<eos>")
+END_OF_TEXT_MARKERS = ("</s>", "<|endoftext|>", "<|im_end|>", "<|eot_id|>", "<end_of_turn>", "<eos>")
+_END_OF_TEXT = re.compile("|".join(map(re.escape, END_OF_TEXT_MARKERS)))
 # Markdown rules that separate blocks.
 _STOP_LINE = re.compile(r"^\s*(?:-{3,}|\*{3,}|={3,})\s*$")
 # A header or chat preamble, not a query: "Queries:", "Requests:", "[Output]", "Here are 10 queries for this tool:".
 _HEADER = re.compile(
-    r"^\s*(?:#+\s*)?(?:\*\*)?(?:(?:user\s+|example\s+|sample\s+)?(?:queries|questions|requests|output|answer)\b.*"
-    r"|(?:here\s+(?:are|is)|sure\b|certainly\b|below\s+(?:are|is)|okay\b|ok\b).*)[:：]\s*(?:\*\*)?\s*$"
-    r"|^\s*\[\s*(?:output|answer|queries|requests)\s*\]\s*$",
-    re.IGNORECASE,
+    r"""
+    ^\s*(?:\#+\s*)?(?:\*\*)?                                # an optional heading mark or bold
+    (?:(?:user\s+|example\s+|sample\s+)?(?:queries|questions|requests|output|answer)\b.*  # "Example queries"
+      |(?:here\s+(?:are|is)|sure\b|certainly\b|below\s+(?:are|is)|okay\b|ok\b).*         # a chat preamble
+    )[:：]\s*(?:\*\*)?\s*$                                    # ... ending in a colon
+    |^\s*\[\s*(?:output|answer|queries|requests)\s*\]\s*$   # "[Output]"
+    """,
+    re.IGNORECASE | re.VERBOSE,
 )
 _NUMBERING = re.compile(r"^\s*(?:\(\d{1,3}\)|\[\d{1,3}\]|\d{1,3}\s*[.):\]](?=\s|$))\s*")
 _BULLET = re.compile(r"^\s*(?:[-*•·‣▪◦–—+>]\s+)+")

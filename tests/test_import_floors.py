@@ -4,7 +4,8 @@ Floors, lowest first: the ground floor (``ecoagent`` the core, ``schemas`` the d
 (RATED and the selector), the entry points (``pipeline``: the CLI and orchestration), and the scripts that use them
 (``dags``, ``benchmarks``). A module may import its own package and the floors ``MAY_IMPORT`` names: never its own
 floor or above, and downstream never a stage (it reads a release through the core). Every import counts: module
-level, inside a function (the stages import heavy modules lazily) and under ``TYPE_CHECKING``.
+level, inside a function (the stages import heavy modules lazily) and under ``TYPE_CHECKING``. No import cycle
+either: not between packages, and not between the modules of one package (``a.x`` imports ``a.y`` imports ``a.x``).
 """
 
 from __future__ import annotations
@@ -35,31 +36,70 @@ FLOOR_NAMES = {0: "the ground floor", 1: "a stage", 2: "downstream", 3: "an entr
 MAY_IMPORT = {0: set(), 1: {0}, 2: {0}, 3: {0, 1, 2}, 4: {0, 1, 2, 3}}
 
 
-def imported_packages(path: Path, packages: set[str]) -> set[str]:
-    """The top-level packages of ``packages`` that one file imports, anywhere in it."""
+def module_name(root: Path, path: Path) -> str:
+    """The dotted name of a file under ``root``: ``a/b/c.py`` is ``a.b.c``, ``a/b/__init__.py`` is ``a.b``."""
+    parts = path.relative_to(root).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported_names(path: Path, module: str) -> set[tuple[str, ...]]:
+    """Every import of one file, anywhere in it, as the dotted names it may mean, the most specific first.
+
+    ``import a.b`` is ``("a.b",)``; ``from a.b import c`` is ``("a.b.c", "a.b")``: the module ``a.b.c`` when there
+    is one, else a name defined in ``a.b``. Relative imports are resolved against the file's ``module`` name.
+    """
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     found = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
         if isinstance(node, ast.Import):
-            names = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names = [node.module]
-        else:
-            continue
-        found.update(name.split(".")[0] for name in names if name.split(".")[0] in packages)
+            found.update((alias.name,) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # from . import x, from ..y import z
+                parts = package.split(".")
+                base = ".".join([*parts[: len(parts) - node.level + 1], *([node.module] if node.module else [])])
+            found.update((f"{base}.{alias.name}", base) for alias in node.names)
     return found
+
+
+def imported_packages(path: Path, packages: set[str], module: str = "") -> set[str]:
+    """The top-level packages of ``packages`` that one file imports, anywhere in it."""
+    return {names[-1].split(".")[0] for names in imported_names(path, module)} & packages
+
+
+def python_modules(root: Path, floors: dict[str, int]) -> dict[str, Path]:
+    """``{dotted module name: file}`` for every Python file of the floored packages under ``root``."""
+    return {module_name(root, path): path for package in floors for path in sorted((root / package).rglob("*.py"))}
 
 
 def import_graph(root: Path, floors: dict[str, int]) -> dict[tuple[str, str], set[str]]:
     """``{(package, file): packages it imports}`` for every Python file of the floored packages under ``root``."""
-    graph: dict[tuple[str, str], set[str]] = {}
-    for package in floors:
-        for path in sorted((root / package).rglob("*.py")):
-            graph[(package, str(path.relative_to(root)))] = imported_packages(path, set(floors))
-    return graph
+    return {
+        (module.split(".")[0], str(path.relative_to(root))): imported_packages(path, set(floors), module)
+        for module, path in python_modules(root, floors).items()
+    }
+
+
+def module_graph(root: Path, floors: dict[str, int]) -> dict[str, set[str]]:
+    """``{module: the other modules of its own top-level package that it imports}``.
+
+    An edge goes to the module an import names (``from a.b import c``: ``a.b.c`` when that is a module, else
+    ``a.b``), not to the packages above it that Python initializes on the way: a package's ``__init__`` that
+    re-exports its modules is no cycle with them unless one of them imports the package itself.
+    """
+    modules = python_modules(root, floors)
+    edges: dict[str, set[str]] = defaultdict(set)
+    for module, path in modules.items():
+        for names in imported_names(path, module):
+            target = next((name for name in names if name in modules), None)
+            if target is not None and target != module and target.split(".")[0] == module.split(".")[0]:
+                edges[module].add(target)
+    return edges
 
 
 def floor_violations(root: Path, floors: dict[str, int] = FLOORS) -> list[str]:
-    """Every import that reaches sideways or up, and every cycle between packages, as readable lines."""
+    """Every import that reaches sideways or up, and every cycle between packages or between the modules of one
+    package, as readable lines."""
     problems = []
     edges: dict[str, set[str]] = defaultdict(set)
     for (package, file), imported in import_graph(root, floors).items():
@@ -71,12 +111,16 @@ def floor_violations(root: Path, floors: dict[str, int] = FLOORS) -> list[str]:
                     f"({FLOOR_NAMES[floors[other]]})"
                 )
     problems += [f"import cycle between packages: {' -> '.join(cycle)}" for cycle in _cycles(edges)]
+    problems += [
+        f"import cycle inside {cycle[0].split('.')[0]}: {' -> '.join(cycle)}"
+        for cycle in _cycles(module_graph(root, floors))
+    ]
     return problems
 
 
 def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
-    """One cycle through each package that can reach itself (depth-first search)."""
-    cycles = []
+    """One cycle through each node that can reach itself (depth-first search), each cycle once."""
+    cycles: dict[frozenset[str], list[str]] = {}
     for start in sorted(edges):
         stack = [(start, [start])]
         seen = set()
@@ -84,13 +128,13 @@ def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
             node, path = stack.pop()
             for nxt in sorted(edges.get(node, ())):
                 if nxt == start:
-                    cycles.append([*path, start])
+                    cycles.setdefault(frozenset(path), [*path, start])
                     stack = []
                     break
                 if nxt not in seen:
                     seen.add(nxt)
                     stack.append((nxt, [*path, nxt]))
-    return cycles
+    return list(cycles.values())
 
 
 def test_every_package_has_a_floor() -> None:
@@ -139,3 +183,39 @@ def test_a_planted_cycle_is_caught(tmp_path: Path) -> None:
     problems = floor_violations(tmp_path, floors)
     assert "import cycle between packages: high -> low -> high" in problems
     assert any("low/__init__.py: low" in line for line in problems)
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        # two modules of the core, one importing the other under TYPE_CHECKING (the cycle llm.cache <-> llm.client had)
+        ({"ecoagent/llm/__init__.py": "",
+          "ecoagent/llm/cache.py": "from ecoagent.llm.client import LLMResponse\n",
+          "ecoagent/llm/client.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                    "    from ecoagent.llm.cache import ResponseCache\n"},
+         "import cycle inside ecoagent: ecoagent.llm.cache -> ecoagent.llm.client -> ecoagent.llm.cache"),
+        # three modules of a stage in a ring, relative imports and a lazy one inside a function
+        ({"release/build.py": "from .card import render_card\n",
+          "release/card.py": "from release import croissant\n",
+          "release/croissant.py": "def f():\n    from . import build\n"},
+         "import cycle inside release: release.build -> release.card -> release.croissant -> release.build"),
+        # a module importing its own package, whose __init__ re-exports that module
+        ({"rated/__init__.py": "from rated.report import table\n", "rated/report.py": "import rated\n"},
+         "import cycle inside rated: rated -> rated.report -> rated"),
+    ],
+)  # fmt: skip
+def test_a_planted_module_cycle_is_caught(tmp_path: Path, files: dict[str, str], expected: str) -> None:
+    _plant(tmp_path, {f"{p}/__init__.py": "" for p in FLOORS} | files)
+    problems = floor_violations(tmp_path)
+    assert expected in problems, problems
+
+
+def test_a_package_reexporting_its_modules_is_no_cycle(tmp_path: Path) -> None:
+    # the __init__ imports its modules, and they import each other by absolute name, one way: no cycle
+    _plant(tmp_path, {f"{p}/__init__.py": "" for p in FLOORS} | {
+        "ecoagent/llm/__init__.py": "from ecoagent.llm.backends import open_llm\nfrom ecoagent.llm import cache\n",
+        "ecoagent/llm/backends.py": "from ecoagent.llm.cache import ResponseCache\nimport ecoagent.llm.request\n",
+        "ecoagent/llm/cache.py": "from ecoagent.llm.request import LLMResponse\n",
+        "ecoagent/llm/request.py": "from ecoagent.errors import EcoAgentError\n",
+    })  # fmt: skip
+    assert floor_violations(tmp_path) == []

@@ -80,6 +80,17 @@ class AuthInfo:
         self.oauth |= other.oauth
         self.basic |= other.basic
 
+    def tool_fields(self, declared: list[str] | None = None) -> dict[str, Any]:
+        """The credential fields of an :class:`~crawlers.base.ExtractedTool`; ``declared`` replaces the declared
+        env vars where the extractor decides them otherwise (LlamaIndex: from the README)."""
+        return {
+            "auth_type": self.auth_type(),
+            "auth_env_vars": self.env_vars,
+            "env_vars_declared": list(self.env_declared) if declared is None else declared,
+            "env_vars_read": list(self.env_read),
+            "auth_credentials": self.credentials,
+        }
+
     def auth_type(self) -> str:
         if self.oauth:
             return "oauth2"

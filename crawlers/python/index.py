@@ -303,6 +303,10 @@ class PackageIndex:
         self.mro(cls)
         return self._externals[cls.key]
 
+    def ancestor_keys(self, classes: Iterable[ClassRef]) -> set[str]:
+        """Keys of the in-package ancestors of ``classes``: a tool class among them has subclasses (is a base)."""
+        return {anc.key for c in classes for anc in self.mro(c)[1:]}
+
     def subclasses_of(self, roots: Iterable[str], predicate=None) -> list[ClassRef]:
         """Classes whose ancestry reaches an external base whose last dotted part is in ``roots``."""
         wanted = set(roots)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from email.parser import HeaderParser
 
@@ -76,6 +76,11 @@ _REQ_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 def want_python(path: str) -> bool:
     """Archive members every Python extractor reads: modules and package metadata."""
     return (path.endswith(".py") and ".dist-info/" not in path) or path.endswith((".dist-info/METADATA", "PKG-INFO"))
+
+
+def in_namespaces(*prefixes: str) -> Callable[[str], bool]:
+    """A filter on qualified names: those that start with one of ``prefixes`` (the platform's own packages)."""
+    return lambda qualname: qualname.startswith(prefixes)
 
 
 _GENERIC_PARTS = {

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ecoagent.config import Config
 from ecoagent.errors import EcoAgentError
-from ecoagent.llm.client import LLMRequest, LLMResponse
+from ecoagent.llm.request import LLMRequest, LLMResponse
 
 
 class BatchPending(EcoAgentError, RuntimeError):
@@ -87,7 +87,8 @@ def _counting(total: int, progress: Callable[[int, int], None] | None) -> Callab
 def exchange_batch_files(config: Config, requests: Sequence[LLMRequest]) -> None:
     """Import ``output.jsonl`` if it is there; if requests are still unanswered, write ``requests.jsonl`` for
     ``vllm run-batch`` and raise :class:`BatchPending` saying what to run."""
-    from ecoagent.llm.backends import default_cache_path, read_batch_output, write_batch_requests
+    from ecoagent.llm.backends import default_cache_path
+    from ecoagent.llm.batch import read_batch_output, write_batch_requests
     from ecoagent.llm.cache import ResponseCache
 
     if not config.llm.batch_dir:

@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from ecoagent.llm.client import LLMResponse
+from ecoagent.llm.request import LLMResponse
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -32,7 +32,9 @@ CREATE TABLE IF NOT EXISTS responses (
     created_at REAL NOT NULL
 )
 """
-_COLUMNS = "request_id, text, finish_reason, prompt_tokens, completion_tokens, model, attempts, seconds"
+_COLUMN_NAMES = ("request_id", "text", "finish_reason", "prompt_tokens", "completion_tokens", "model", "attempts",
+                 "seconds")  # fmt: skip
+_COLUMNS = ", ".join(_COLUMN_NAMES)
 
 
 class ResponseCache:
@@ -74,17 +76,7 @@ class ResponseCache:
     def put(self, response: LLMResponse) -> None:
         if response.error is not None or response.text is None:
             raise ValueError(f"only successful responses are cached ({response.request_id}: {response.error})")
-        values = (
-            response.request_id,
-            response.text,
-            response.finish_reason,
-            response.prompt_tokens,
-            response.completion_tokens,
-            response.model,
-            response.attempts,
-            response.seconds,
-            time.time(),
-        )
+        values = (*(getattr(response, name) for name in _COLUMN_NAMES), time.time())
         with self._lock:
             # autocommit mode: each statement is its own atomic transaction
             self._conn.execute(f"INSERT OR REPLACE INTO responses ({_COLUMNS}, created_at) VALUES (?,?,?,?,?,?,?,?,?)",
@@ -119,16 +111,4 @@ class ResponseCache:
 
 
 def _to_response(row: tuple) -> LLMResponse:
-    request_id, text, finish_reason, prompt_tokens, completion_tokens, model, attempts, seconds = row
-    return LLMResponse(
-        request_id=request_id,
-        text=text,
-        finish_reason=finish_reason,
-        prompt_tokens=prompt_tokens,
-        completion_tokens=completion_tokens,
-        model=model,
-        error=None,
-        attempts=attempts,
-        cached=True,
-        seconds=seconds,
-    )
+    return LLMResponse(**dict(zip(_COLUMN_NAMES, row, strict=True)), error=None, cached=True)

@@ -15,20 +15,19 @@ sanitized before anybody logs them.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import inspect
 import json
 import logging
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from functools import cached_property, lru_cache
-from typing import TYPE_CHECKING, Any, Literal
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import openai
 
+from ecoagent.llm.request import RESERVED_KEYS, LLMRequest, LLMResponse
 from ecoagent.text.redaction import sanitize  # re-exported: ecoagent.llm.sanitize
 
 if TYPE_CHECKING:
@@ -36,113 +35,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# set by the client itself; a sampling key with one of these names would silently override it
-_RESERVED = frozenset(
-    {"model", "prompt", "messages", "stream", "response_format"}
-    | {"extra_headers", "extra_query", "extra_body", "timeout"}
-)
 _MAX_BACKOFF_S = 60.0
-
-
-def sampling(**params: Any) -> tuple[tuple[str, Any], ...]:
-    """Sampling settings in the canonical form ``LLMRequest.sampling`` wants: sorted pairs, None dropped."""
-    return tuple(sorted((k, _freeze(v)) for k, v in params.items() if v is not None))
-
-
-def _freeze(value: Any) -> Any:
-    return tuple(_freeze(v) for v in value) if isinstance(value, list) else value
-
-
-@dataclass(frozen=True)
-class LLMRequest:
-    """One LLM call, identified by a deterministic hash of everything that shapes its answer."""
-
-    key: str
-    prompt_version: str
-    model: str
-    kind: Literal["chat", "completion"]
-    prompt: str | None = None
-    messages: tuple[dict, ...] | None = None
-    sampling: tuple[tuple[str, Any], ...] = ()
-    json_schema: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.kind == "completion":
-            if self.prompt is None or self.messages is not None:
-                raise ValueError(f"{self.key}: a completion request needs prompt= and no messages=")
-        elif self.kind == "chat":
-            if not self.messages or self.prompt is not None:
-                raise ValueError(f"{self.key}: a chat request needs messages= and no prompt=")
-            if not isinstance(self.messages, tuple):
-                object.__setattr__(self, "messages", tuple(self.messages))
-        else:
-            raise ValueError(f"{self.key}: kind must be 'chat' or 'completion', not {self.kind!r}")
-        pairs = tuple(sorted((str(k), _freeze(v)) for k, v in self.sampling))
-        names = [k for k, _ in pairs]
-        if len(set(names)) != len(names):
-            raise ValueError(f"{self.key}: duplicate sampling keys in {names}")
-        if clash := _RESERVED.intersection(names):
-            raise ValueError(f"{self.key}: sampling may not set {sorted(clash)} (the client sets them)")
-        # sorted here so two requests that differ only in key order get one id
-        object.__setattr__(self, "sampling", pairs)
-        if self.json_schema is not None:
-            json.loads(self.json_schema)  # fail at construction, not after a queue of requests
-
-    @cached_property
-    def request_id(self) -> str:
-        payload = {
-            "key": self.key,
-            "prompt_version": self.prompt_version,
-            "model": self.model,
-            "kind": self.kind,
-            "prompt": self.prompt,
-            "messages": self.messages,
-            "sampling": self.sampling,
-            # parsed and re-dumped: whitespace or key order in the schema text must not change the id
-            "json_schema": None if self.json_schema is None else json.loads(self.json_schema),
-        }
-        canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-
-    @property
-    def endpoint(self) -> str:
-        return "/v1/chat/completions" if self.kind == "chat" else "/v1/completions"
-
-    def body(self) -> dict[str, Any]:
-        """The JSON body as the server receives it (also the ``body`` of a batch request line)."""
-        body: dict[str, Any] = {"model": self.model}
-        if self.kind == "chat":
-            body["messages"] = [dict(m) for m in self.messages or ()]
-        else:
-            body["prompt"] = self.prompt
-        for name, value in self.sampling:
-            body[name] = list(value) if isinstance(value, tuple) else value
-        if self.json_schema is not None:
-            body["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": "out", "schema": json.loads(self.json_schema), "strict": True},
-            }
-        return body
-
-
-@dataclass
-class LLMResponse:
-    """The outcome of one request: text on success, a sanitized ``error`` otherwise."""
-
-    request_id: str
-    text: str | None
-    finish_reason: str | None
-    prompt_tokens: int
-    completion_tokens: int
-    model: str
-    error: str | None
-    attempts: int
-    cached: bool
-    seconds: float
-
-    @property
-    def ok(self) -> bool:
-        return self.error is None and self.text is not None
 
 
 class _Retryable(Exception):
@@ -162,7 +55,7 @@ def _sdk_params(kind: str) -> frozenset[str]:
     from openai.resources.completions import AsyncCompletions
 
     method = ChatCompletions.create if kind == "chat" else AsyncCompletions.create
-    return frozenset(inspect.signature(method).parameters) - {"self"} - _RESERVED
+    return frozenset(inspect.signature(method).parameters) - {"self"} - RESERVED_KEYS
 
 
 class LLMClient:
@@ -192,9 +85,9 @@ class LLMClient:
         self.backoff_s = backoff_s
         self.cache = cache
         # sent with every request, outside the request id: how this server must compute, not what is asked
-        # (the embedded llama.cpp server: no prompt-cache reuse, see ecoagent.llm.backends)
+        # (the embedded llama.cpp server: no prompt-cache reuse, see ecoagent.llm.embedded)
         self.server_options = dict(server_options or {})
-        if clash := _RESERVED.intersection(self.server_options):
+        if clash := RESERVED_KEYS.intersection(self.server_options):
             raise ValueError(f"server_options may not set {sorted(clash)} (the client sets them)")
 
     def __repr__(self) -> str:  # never show the key
@@ -292,7 +185,7 @@ class LLMClient:
     ) -> tuple[str, str | None, tuple[int, int], str | None]:
         body = {**self.server_options, **request.body()}
         known = _sdk_params(request.kind)
-        kwargs = {k: v for k, v in body.items() if k in known or k in _RESERVED}
+        kwargs = {k: v for k, v in body.items() if k in known or k in RESERVED_KEYS}
         extra = {k: v for k, v in body.items() if k not in kwargs}
         if extra:
             kwargs["extra_body"] = extra

@@ -24,9 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import yaml
-
 from ecoagent.packages.archive import DATA_PACKAGE_LIMITS, ArchiveError, read_archive, read_data_members
+from ecoagent.packages.source import read_rows
 
 log = logging.getLogger(__name__)
 
@@ -123,18 +122,11 @@ class ServerRow:
 
 def load_server_table(path: Path) -> list[ServerRow]:
     """The server table; a bad row is an error naming the file, the row and the setting."""
-    try:
-        rows = (yaml.safe_load(path.read_text()) or {}).get("servers", [])
-    except FileNotFoundError as exc:
-        raise ValueError(f"LiveMCPBench server table {path} not found (setting crawl.livemcpbench_servers)") from exc
-    out: list[ServerRow] = []
-    for i, row in enumerate(rows):
-        try:
-            out.append(ServerRow(**row))
-        except TypeError as exc:
-            raise ValueError(f"{path}: server row {i} {row!r}: {exc} (setting crawl.livemcpbench_servers)") from exc
-        if out[-1].package is None and not out[-1].reason:
-            raise ValueError(f"{path}: server row {i} ({out[-1].name}) has neither a package nor a reason")
+    out = read_rows(path, "servers", lambda row: ServerRow(**row), what="LiveMCPBench server table", row="server",
+                    setting="crawl.livemcpbench_servers")  # fmt: skip
+    for i, server in enumerate(out):
+        if server.package is None and not server.reason:
+            raise ValueError(f"{path}: server row {i} ({server.name}) has neither a package nor a reason")
     return out
 
 

@@ -179,10 +179,8 @@ def classify_one(row: dict) -> Verdict:
     platform = row.get("platform") or ""
     symbol = row.get("source_symbol") or ""
     name = row.get("name") or ""
-    display = row.get("display_name") or ""
     desc = row.get("description") or ""
     methods = [m.upper() for m in (row.get("http_methods") or [])]
-    categories = row.get("categories") or []
 
     if DECLARED_READ_ONLY.search(desc):
         return Verdict(READ_ONLY, "declared:read_only")
@@ -191,32 +189,13 @@ def classify_one(row: dict) -> Verdict:
     if _tokens(name_text) == ["http", "request"] or HTTP_ANY.search(desc):
         return Verdict(IRREVERSIBLE, "arbitrary_execution:http", arbitrary=True)
 
+    resource_toks: tuple[str, ...] = ()
     if platform == "n8n":
-        _, resource, op = n8n_parts(symbol)
+        _, resource, _ = n8n_parts(symbol)
         resource_toks = tuple(_tokens(resource)) if resource != "-" else ()
-        op_action = _find_action(_tokens(op), "n8n_operation") if op != "-" else None
-        if op_action is None:
-            # A run verb in the tool's own label ("Run custom JavaScript ... code") decides before the
-            # category; the description is only the tool's own when the node has no operation.
-            run = _find_action(_tokens(name_text), "name_verb")
-            if (run is None or run.cls != RUN) and op == "-":
-                run = _find_action(_sentence_tokens(desc.split(". ")[0]), "description_verb", prose=True)
-            if run is not None and run.cls == RUN:
-                return _as_verdict(_refine(run, resource_toks), run)
-        if op_action is None or op_action.cls != RUN:
-            if "Data Transformation" in categories:
-                return Verdict(READ_ONLY, "n8n_data_transformation")
-            if "Flow" in categories:  # If, Switch, Wait, Loop: routing items inside the workflow
-                return Verdict(READ_ONLY, "n8n_flow_control")
-        if op_action is not None:
-            extra = resource_toks + (tuple(_tokens(name_text)) if op_action.cls == RUN else ())
-            verdict = _as_verdict(_refine(op_action, extra, tuple(_tokens(name_text))), op_action)
-            if verdict.rule.startswith("n8n_operation:"):
-                # keep n8n's own spelling of the operation in the rule code (getAll, not get)
-                verdict.rule = "n8n_operation:" + op + verdict.rule[len("n8n_operation:") + len(op_action.verb) :]
+        verdict = _n8n_operation(symbol, name_text, desc, row.get("categories") or [], resource_toks)
+        if verdict is not None:
             return verdict
-    else:
-        resource_toks = ()
 
     if methods:
         verdict = _from_methods(methods)
@@ -229,7 +208,42 @@ def classify_one(row: dict) -> Verdict:
     if "sql" in name_toks and any(t in ("query", "run", "execute", "exec") for t in name_toks):
         # a tool named "... SQL query" runs whatever SQL it is given, unless it declared read-only above
         return Verdict(IRREVERSIBLE, "arbitrary_execution:sql", arbitrary=True)
+    return _name_or_description_verb(row, name_text, resource_toks)
 
+
+def _n8n_operation(
+    symbol: str, name_text: str, desc: str, categories: list[str], resource_toks: tuple[str, ...]
+) -> Verdict | None:
+    """An n8n node's verdict from its operation, a run verb in its label, or its category; None to go on."""
+    _, _, op = n8n_parts(symbol)
+    op_action = _find_action(_tokens(op), "n8n_operation") if op != "-" else None
+    if op_action is None:
+        # A run verb in the tool's own label ("Run custom JavaScript ... code") decides before the
+        # category; the description is only the tool's own when the node has no operation.
+        run = _find_action(_tokens(name_text), "name_verb")
+        if (run is None or run.cls != RUN) and op == "-":
+            run = _find_action(_sentence_tokens(desc.split(". ")[0]), "description_verb", prose=True)
+        if run is not None and run.cls == RUN:
+            return _as_verdict(_refine(run, resource_toks), run)
+    if op_action is None or op_action.cls != RUN:
+        if "Data Transformation" in categories:
+            return Verdict(READ_ONLY, "n8n_data_transformation")
+        if "Flow" in categories:  # If, Switch, Wait, Loop: routing items inside the workflow
+            return Verdict(READ_ONLY, "n8n_flow_control")
+    if op_action is None:
+        return None
+    extra = resource_toks + (tuple(_tokens(name_text)) if op_action.cls == RUN else ())
+    verdict = _as_verdict(_refine(op_action, extra, tuple(_tokens(name_text))), op_action)
+    if verdict.rule.startswith("n8n_operation:"):
+        # keep n8n's own spelling of the operation in the rule code (getAll, not get)
+        verdict.rule = "n8n_operation:" + op + verdict.rule[len("n8n_operation:") + len(op_action.verb) :]
+    return verdict
+
+
+def _name_or_description_verb(row: dict, name_text: str, resource_toks: tuple[str, ...]) -> Verdict:
+    """The verb of the tool's names (toolkit symbol, name, class name), else of its description's opening."""
+    platform, symbol = row.get("platform") or "", row.get("source_symbol") or ""
+    name, display, desc = row.get("name") or "", row.get("display_name") or "", row.get("description") or ""
     name_sources: list[str] = []
     if platform == "langchain" and ":" in symbol:
         name_sources.append(symbol.split(":", 1)[1])  # toolkit mode, e.g. GitHubAction:comment_on_issue

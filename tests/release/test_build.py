@@ -19,7 +19,8 @@ from ecoagent.store import ArtifactStore
 from ecoagent.text.splits import assign_splits
 from labeling.label import PAIR_SCHEMA as REAL_PAIR_SCHEMA
 from labeling.label import QUERY_SCHEMA as REAL_QUERY_SCHEMA
-from release.build import COLD_START, ReleaseInputs, build_release
+from release.build import ReleaseInputs, build_release
+from release.tables import COLD_START
 from schemas.scored_tool import ScoredToolRecord
 from schemas.tool_record import Link, polars_schema
 from synth.generate import PAIR_SCHEMA as SYN_PAIR_SCHEMA

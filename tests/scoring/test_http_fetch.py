@@ -17,6 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from benchmarks.standin_llm import ServedInThread
 from scoring.http_fetch import (
     DNS_ERROR,
     ROBOTS_DISALLOWED,
@@ -43,7 +44,7 @@ class Route:
     gate: bool = False  # wait until `gate_target` requests are in flight (up to 2 s)
 
 
-class LocalServer:
+class LocalServer(ServedInThread):
     """Serves ``routes`` (path -> Route) and counts what it saw."""
 
     def __init__(self, routes: dict[str, Route]) -> None:
@@ -56,10 +57,8 @@ class LocalServer:
         self.gate_open = threading.Event()
         self.release = threading.Event()
         self._lock = threading.Lock()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.httpd.daemon_threads = True
+        super().__init__(ThreadingHTTPServer(("127.0.0.1", 0), self._handler()))
         self.port = self.httpd.server_address[1]
-        self._thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
 
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}{path}"
@@ -117,16 +116,10 @@ class LocalServer:
 
         return Handler
 
-    def __enter__(self) -> LocalServer:
-        self._thread.start()
-        return self
-
     def __exit__(self, *exc: object) -> None:
-        self.release.set()
+        self.release.set()  # a slow or gated request still waiting answers now
         self.gate_open.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        self._thread.join(5)
+        super().__exit__(*exc)
 
 
 def block_dns(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -27,7 +27,7 @@ from ecoagent.llm import (
     sampling,
     write_batch_requests,
 )
-from ecoagent.llm.backends import resolve_gguf
+from ecoagent.llm.embedded import resolve_gguf
 
 
 def _config(tmp_path: Path, **llm) -> Config:

@@ -1,0 +1,107 @@
+"""What a release is built from: the stage output folders (:class:`ReleaseInputs`), read into one dict, and the
+previous release folder (its tools, manifest and changelog: the cold-start split and the changelog compare with it).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from ecoagent.layout import CRAWL_FILES, LABEL_FILES, RELEASE_FILES, SCORE_FILES, SYNTH_FILES, RunLayout
+from ecoagent.release_format.integrity import verify_release
+from ecoagent.store import ArtifactStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class ReleaseInputs:
+    """The stage output folders a release is built from."""
+
+    crawl_dir: str  # fetch_manifest.json, crawl_summary.json
+    score_dir: str  # tools_scored.parquet, score_summary.json
+    synth_dir: str  # syn_queries.parquet, syn_pairs.parquet, synth_summary.json
+    label_dir: str  # real_*.parquet, label_summary.json, review_sample.csv; gold_*.parquet, gold_mapping.json
+
+    @classmethod
+    def under(cls, layout: RunLayout) -> ReleaseInputs:
+        """The stage folders of one run root."""
+        return cls(layout.crawl, layout.score, layout.synth, layout.label)
+
+
+def _read_optional_json(store: ArtifactStore, name: str) -> Any:
+    return store.read_json(name) if store.exists(name) else None
+
+
+def _read_optional_parquet(store: ArtifactStore, name: str) -> pl.DataFrame | None:
+    return store.read_parquet(name) if store.exists(name) else None
+
+
+def read_inputs(inputs: ReleaseInputs) -> dict[str, Any]:
+    """Every stage output a release uses, by name; the optional ones are None, {} or [] when absent."""
+    crawl, score = ArtifactStore(inputs.crawl_dir), ArtifactStore(inputs.score_dir)
+    synth, label = ArtifactStore(inputs.synth_dir), ArtifactStore(inputs.label_dir)
+    return {
+        "tools": score.read_table(SCORE_FILES.tools, "score").sort("tool_id"),
+        "score_summary": _read_optional_json(score, SCORE_FILES.summary) or {},
+        "syn_queries": synth.read_table(SYNTH_FILES.queries, "synth"),
+        "syn_pairs": synth.read_table(SYNTH_FILES.pairs, "synth"),
+        "real_queries": label.read_table(LABEL_FILES.queries, "label"),
+        "real_pairs": label.read_table(LABEL_FILES.pairs, "label"),
+        "fetch_manifest": _read_optional_json(crawl, CRAWL_FILES.fetch_manifest) or [],
+        "crawl_summary": _read_optional_json(crawl, CRAWL_FILES.summary) or {},
+        "synth_summary": _read_optional_json(synth, SYNTH_FILES.summary) or {},
+        "label_summary": _read_optional_json(label, LABEL_FILES.summary) or {},
+        "review": _review_agreement(label),
+        "gold_queries": _read_optional_parquet(label, LABEL_FILES.gold_queries),
+        "gold_qrels": _read_optional_parquet(label, LABEL_FILES.gold_qrels),
+        "gold_mapping": _read_optional_json(label, LABEL_FILES.gold_mapping),
+    }
+
+
+def _review_agreement(label: ArtifactStore) -> dict | None:
+    """Agreement of a filled review sample with the verifier, when people have labelled some of it."""
+    from ecoagent.release_format.review import read_agreement
+
+    if label.protocol not in ("file", "local") or not label.exists(LABEL_FILES.review_sample):
+        return None
+    try:
+        report = read_agreement(label.path(LABEL_FILES.review_sample))
+    except ValueError as exc:  # not a review CSV: the card says no review, the build goes on
+        log.warning("review sample not used: %s", exc)
+        return None
+    if not report.labelled:
+        return None
+    return {
+        "labelled_pairs": report.labelled,
+        "agreement": round(report.agreement, 4),
+        "cohen_kappa": round(report.cohen_kappa, 4),
+    }
+
+
+def read_previous(folder: Path) -> dict[str, Any]:
+    """The previous release folder (verified against its manifest): its tools' ids and content hashes, manifest,
+    changelog and version."""
+    parquet = sorted((folder / "tools").glob("*.parquet"))
+    if not parquet:
+        raise FileNotFoundError(
+            f"previous release {folder} has no tools/*.parquet: pass the previous release folder of the data store "
+            "(<store>/release/<version>/), not its text-only copy under releases/"
+        )
+    verify_release(folder)  # its tools decide the cold-start split and the changelog
+    tools = pl.concat([pl.read_parquet(p, columns=["tool_id", "content_hash"]) for p in parquet])
+    manifest_path, changelog_path = folder / RELEASE_FILES.manifest, folder / RELEASE_FILES.changelog
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    changelog = changelog_path.read_text() if changelog_path.exists() else ""
+    return {
+        "folder": str(folder),
+        "tools": tools,
+        "manifest": manifest,
+        "changelog": changelog,
+        "version": manifest.get("version", folder.name),
+    }

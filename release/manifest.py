@@ -1,0 +1,201 @@
+"""The release info (every fact the card, the Croissant file, the changelog and the manifest are written from) and
+the manifest itself (``manifest.json``: versions, sources, models, seeds, config, counts, files, the gate's result).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from typing import Any
+
+import polars as pl
+
+from ecoagent.config import Config
+from ecoagent.runtime.quality_gate import GateResult
+
+NAME = "EcoAgent"
+
+
+_URL_USERINFO = re.compile(r"(?<=://)[^/@\s]+@")
+
+
+def _scrub(value: Any) -> Any:
+    """Config values as recorded: credentials embedded in a URL (user:pass@host) are removed."""
+    if isinstance(value, dict):
+        return {k: _scrub(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_scrub(v) for v in value]
+    if isinstance(value, str):
+        return _URL_USERINFO.sub("", value)
+    return value
+
+
+def _unique(frame: pl.DataFrame, column: str) -> list[str]:
+    if column not in frame.columns:
+        return []
+    return sorted(str(v) for v in frame[column].drop_nulls().unique())
+
+
+def release_info(stage, config, prev, version, created, layout, files, stats) -> dict:
+    """The release info of one build: the stage outputs' provenance, counts, models, seeds and scrubbed config."""
+    synth_summary, label_summary = stage["synth_summary"], stage["label_summary"]
+    syn_q = stage["syn_queries"]
+    backend = synth_summary.get("backend") or config.llm.backend
+    packages = sorted(
+        (
+            {k: p.get(k) for k in ("platform", "registry", "name", "version", "sha256")}
+            for p in stage["fetch_manifest"]
+            if not p.get("error")
+        ),
+        key=lambda p: (str(p["platform"]), str(p["name"])),
+    )
+    counts = {c: {s: files[p]["rows"] for s, p in splits.items()} for c, splits in sorted(layout.items())}
+    return {
+        "name": NAME,
+        "version": version,
+        "created": created,
+        "previous_version": prev["version"] if prev else None,
+        "layout": layout,
+        "files": files,
+        "counts": counts,
+        "stats": stats,
+        "packages": packages,
+        "package_errors": sorted(p["name"] for p in stage["fetch_manifest"] if p.get("error")),
+        "platforms": _unique(stage["tools"], "platform"),
+        "platform_counts": dict(sorted(Counter(stage["tools"]["platform"].to_list()).items())),
+        "tools": len(stage["tools"]),
+        "reliable_share": round(float(stage["tools"]["reliable"].mean()), 4) if len(stage["tools"]) else 0.0,
+        # other readings of eq. 4-5 measured by the score stage (score.readings), e.g. paper_compatible
+        "reliable_share_readings": {
+            name: {"share": r["reliable_share"], "description": r.get("description", "")}
+            for name, r in stage["score_summary"].get("readings", {}).items()
+        },
+        "generator": {
+            "backend": backend,
+            "models": _unique(syn_q, "generator_model") or [config.llm.model],
+            "prompt_versions": _unique(syn_q, "prompt_version") or [synth_summary.get("prompt_version")],
+            "not_a_benchmark": backend == "embedded",
+        },
+        "real": _real_info(stage, config),
+        "syn": _syn_info(stage),
+        "gold": _gold_info(stage, layout),
+        "models": {
+            "embedder": config.score.embedder,
+            "tokenizer": config.score.tokenizer,
+            "generator_model": _unique(syn_q, "generator_model") or [config.llm.model],
+            "retriever": label_summary.get("retriever", config.label.retriever),
+            "verifier": label_summary.get("verifier_model", config.llm.model),
+            "agreement_embedder": label_summary.get("agreement_embedder", config.label.agreement_embedder),
+            "roundtrip_embedder": config.synth.roundtrip_embedder,
+            "negative_embedder": config.synth.negative_embedder,
+        },
+        "seeds": {
+            "seed": config.seed,
+            "split_seed": config.seed,
+            "split_ratios": list(config.release.syn_split_ratios),
+            "generation_request_seed": "sha256(f'{seed}:{tool_id}')[:8] per tool (synth.generate.request_seed)",
+        },
+        "dedup_threshold": {"syn": config.synth.dedup_threshold, "real": config.label.dedup_threshold},
+        "score": {
+            "weights": list(config.score.weights),
+            "quality_weights": list(config.score.quality_weights),
+            "source_weights": dict(config.score.source_weights),
+            "reliable_threshold": config.score.reliable_threshold,
+        },
+        "config": _scrub(config.model_dump(mode="json")),
+    }
+
+
+def _real_info(stage: dict, config: Config) -> dict:
+    """How Real was labelled, as the label stage ran it: the deciding scores, the drops, the precision on gold."""
+    summary = stage["label_summary"]
+    cfg = config.label
+    decided_by = summary.get("decided_by")
+    if not decided_by:  # a label folder written before the stage recorded it: the configured verifier, said so
+        model = cfg.agreement_embedder if summary.get("verifier", cfg.verifier) == "embedding" else config.llm.model
+        decided_by = [{"verifier": summary.get("verifier", cfg.verifier), "model": model, "min_score": None}]
+    evaluation = (summary.get("gold") or {}).get("evaluation") or {}
+    precision = evaluation.get("precision")
+    return {
+        "sources": _unique(stage["real_queries"], "source") or [summary.get("source", cfg.source)],
+        "verifier": summary.get("verifier", cfg.verifier),
+        "decided_by": decided_by,
+        "verifier_model": " + ".join(str(d["model"]) for d in decided_by),
+        "retriever": summary.get("retriever", cfg.retriever),
+        "top_k": summary.get("top_k", cfg.top_k),
+        "min_cosine": summary.get("min_cosine", cfg.min_cosine),
+        "agreement_embedder": summary.get("agreement_embedder", cfg.agreement_embedder),
+        "queries_in": summary.get("queries_in"),
+        "queries_after_filters": summary.get("queries_after_filters"),
+        "queries_kept": summary.get("queries_kept"),
+        "drops_by_reason": summary.get("drops_by_reason", {}),
+        "llm": summary.get("llm", {}),
+        "split_groups": summary.get("split_groups"),
+        "review": stage["review"],
+        "gold_evaluation": evaluation or None,
+        "precision_on_gold": precision,
+        "min_precision": config.release.min_real_precision,
+        "not_a_benchmark": precision is None or precision < config.release.min_real_precision,
+    }
+
+
+def _syn_info(stage: dict) -> dict:
+    """Syn coverage: tools with a released query over all tools, the on-topic share, the generation drops."""
+    syn, tools = stage["syn_queries"], stage["tools"]
+    with_queries = syn["tool_id"].n_unique() if len(syn) else 0
+    summary = stage["synth_summary"]
+    return {
+        "tools_with_queries": with_queries,
+        "tools": len(tools),
+        "coverage": round(with_queries / len(tools), 4) if len(tools) else 0.0,
+        "tools_selected": summary.get("tools_selected"),
+        "selection": summary.get("selection"),
+        "queries": len(syn),
+        "on_topic_share": round(float(syn["on_topic"].mean()), 4) if len(syn) and "on_topic" in syn.columns else None,
+        "drops_by_reason": summary.get("drops_by_reason", {}),
+    }
+
+
+def _gold_info(stage: dict, layout: dict) -> dict | None:
+    """The gold set's mapping counts and provenance, when the release has it."""
+    if "gold-queries" not in layout or stage["gold_mapping"] is None:
+        return None
+    report = stage["gold_mapping"]
+    keep = ("source", "rule", "tasks", "gold_queries", "gold_queries_complete", "gold_qrels", "annotated", "mapped",
+            "mapped_by_resolution", "ambiguous", "unmapped")  # fmt: skip
+    info = {k: report.get(k) for k in keep}
+    by_reason = (report.get("unmapped") or {}).get("by_reason", {})
+    info["unmapped_by_reason"] = {reason: v.get("pairs") for reason, v in by_reason.items()}
+    return info
+
+
+def release_manifest(info: dict, gate: GateResult) -> dict:
+    """``manifest.json``'s content: the release info's record part and the gate's result."""
+    return {
+        "name": info["name"],
+        "version": info["version"],
+        "created": info["created"],
+        "previous_version": info["previous_version"],
+        "sources": {
+            "packages": info["packages"],
+            "package_errors": info["package_errors"],
+            "real_query_sources": info["real"]["sources"],
+            **({"gold": info["gold"]["source"]} if info["gold"] else {}),
+        },
+        "labels": {
+            "real_decided_by": info["real"]["decided_by"],
+            "real_precision_on_gold": info["real"]["precision_on_gold"],
+            "real_not_a_benchmark": info["real"]["not_a_benchmark"],
+        },
+        "models": info["models"],
+        "generator_backend": info["generator"]["backend"],
+        "prompt_versions": info["generator"]["prompt_versions"],
+        "seeds": info["seeds"],
+        "config": info["config"],
+        "configs": info["layout"],
+        "counts": info["counts"],
+        "stats": {k: (len(v) if isinstance(v, list) else v) for k, v in info["stats"].items()},
+        "files": info["files"],
+        "croissant_warnings": info.get("croissant_warnings", []),
+        "gate": {"name": gate.name, "success": gate.success, "expectations": len(gate.results)},
+    }

@@ -1,0 +1,181 @@
+"""The release's tables, one per config and split, from the stage outputs (see :mod:`release.build` for the
+layout, the Syn split and the temporal cold start).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from ecoagent.config import Config
+from ecoagent.hashing import sha256_file
+from ecoagent.text.dedup import DisjointSets
+
+SPLITS = ("train", "validation", "test")
+COLD_START = "cold_start"
+ALL_SPLITS = (*SPLITS, COLD_START)
+CORPUS_SPLIT = "corpus"  # MTEB reads a corpus config's only split, whatever its name; "corpus" is the convention
+TOOLS_SPLIT = "train"  # HF's split name for a dataset that is one table
+GOLD_SPLIT = "test"  # the gold set is an evaluation set only
+
+
+def release_tables(
+    stage: dict, config: Config, prev: dict | None
+) -> tuple[dict[tuple[str, str], pl.DataFrame], dict]:
+    """``{(config, split): table}`` and the split statistics (new tools, cold-start queries, dropped Real queries)."""
+    tools = stage["tools"]
+    new_tools = set(tools["tool_id"]) - set(prev["tools"]["tool_id"]) if prev else set()
+    syn, syn_positive = _syn_split(stage["syn_queries"], config, new_tools)
+    real, real_positive = _real_split(stage, config, new_tools)
+    corpus = _corpus(tools)
+    syn_split = syn.select("query_id", "split")
+    syn_pairs = (
+        stage["syn_pairs"]
+        .join(syn_split, on="query_id", how="inner")
+        .select("query_id", "tool_id", "label", "negative_type", "split")
+        .sort("query_id", "label", "negative_type", "tool_id", descending=[False, True, False, False])
+    )
+    syn_qrels = _qrels(syn_positive.join(syn_split, on="query_id"))
+    real_qrels = _qrels(real_positive.join(real.select("query_id", "split"), on="query_id"))
+    syn_q = syn.select(pl.col("query_id").alias("_id"), "text", "intent_type", "on_topic", "split")
+    real_q = real.select(pl.col("query_id").alias("_id"), "text", "source", "category", "split")
+
+    tables: dict[tuple[str, str], pl.DataFrame] = {("tools", TOOLS_SPLIT): tools}
+    tables[("syn-corpus", CORPUS_SPLIT)] = corpus
+    tables[("real-corpus", CORPUS_SPLIT)] = corpus
+    for split in ALL_SPLITS:
+        tables[("syn-queries", split)] = _split(syn_q, split, "_id")
+        tables[("syn-qrels", split)] = _split(syn_qrels, split, "query-id", "corpus-id")
+        tables[("syn-pairs", split)] = syn_pairs.filter(pl.col("split") == split)
+        tables[("real-queries", split)] = _split(real_q, split, "_id")
+        tables[("real-qrels", split)] = _split(real_qrels, split, "query-id", "corpus-id")
+    tables |= _gold_tables(stage, tools, corpus)
+    stats = {
+        "new_tools": sorted(new_tools),
+        "real_queries_without_verified_tool": len(stage["real_queries"]) - len(real),
+        "syn_cold_start_queries": int((syn["split"] == COLD_START).sum()),
+        "real_cold_start_queries": int((real["split"] == COLD_START).sum()),
+    }
+    return tables, stats
+
+
+def _syn_split(syn_queries: pl.DataFrame, config: Config, new_tools: set[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Syn, split here (the synth stage does not), grouped by text/near-duplicates and by synth's dedup_cluster;
+    returns the queries with their split and the (query, tool) positives."""
+    from ecoagent.text.splits import assign_splits
+
+    syn = _merge_dedup_clusters(
+        assign_splits(syn_queries.sort("query_id"), ratios=tuple(config.release.syn_split_ratios), seed=config.seed,
+                      dedup_threshold=config.label.dedup_threshold, setting="release.syn_split_ratios")
+    )  # fmt: skip
+    syn_positive = syn.select("query_id", "tool_id")
+    return _cold_start(syn, syn_positive, new_tools), syn_positive
+
+
+def _real_split(stage: dict, config: Config, new_tools: set[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Real keeps the label stage's split; queries without a verified tool cannot be scored, so they leave. Returns
+    the kept queries and their verified (query, tool) positives."""
+    from ecoagent.text.splits import assign_splits
+
+    real_pairs = stage["real_pairs"]
+    real_positive = real_pairs.filter(pl.col("label") == 1).select("query_id", "tool_id").unique().sort(pl.all())
+    real = stage["real_queries"].sort("query_id").filter(pl.col("query_id").is_in(real_positive["query_id"].implode()))
+    if "group_id" not in real.columns:  # the label stage's groups (with its paraphrase rule) when it wrote them
+        # only the group ids are used (the split stays the label stage's), so the ratios are label's own
+        groups = assign_splits(
+            real.select("query_id", "text"), ratios=tuple(config.label.split_ratios), seed=config.seed,
+            dedup_threshold=config.label.dedup_threshold, setting="label.split_ratios",
+        )["group_id"]  # fmt: skip
+        real = real.with_columns(groups)
+    return _cold_start(real, real_positive, new_tools), real_positive
+
+
+def _corpus(tools: pl.DataFrame) -> pl.DataFrame:
+    """The MTEB corpus of every subset: the whole catalog, its description as the text (else summary, else name)."""
+    return tools.select(
+        pl.col("tool_id").alias("_id"),
+        pl.col("name").alias("title"),
+        pl.when(pl.col("description").str.strip_chars() != "")
+        .then(pl.col("description"))
+        .otherwise(pl.coalesce(pl.col("doc_summary"), pl.col("name")))
+        .alias("text"),
+        "platform",
+        "r_static",
+        "reliable",
+    )
+
+
+def _gold_tables(stage: dict, tools: pl.DataFrame, corpus: pl.DataFrame) -> dict[tuple[str, str], pl.DataFrame]:
+    """The gold configs (test only), when the label stage wrote a gold set with at least one query."""
+    gold_q, gold_r = stage["gold_queries"], stage["gold_qrels"]
+    if gold_q is None or gold_r is None or not len(gold_q):
+        return {}
+    gold_r = gold_r.filter(pl.col("tool_id").is_in(tools["tool_id"].implode()))  # mapped onto this very catalog
+    gold_q = gold_q.filter(pl.col("query_id").is_in(gold_r["query_id"].implode()))
+    return {
+        ("gold-corpus", CORPUS_SPLIT): corpus,
+        ("gold-queries", GOLD_SPLIT): gold_q.select(
+            pl.col("query_id").alias("_id"), "text", "category", "complete", "ambiguous"
+        ).sort("_id"),
+        ("gold-qrels", GOLD_SPLIT): _qrels(gold_r.select("query_id", "tool_id").with_columns(
+            pl.lit(GOLD_SPLIT).alias("split"))).drop("split").unique().sort("query-id", "corpus-id"),
+    }  # fmt: skip
+
+
+def _merge_dedup_clusters(frame: pl.DataFrame) -> pl.DataFrame:
+    """Join assign_splits groups that share a synth ``dedup_cluster``; a merged group takes its smallest id's split."""
+    groups = DisjointSets()  # the smallest group id represents a merged component
+    first_of_cluster: dict[str, str] = {}
+    for gid, cluster in zip(frame["group_id"], frame["dedup_cluster"], strict=True):
+        groups.find(gid)
+        if cluster is not None:
+            groups.union(gid, first_of_cluster.setdefault(cluster, gid))
+    find = groups.find
+    split_of = dict(zip(frame["group_id"], frame["split"], strict=True))
+    roots = [find(g) for g in frame["group_id"]]
+    return frame.with_columns(
+        pl.Series("group_id", roots, dtype=pl.String),
+        pl.Series("split", [split_of[r] for r in roots], dtype=pl.String),
+    )
+
+
+def _cold_start(queries: pl.DataFrame, positives: pl.DataFrame, new_tools: set[str]) -> pl.DataFrame:
+    """Move every group holding a query with a new positive tool into the cold_start split."""
+    if not new_tools:
+        return queries
+    cold_queries = set(positives.filter(pl.col("tool_id").is_in(sorted(new_tools)))["query_id"])
+    cold_groups = set(queries.filter(pl.col("query_id").is_in(sorted(cold_queries)))["group_id"])
+    return queries.with_columns(
+        pl.when(pl.col("group_id").is_in(sorted(cold_groups)))
+        .then(pl.lit(COLD_START))
+        .otherwise("split")
+        .alias("split")
+    )
+
+
+def _qrels(positive: pl.DataFrame) -> pl.DataFrame:
+    return positive.select(
+        pl.col("query_id").alias("query-id"),
+        pl.col("tool_id").alias("corpus-id"),
+        pl.lit(1, pl.Int32).alias("score"),
+        "split",
+    )
+
+
+def _split(frame: pl.DataFrame, split: str, *sort: str) -> pl.DataFrame:
+    return frame.filter(pl.col("split") == split).drop("split").sort(*sort)
+
+
+def file_table(folder: Path, layout: dict[str, dict[str, str]], tables: dict) -> dict[str, dict]:
+    """``{path: sha256, bytes, rows}`` of every data file written into ``folder``, sorted by path."""
+    files: dict[str, dict] = {}
+    for (config_name, split), frame in tables.items():
+        path = layout.get(config_name, {}).get(split)
+        if path and path not in files:
+            files[path] = {
+                "sha256": sha256_file(folder / path),
+                "bytes": (folder / path).stat().st_size,
+                "rows": len(frame),
+            }
+    return dict(sorted(files.items()))
