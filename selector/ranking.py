@@ -42,6 +42,45 @@ def reciprocal_rank_fusion(
     return fused
 
 
+def best_first(scores: np.ndarray, k: int, positive: bool = False) -> np.ndarray:
+    """Positions of the ``k`` best scores, best first, ties in position order; ``positive``: scores > 0 only.
+
+    The order :func:`ecoagent.retrieval.rankers.top_k` gives one row, with ties at the k-th score settled the same
+    way (the lower position is kept). The k-th best value comes from a plain sort of the values (numpy's SIMD sort
+    beats a partition at catalog sizes); only the scores at or above it are ordered.
+    """
+    size = len(scores)
+    if k <= 0 or not size:
+        return np.zeros(0, dtype=np.int64)
+    kth = np.sort(scores)[size - k] if k < size else None
+    if kth is None or (positive and kth <= 0):  # everything, or every positive score, makes the cut
+        keep = np.flatnonzero(scores > 0) if positive else np.arange(size)
+    else:
+        keep = np.flatnonzero(scores >= kth)
+        if len(keep) > k:  # a tie at the k-th value: its first positions are kept
+            above = scores[keep] > kth
+            above[np.flatnonzero(~above)[: k - int(np.count_nonzero(above))]] = True
+            keep = keep[above]
+    return keep[np.argsort(-scores[keep], kind="stable")]
+
+
+def fuse(rankings: Sequence[np.ndarray], weights: Sequence[float], k: float, limit: int) -> np.ndarray:
+    """The ``limit`` best positions by :func:`reciprocal_rank_fusion`, best first, ties in position order.
+
+    Only positions some ranking lists are scored (the others fuse to 0 and are never returned), so the cost follows
+    the rankings' length, not the catalog's.
+    """
+    if not rankings:
+        return np.zeros(0, dtype=np.int64)
+    if len(rankings) == 1 and weights[0] > 0:  # one ranking fuses to a falling score: its own order
+        return rankings[0][:limit]
+    positions = np.unique(np.concatenate(rankings))
+    fused = np.zeros(len(positions), dtype=np.float64)
+    for ranking, weight in zip(rankings, weights, strict=True):
+        fused[np.searchsorted(positions, ranking)] += weight / (k + np.arange(1, len(ranking) + 1))
+    return positions[best_first(fused, limit, positive=True)]
+
+
 class LexicalScorer:
     """BM25 over the registry documents, with statistics per tenant or per (tenant, allowed set)."""
 
@@ -55,11 +94,14 @@ class LexicalScorer:
         self._lock = threading.Lock()  # the service scores from a thread pool
 
     def _index(self, key: tuple, rows: np.ndarray) -> tuple[np.ndarray, BM25Retriever]:
+        """(position of each registry row in the index or -1, the index over ``rows``), fitted on first use."""
         with self._lock:
             if key in self._indexes:
                 self._indexes.move_to_end(key)
                 return self._indexes[key]
-            built = (rows, BM25Retriever().fit([self.documents[r] for r in rows]))
+            position = np.full(len(self.documents), -1, dtype=np.int64)
+            position[rows] = np.arange(len(rows))
+            built = (position, BM25Retriever().fit([self.documents[r] for r in rows]))
             self._indexes[key] = built
             if len(self._indexes) > self.cache_size:
                 self._indexes.popitem(last=False)
@@ -67,13 +109,14 @@ class LexicalScorer:
 
     def scores(self, query: str, allowed_rows: np.ndarray, tenant: str | None, tenant_rows: np.ndarray) -> np.ndarray:
         """BM25 of ``query`` for each allowed row (``allowed_rows`` ascending, a subset of ``tenant_rows``)."""
+        if not len(allowed_rows):
+            return np.zeros(0, dtype=np.float32)
         if self.stats == "scope_set":
             _, index = self._index(("scope_set", tenant, allowed_rows.tobytes()), allowed_rows)
-            return index.score_one(query) if len(allowed_rows) else np.zeros(0, dtype=np.float32)
-        rows, index = self._index(("tenant", tenant), tenant_rows)
-        if not len(rows):
-            return np.zeros(0, dtype=np.float32)
-        return index.score_one(query)[np.searchsorted(rows, allowed_rows)]
+            return index.score_one(query)
+        position, index = self._index(("tenant", tenant), tenant_rows)
+        scores = index.score_one(query)
+        return scores if len(scores) == len(allowed_rows) else scores[position[allowed_rows]]
 
 
 class DenseScorer:

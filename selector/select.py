@@ -21,7 +21,6 @@ from pathlib import Path
 
 import numpy as np
 
-from ecoagent.retrieval.rankers import top_k
 from selector.budget import pack
 from selector.ranking import (
     DenseScorer,
@@ -29,7 +28,8 @@ from selector.ranking import (
     QueryEncoder,
     Reranker,
     SentenceEncoder,
-    reciprocal_rank_fusion,
+    best_first,
+    fuse,
 )
 from selector.registry import ToolRegistry
 from selector.selection_log import SelectionLog
@@ -78,6 +78,21 @@ class SelectorConfig:
             raise ValueError(f"rankers must be a non-empty subset of {RANKERS}, got {self.rankers}")
         if self.max_tools < 0 or self.candidate_pool < 1 or self.fusion_depth < 1 or self.rrf_k <= 0:
             raise ValueError("max_tools >= 0, candidate_pool >= 1, fusion_depth >= 1 and rrf_k > 0")
+
+
+@dataclass(frozen=True)
+class PreparedSelection:
+    """A checked request, ready to be scored: what :meth:`ToolSelector.prepare` hands :meth:`ToolSelector.complete`."""
+
+    message: str  # the query as sent
+    query: str  # the query the rankers see (message plus task state)
+    caller_scopes: tuple[str, ...]
+    tenant: str | None
+    budget: int
+    max_tools: int
+    mask: np.ndarray  # allowed registry rows (read-only)
+    allowed_rows: np.ndarray
+    recent: list[int]  # allowed rows of the tools already called
 
 
 @dataclass(frozen=True)
@@ -168,28 +183,29 @@ class ToolSelector:
         query_vector: np.ndarray | None = None,
     ) -> list[int]:
         """Allowed registry rows best first (fused, then re-ranked), at most ``limit`` (candidate_pool)."""
+        return self._rank_rows(query, allowed_rows, tenant, limit, query_vector).tolist()
+
+    def _rank_rows(self, query: str, allowed_rows: np.ndarray, tenant: str | None, limit: int | None,
+                   query_vector: np.ndarray | None) -> np.ndarray:  # fmt: skip
         cfg = self.config
         limit = cfg.candidate_pool if limit is None else limit
         if not len(allowed_rows) or limit <= 0:
-            return []
+            return np.zeros(0, dtype=np.int64)
         rankings, weights = [], []
         if "bm25" in cfg.rankers:
             lexical = self.lexical.scores(query, allowed_rows, tenant, self.registry.rows_of_tenant(tenant))
-            order = top_k(lexical[None, :], cfg.fusion_depth)[0]
-            rankings.append(order[lexical[order] > 0])  # no shared word: no lexical rank at all
+            rankings.append(best_first(lexical, cfg.fusion_depth, positive=True))  # no shared word: no lexical rank
             weights.append(cfg.weights.get("bm25", 1.0))
         if self.dense is not None:
             semantic = self.dense.scores(query, allowed_rows, query_vector)
-            rankings.append(top_k(semantic[None, :], cfg.fusion_depth)[0])
+            rankings.append(best_first(semantic, cfg.fusion_depth))
             weights.append(cfg.weights.get("dense", 1.0))
-        fused = reciprocal_rank_fusion(rankings, len(allowed_rows), cfg.rrf_k, weights)
-        order = top_k(fused[None, :], limit)[0]
-        order = order[fused[order] > 0]
+        order = fuse(rankings, weights, cfg.rrf_k, limit)
         if self.reranker is not None and cfg.rerank_top:
             head, tail = order[: cfg.rerank_top], order[cfg.rerank_top :]
             rerank = np.asarray(self.reranker(query, [self.registry.tools[allowed_rows[p]].document for p in head]))
             order = np.concatenate([head[np.argsort(-rerank, kind="stable")], tail])
-        return allowed_rows[order].tolist()
+        return allowed_rows[order]
 
     # -- selection -------------------------------------------------------------------------------
 
@@ -215,30 +231,52 @@ class ToolSelector:
         max_tools: int | None = None,
     ) -> Selection:
         """:meth:`select` with the details; ``query_vector`` skips encoding, ``max_tools`` overrides the config."""
+        return self.complete(self.prepare(query, task_state, caller_scopes, token_budget, tenant, max_tools),
+                             query_vector)  # fmt: skip
+
+    def prepare(
+        self,
+        query: str,
+        task_state: TaskState | None = None,
+        caller_scopes: Sequence[str] = (),
+        token_budget: int | None = None,
+        tenant: str | None = None,
+        max_tools: int | None = None,
+    ) -> PreparedSelection:
+        """Steps 1-2 of a selection: check the caller, filter the registry, build the query; nothing is scored.
+
+        Raises what a bad request deserves (UnknownScope, UnknownTenant, EmptyQuery, ValueError for the budget)
+        before any encoder runs. The service encodes :attr:`PreparedSelection.query` in a batch with other
+        requests' queries, then calls :meth:`complete`.
+        """
         cfg = self.config
         budget = cfg.token_budget if token_budget is None else token_budget
         if budget <= 0:
             raise ValueError(f"token_budget must be positive, got {budget}")
-        mask = self.registry.allowed(caller_scopes, tenant)  # raises UnknownScope / UnknownTenant
+        mask, allowed_rows = self.registry.allowed_rows(caller_scopes, tenant)  # raises UnknownScope / UnknownTenant
         recent = self._recent_rows(task_state, mask)
         names = [self.registry.tools[r].name for r in recent]
         built = build_query(query, task_state, cfg.history_turns, names)
         if not built:
             raise EmptyQuery("the query is empty and there is no task state to build one from")
-        allowed_rows = np.flatnonzero(mask)
-        ranked = self.rank(built, allowed_rows, tenant, query_vector=query_vector)
-        core = [int(r) for r in self.core_rows if mask[r]]
-        core_kept, picked, used = pack(
-            core, recent + ranked, self.registry.tokens, budget, cfg.max_tools if max_tools is None else max_tools
-        )
+        return PreparedSelection(query, built, tuple(caller_scopes), tenant, budget,
+                                 cfg.max_tools if max_tools is None else max_tools, mask, allowed_rows, recent)
+
+    def complete(self, prepared: PreparedSelection, query_vector: np.ndarray | None = None) -> Selection:
+        """Steps 3-6: rank the allowed tools, pack the budget, emit in registry order (and log the selection)."""
+        p = prepared
+        ranked = self._rank_rows(p.query, p.allowed_rows, p.tenant, None, query_vector)
+        core = [r for r in self.core_rows.tolist() if p.mask[r]]
+        core_kept, picked, used = pack(core, [*p.recent, *ranked.tolist()], self.registry.token_list, p.budget,
+                                       p.max_tools)  # fmt: skip
         ids = self.registry.ids
-        chosen = [ids[r] for r in sorted(core_kept)] + [ids[r] for r in sorted(picked)]
+        core_ids = [ids[r] for r in sorted(core_kept)]
+        chosen = core_ids + [ids[r] for r in sorted(picked)]
         selection_id = None
         if self.log is not None:
-            selection_id = self.log.record_selection(query, built, caller_scopes, chosen, tenant)
-        logger.debug("selected %s for %r (%d tokens)", chosen, built[:80], used)
-        core_ids = [ids[r] for r in sorted(core_kept)]
-        return Selection(chosen, used, built, core_ids, [ids[r] for r in ranked], selection_id)
+            selection_id = self.log.record_selection(p.message, p.query, p.caller_scopes, chosen, p.tenant)
+        logger.debug("selected %s for %r (%d tokens)", chosen, p.query[:80], used)
+        return Selection(chosen, used, p.query, core_ids, self.registry.id_array[ranked].tolist(), selection_id)
 
     def _recent_rows(self, state: TaskState | None, mask: np.ndarray) -> list[int]:
         if state is None or not self.config.keep_recent_tools:

@@ -17,6 +17,7 @@ bandit's semantic score and the tool selector all take scores from here.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Protocol
 
@@ -65,6 +66,23 @@ class TfidfRetriever:
         return (self._vectorizer.transform(queries) @ self._matrix.T).toarray().astype(np.float32)
 
 
+# bm25s.tokenize's default token pattern (scikit-learn's CountVectorizer pattern)
+_BM25S_WORD = re.compile(r"(?u)\b\w\w+\b")
+
+
+def _dense_rows(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, size: int, share: float = 1 / 32,
+                max_bytes: int = 64 * 2**20) -> tuple[dict[int, int], np.ndarray]:  # fmt: skip
+    """Full-length score rows for the terms in at least ``share`` of the documents (most frequent first, at most
+    ``max_bytes``): adding a row beats scattering a long posting list into the scores."""
+    frequency = np.diff(indptr)
+    frequent = [int(t) for t in np.argsort(-frequency, kind="stable") if frequency[t] >= share * size]
+    frequent = frequent[: max_bytes // (4 * max(size, 1))]
+    rows = np.zeros((len(frequent), size), dtype=data.dtype)
+    for row, term in enumerate(frequent):
+        rows[row, indices[indptr[term] : indptr[term + 1]]] = data[indptr[term] : indptr[term + 1]]
+    return {term: row for row, term in enumerate(frequent)}, rows
+
+
 def _stemmer():
     try:
         import Stemmer  # PyStemmer: optional, bm25s works without it
@@ -86,23 +104,56 @@ class BM25Retriever:
         self._stemmer = _stemmer()
         self._size = len(documents)
         self._index = bm25s.BM25(k1=self.k1, b=self.b, method=self.method)
+        self._vocab: dict[str, int] = {}
         if documents:
             tokens = bm25s.tokenize(documents, stopwords="en", stemmer=self._stemmer, show_progress=False)
             self._index.index(tokens, show_progress=False)
+            self._vocab = self._index.vocab_dict
+            # bm25s's eager index: per term (column), the documents holding it and their precomputed BM25 term scores
+            scores = self._index.scores
+            self._postings = (scores["indptr"], scores["indices"], scores["data"])
+            self._dense_terms, self._dense_rows = _dense_rows(*self._postings, self._size)
+        self._stopwords = frozenset(bm25s.stopwords.STOPWORDS_EN)
         return self
 
-    def score_one(self, query: str) -> np.ndarray:
-        """BM25 of one query against every document (zeros when no query term is in the vocabulary)."""
-        import bm25s
+    def query_terms(self, query: str) -> list[int]:
+        """The query's term ids in the index vocabulary, in order, repeats kept: what bm25s scores for it.
 
+        The same steps as ``bm25s.tokenize(stopwords="en", stemmer=...)`` followed by ``BM25.get_tokens_ids``
+        (lowercase, words of two or more word characters, English stopwords out, stemmed, unknown terms out),
+        without its per-call set-up: the selector scores one query per request.
+        """
+        stem = self._stemmer.stemWord if self._stemmer is not None else None
+        ids = []
+        for word in _BM25S_WORD.findall(query.lower()):
+            if word in self._stopwords:
+                continue
+            term = self._vocab.get(stem(word) if stem else word)
+            if term is not None:
+                ids.append(term)
+        return ids
+
+    def score_one(self, query: str) -> np.ndarray:
+        """BM25 of one query against every document (zeros when no query term is in the vocabulary).
+
+        Equal, bit for bit, to ``bm25s.BM25.get_scores`` (float32, terms added in query order): each term adds its
+        precomputed column of document scores.
+        """
+        scores = np.zeros(self._size, dtype=np.float32)
         if not self._size:
-            return np.zeros(0, dtype=np.float32)
-        words = bm25s.tokenize([query], stopwords="en", stemmer=self._stemmer, return_ids=False, show_progress=False)[0]
-        vocab = self._index.vocab_dict
-        known = [w for w in words if w in vocab]
-        if not known:
-            return np.zeros(self._size, dtype=np.float32)
-        return np.asarray(self._index.get_scores(known), dtype=np.float32)
+            return scores
+        indptr, indices, data = self._postings
+        terms = self.query_terms(query)
+        for term in terms:
+            row = self._dense_terms.get(term)
+            if row is not None:  # a frequent term: one contiguous add (x + 0.0 == x, so the sums are the same)
+                np.add(scores, self._dense_rows[row], out=scores)
+                continue
+            start, end = indptr[term], indptr[term + 1]
+            scores[indices[start:end]] += data[start:end]  # a term's documents are distinct: no np.add.at needed
+        if terms and self._index.nonoccurrence_array is not None:  # BM25L / BM25+: absent terms score too
+            scores += self._index.nonoccurrence_array[np.asarray(terms)].sum()
+        return scores
 
     def score(self, queries: list[str]) -> np.ndarray:
         if not queries:
