@@ -16,7 +16,11 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-SEED_FILE = Path(__file__).resolve().parents[1] / ".." / "shared" / "seeds" / "001_e5e991383b1489c6.txt"
+REPO = Path(__file__).resolve().parents[1]
+SEED_NAME = "001_e5e991383b1489c6.txt"
+# shared/ lies beside the checkout (a clone, or a worktree one level further down)
+SEED_FILE = next((p / "shared" / "seeds" / SEED_NAME for p in (REPO.parent, REPO.parents[1])
+                  if (p / "shared" / "seeds" / SEED_NAME).exists()), REPO.parent / "shared" / "seeds" / SEED_NAME)
 SCRATCH = Path("~/.cache/ecoagent/seed_bm25").expanduser()  # outside the repository: build output only
 
 # Ours, not the seed's: reads tools (name, description, permission, schema bytes, core flag; tab-separated), queries
@@ -117,5 +121,5 @@ def time_seed(binary: Path, tools_file: Path, queries_file: Path, caller_permiss
               n: int) -> SeedRun:  # fmt: skip
     done = subprocess.run([str(binary), str(tools_file), str(queries_file), ",".join(caller_permissions), str(budget),
                            str(n)], capture_output=True, text=True, check=True)  # fmt: skip
-    selections, seconds, build, _checksum, first = (done.stdout.strip().split(" ", 4) + [""])[:5]
+    selections, seconds, build, _checksum, first = [*done.stdout.strip().split(" ", 4), ""][:5]
     return SeedRun(int(selections), float(seconds), float(build), [f for f in first.split(",") if f])

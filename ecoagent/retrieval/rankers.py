@@ -18,6 +18,7 @@ bandit's semantic score and the tool selector all take scores from here.
 from __future__ import annotations
 
 import re
+from functools import cache
 from pathlib import Path
 from typing import Protocol
 
@@ -68,19 +69,22 @@ class TfidfRetriever:
 
 # bm25s.tokenize's default token pattern (scikit-learn's CountVectorizer pattern)
 _BM25S_WORD = re.compile(r"(?u)\b\w\w+\b")
+_WORD_MEMORY = 200_000  # query words whose term id BM25Retriever.query_terms remembers
 
 
-def _dense_rows(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, size: int, share: float = 1 / 32,
-                max_bytes: int = 64 * 2**20) -> tuple[dict[int, int], np.ndarray]:  # fmt: skip
-    """Full-length score rows for the terms in at least ``share`` of the documents (most frequent first, at most
-    ``max_bytes``): adding a row beats scattering a long posting list into the scores."""
-    frequency = np.diff(indptr)
-    frequent = [int(t) for t in np.argsort(-frequency, kind="stable") if frequency[t] >= share * size]
-    frequent = frequent[: max_bytes // (4 * max(size, 1))]
-    rows = np.zeros((len(frequent), size), dtype=data.dtype)
-    for row, term in enumerate(frequent):
-        rows[row, indices[indptr[term] : indptr[term + 1]]] = data[indptr[term] : indptr[term + 1]]
-    return {term: row for row, term in enumerate(frequent)}, rows
+@cache
+def _accumulate():
+    """``(indptr, indices, data, terms, scores) -> scores``: each term's column added into ``scores`` (numba)."""
+    import numba  # a dependency of ranx already; compiled once, cached on disk
+
+    @numba.njit(cache=True, nogil=True)
+    def accumulate(indptr, indices, data, terms, scores):
+        for term in terms:
+            for j in range(indptr[term], indptr[term + 1]):
+                scores[indices[j]] += data[j]  # float32 + float32, rounded to float32: numpy's own sum
+        return scores
+
+    return accumulate
 
 
 def _stemmer():
@@ -112,8 +116,8 @@ class BM25Retriever:
             # bm25s's eager index: per term (column), the documents holding it and their precomputed BM25 term scores
             scores = self._index.scores
             self._postings = (scores["indptr"], scores["indices"], scores["data"])
-            self._dense_terms, self._dense_rows = _dense_rows(*self._postings, self._size)
         self._stopwords = frozenset(bm25s.stopwords.STOPWORDS_EN)
+        self._term_of_word: dict[str, int] = {}
         return self
 
     def query_terms(self, query: str) -> list[int]:
@@ -121,37 +125,37 @@ class BM25Retriever:
 
         The same steps as ``bm25s.tokenize(stopwords="en", stemmer=...)`` followed by ``BM25.get_tokens_ids``
         (lowercase, words of two or more word characters, English stopwords out, stemmed, unknown terms out),
-        without its per-call set-up: the selector scores one query per request.
+        without its per-call set-up: the selector scores one query per request. What a word maps to (its term id,
+        or -1 for a stopword or a word outside the vocabulary) is remembered, up to ``_WORD_MEMORY`` words.
         """
-        stem = self._stemmer.stemWord if self._stemmer is not None else None
-        ids = []
-        for word in _BM25S_WORD.findall(query.lower()):
-            if word in self._stopwords:
-                continue
-            term = self._vocab.get(stem(word) if stem else word)
-            if term is not None:
-                ids.append(term)
-        return ids
+        known = self._term_of_word
+        terms = [known.get(word) for word in _BM25S_WORD.findall(query.lower())]
+        if None in terms:
+            terms = [self._term_of(word) for word in _BM25S_WORD.findall(query.lower())]
+        return [term for term in terms if term >= 0]
+
+    def _term_of(self, word: str) -> int:
+        term = self._term_of_word.get(word)
+        if term is None:
+            stem = self._stemmer.stemWord(word) if self._stemmer is not None else word
+            term = -1 if word in self._stopwords else self._vocab.get(stem, -1)
+            if len(self._term_of_word) < _WORD_MEMORY:  # hostile queries of made-up words must not grow it forever
+                self._term_of_word[word] = term
+        return term
 
     def score_one(self, query: str) -> np.ndarray:
         """BM25 of one query against every document (zeros when no query term is in the vocabulary).
 
-        Equal, bit for bit, to ``bm25s.BM25.get_scores`` (float32, terms added in query order): each term adds its
-        precomputed column of document scores.
+        Equal, bit for bit, to ``bm25s.BM25.get_scores``: float32 sums of each term's precomputed column (bm25s's
+        eager index), the terms added in query order, as bm25s adds them with one ``np.add.at`` per term; here one
+        compiled loop over the postings of all terms.
         """
         scores = np.zeros(self._size, dtype=np.float32)
-        if not self._size:
-            return scores
-        indptr, indices, data = self._postings
         terms = self.query_terms(query)
-        for term in terms:
-            row = self._dense_terms.get(term)
-            if row is not None:  # a frequent term: one contiguous add (x + 0.0 == x, so the sums are the same)
-                np.add(scores, self._dense_rows[row], out=scores)
-                continue
-            start, end = indptr[term], indptr[term + 1]
-            scores[indices[start:end]] += data[start:end]  # a term's documents are distinct: no np.add.at needed
-        if terms and self._index.nonoccurrence_array is not None:  # BM25L / BM25+: absent terms score too
+        if not terms:
+            return scores
+        scores = _accumulate()(*self._postings, np.asarray(terms, dtype=np.int64), scores)
+        if self._index.nonoccurrence_array is not None:  # BM25L / BM25+: absent terms score too
             scores += self._index.nonoccurrence_array[np.asarray(terms)].sum()
         return scores
 
