@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Annotated, Literal
-from weakref import WeakSet
+from weakref import WeakKeyDictionary
 
 from mcp.server import MCPServer
 from mcp.server.auth.middleware.auth_context import get_access_token
@@ -40,6 +40,7 @@ from mcp.server.mcpserver import Context
 from mcp.server.subscriptions import InMemorySubscriptionBus, ToolsListChanged
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from mcp_types import Tool as McpTool
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import Field
 
 from ecoagent.release_format.integrity import ReleaseIntegrityError
@@ -155,7 +156,7 @@ class SelectorMcp:
         self.settings = settings
         self.tokens = tokens
         self.refused: set[tuple[str, float]] = set()
-        self.sessions: WeakSet = WeakSet()  # handshake-era sessions seen, for list_changed without listen streams
+        self.sessions: WeakKeyDictionary = WeakKeyDictionary()  # handshake-era clients: connection -> session
         self.served = self._load(settings.release, encoder=None)
         self.batcher: QueryBatcher | None = batcher_for(self.served.selector)
         self.server = self._build()
@@ -193,9 +194,13 @@ class SelectorMcp:
                                     "the reversibility policy (veto, escalate with consent, advisory).")  # fmt: skip
         return server
 
-    def _remember_session(self, ctx) -> None:
-        with contextlib.suppress(TypeError, ValueError, AttributeError):  # no session object (in-process calls)
-            self.sessions.add(ctx.request_context.session)
+    def _remember_session(self, ctx: Context | None) -> None:
+        """A handshake-era client's session, kept per connection (the request's session proxy can still notify on
+        the connection's own stream after the request); 2026-07-28 clients hear of changes on their listen streams."""
+        with contextlib.suppress(TypeError, ValueError, AttributeError):  # no request context (in-process calls)
+            request = ctx.request_context
+            if request.protocol_version not in MODERN_PROTOCOL_VERSIONS:
+                self.sessions[getattr(request.session, "_connection", request.session)] = request.session
 
     async def _search_tools(
         self,
@@ -250,12 +255,12 @@ class SelectorMcp:
 
     async def notify_tools_changed(self) -> None:
         await self.bus.publish(ToolsListChanged())  # 2026-07-28 clients: their subscriptions/listen streams
-        for session in list(self.sessions):  # handshake-era clients: a notification on their session
+        for connection, session in list(self.sessions.items()):  # handshake-era clients: on their connection
             try:
                 await session.send_tool_list_changed()
-            except Exception as exc:  # a closed session: it will not hear about it, the others still do
-                logger.info("list_changed not delivered to a closed session: %s", exc)
-                self.sessions.discard(session)
+            except Exception as exc:  # a closed connection: it will not hear about it, the others still do
+                logger.info("list_changed not delivered to a closed connection: %s", exc)
+                self.sessions.pop(connection, None)
 
     async def watch(self) -> None:
         while self.settings.watch_interval > 0:
