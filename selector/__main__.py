@@ -58,6 +58,9 @@ def _parser() -> argparse.ArgumentParser:
                      help="seconds between looks for a newer release beside the served one (0: never)")
     encoder = commands.add_parser("encoder", help="make a derived encoder (static:..., onnx-int8:...) ahead of time")
     encoder.add_argument("spec")
+    encoder.add_argument("--release", type=Path, default=None, help="the release whose tool texts static: fits on")
+    encoder.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
+    encoder.add_argument("--rebuild", action="store_true", help="make it again even if it is there")
     return parser
 
 
@@ -106,8 +109,29 @@ def _mcp(args: argparse.Namespace) -> int:
     return 0
 
 
+def _encoder(args: argparse.Namespace) -> int:
+    from selector.encoders import DenseEncoder, derived_model, split_spec
+    from selector.registry import ToolRegistry
+
+    form, base = split_spec(args.spec)
+    documents = targets = None
+    if form == "static":
+        if args.release is None:
+            raise ValueError(f"{args.spec}: a static form is fitted on a release's tool texts: give --release")
+        documents = [t.document for t in ToolRegistry.from_release(args.release).tools]
+        targets = DenseEncoder(base, args.cache_dir).encode_tools
+    print(derived_model(args.spec, documents=documents, targets=targets, rebuild=args.rebuild))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if args.command in ("serve", "mcp"):
+        from threadpoolctl import threadpool_limits
+
+        # the service runs requests side by side itself; a BLAS thread pool per product only fights them (and the
+        # encoder's threads) for the same cores
+        threadpool_limits(1, "blas")
     # stderr: on stdio the MCP protocol owns stdout
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
     from ecoagent.release_format.integrity import ReleaseIntegrityError
@@ -116,10 +140,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if args.command == "encoder":
-            from selector.encoders import derived_model
-
-            print(derived_model(args.spec))
-            return 0
+            return _encoder(args)
         return _serve(args) if args.command == "serve" else _mcp(args)
     except (ReleaseUnreadable, ModelUnavailable, ValueError) as exc:  # --release, --dense-model or a setting
         print(f"python -m selector {args.command}: {exc}", file=sys.stderr)

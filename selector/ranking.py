@@ -124,9 +124,18 @@ class DenseScorer:
         self.tool_vectors = np.asarray(tool_vectors, dtype=np.float32)
         self.encode_query = encode_query
 
-    def scores(self, query: str, allowed_rows: np.ndarray, query_vector: np.ndarray | None = None) -> np.ndarray:
-        vector = np.asarray(self.encode_query(query) if query_vector is None else query_vector, dtype=np.float32)
-        matrix = self.tool_vectors if len(allowed_rows) == len(self.tool_vectors) else self.tool_vectors[allowed_rows]
-        # einsum, not BLAS: a single matrix-vector product is memory-bound, and a multi-threaded BLAS
-        # call fighting torch's OpenMP threads for the same cores took 20x longer (measured)
-        return np.einsum("ij,j->i", matrix, vector)
+    def scores(self, query: str, allowed_rows: np.ndarray, query_vector: np.ndarray | None = None,
+               all_scores: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
+        """Cosine for each allowed row; ``all_scores`` (every tool's, from :meth:`batch_scores`) skips the product."""
+        if all_scores is None:
+            vector = np.asarray(self.encode_query(query) if query_vector is None else query_vector, dtype=np.float32)
+            # einsum, not BLAS: a single matrix-vector product is memory-bound, and a multi-threaded BLAS call
+            # fighting torch's OpenMP threads for the same cores took 20x longer (measured). Every row, then the
+            # allowed ones: copying the allowed rows of the matrix first cost more than the product itself.
+            all_scores = np.einsum("ij,j->i", self.tool_vectors, vector)
+        return all_scores if len(allowed_rows) == len(all_scores) else all_scores[allowed_rows]
+
+    def batch_scores(self, query_vectors: np.ndarray) -> np.ndarray:
+        """Every tool's cosine for each of a batch of query vectors: one matrix product reads the tool vectors once
+        for the whole batch (a query at a time, reading them is most of the cost: memory-bound)."""
+        return np.asarray(query_vectors, dtype=np.float32) @ self.tool_vectors.T

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -101,7 +102,19 @@ class ScopeIndex:
         caller = set(caller_scopes)
         if "*" in caller:
             return np.ones(self.size, dtype=bool)
-        exact = self._granted(self.scopes, (s for s in caller if "*" not in s))
-        services = self._granted(self.services, (split_scope(s)[0] for s in caller if s.endswith(".*")))
-        actions = self._granted(self.actions, (split_scope(s)[1] for s in caller if s.startswith("*.")))
-        return self.public | exact[self.scope_codes] | services[self.service_codes] | actions[self.action_codes]
+        mask = self.public.copy()
+        for pattern in caller:
+            mask |= self._pattern_mask(pattern)
+        return mask
+
+    @lru_cache(maxsize=4096)  # noqa: B019 -- one index per registry, kept as long as it
+    def _pattern_mask(self, pattern: str) -> np.ndarray:
+        """The tools one caller pattern grants (callers combine a few patterns from a small set: each is kept)."""
+        service, action = split_scope(pattern)
+        if "*" not in pattern:
+            return self._granted(self.scopes, [pattern])[self.scope_codes]
+        if pattern.endswith(".*"):
+            return self._granted(self.services, [service])[self.service_codes]
+        if pattern.startswith("*."):
+            return self._granted(self.actions, [action])[self.action_codes]
+        return np.zeros(self.size, dtype=bool)

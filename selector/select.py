@@ -196,12 +196,17 @@ class ToolSelector:
         tenant: str | None = None,
         limit: int | None = None,
         query_vector: np.ndarray | None = None,
+        dense_scores: np.ndarray | None = None,
     ) -> list[int]:
-        """Allowed registry rows best first (fused, then re-ranked), at most ``limit`` (candidate_pool)."""
-        return self._rank_rows(query, allowed_rows, tenant, limit, query_vector).tolist()
+        """Allowed registry rows best first (fused, then re-ranked), at most ``limit`` (candidate_pool).
+
+        The dense side takes ``dense_scores`` (every registry tool's, computed for a batch of queries at once) or
+        ``query_vector`` (the query encoded), else encodes ``query``.
+        """
+        return self._rank_rows(query, allowed_rows, tenant, limit, query_vector, dense_scores).tolist()
 
     def _rank_rows(self, query: str, allowed_rows: np.ndarray, tenant: str | None, limit: int | None,
-                   query_vector: np.ndarray | None) -> np.ndarray:  # fmt: skip
+                   query_vector: np.ndarray | None, dense_scores: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
         cfg = self.config
         limit = cfg.candidate_pool if limit is None else limit
         if not len(allowed_rows) or limit <= 0:
@@ -212,7 +217,7 @@ class ToolSelector:
             rankings.append(best_first(lexical, cfg.fusion_depth, positive=True))  # no shared word: no lexical rank
             weights.append(cfg.weights.get("bm25", 1.0))
         if self.dense is not None:
-            semantic = self.dense.scores(query, allowed_rows, query_vector)
+            semantic = self.dense.scores(query, allowed_rows, query_vector, dense_scores)
             rankings.append(best_first(semantic, cfg.fusion_depth))
             weights.append(cfg.weights.get("dense", 1.0))
         order = fuse(rankings, weights, cfg.rrf_k, limit)
@@ -277,10 +282,14 @@ class ToolSelector:
         return PreparedSelection(query, built, tuple(caller_scopes), tenant, budget,
                                  cfg.max_tools if max_tools is None else max_tools, mask, allowed_rows, recent)
 
-    def complete(self, prepared: PreparedSelection, query_vector: np.ndarray | None = None) -> Selection:
-        """Steps 3-6: rank the allowed tools, pack the budget, emit in registry order (and log the selection)."""
+    def complete(self, prepared: PreparedSelection, query_vector: np.ndarray | None = None,
+                 dense_scores: np.ndarray | None = None) -> Selection:  # fmt: skip
+        """Steps 3-6: rank the allowed tools, pack the budget, emit in registry order (and log the selection).
+
+        ``dense_scores``: the dense scores of every registry tool for this query (the service's batches).
+        """
         p = prepared
-        ranked = self._rank_rows(p.query, p.allowed_rows, p.tenant, None, query_vector)
+        ranked = self._rank_rows(p.query, p.allowed_rows, p.tenant, None, query_vector, dense_scores)
         core = [r for r in self.core_rows.tolist() if p.mask[r]]
         core_kept, picked, used = pack(core, [*p.recent, *ranked.tolist()], self.registry.token_list, p.budget,
                                        p.max_tools)  # fmt: skip

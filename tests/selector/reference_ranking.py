@@ -40,7 +40,9 @@ def reference_rank(selector: ToolSelector, query: str, allowed_rows: np.ndarray,
         rankings.append(order[lexical[order] > 0])
         weights.append(cfg.weights.get("bm25", 1.0))
     if selector.dense is not None:
-        semantic = selector.dense.tool_vectors[allowed_rows] @ query_vector
+        vectors = selector.dense.tool_vectors
+        matrix = vectors if len(allowed_rows) == len(vectors) else vectors[allowed_rows]
+        semantic = np.einsum("ij,j->i", matrix, query_vector)
         rankings.append(top_k(semantic[None, :], cfg.fusion_depth)[0])
         weights.append(cfg.weights.get("dense", 1.0))
     fused = reciprocal_rank_fusion(rankings, len(allowed_rows), cfg.rrf_k, weights)
