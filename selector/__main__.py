@@ -112,6 +112,7 @@ def _mcp(args: argparse.Namespace) -> int:
 def _encoder(args: argparse.Namespace) -> int:
     from selector.encoders import DenseEncoder, derived_model, split_spec
     from selector.registry import ToolRegistry
+    from selector.select import fit_queries
 
     form, base = split_spec(args.spec)
     documents = targets = None
@@ -120,7 +121,8 @@ def _encoder(args: argparse.Namespace) -> int:
             raise ValueError(f"{args.spec}: a static form is fitted on a release's tool texts: give --release")
         documents = [t.document for t in ToolRegistry.from_release(args.release).tools]
         targets = DenseEncoder(base, args.cache_dir).encode_tools
-    print(derived_model(args.spec, documents=documents, targets=targets, rebuild=args.rebuild))
+    queries = fit_queries(args.release) if form == "static" else ()
+    print(derived_model(args.spec, documents=documents, targets=targets, rebuild=args.rebuild, queries=queries))
     return 0
 
 

@@ -112,10 +112,16 @@ class DenseEncoder:
                                    "on them), or run `python -m selector encoder SPEC --release DIR`")  # fmt: skip
         return _normalized(self._queries(list(texts)))
 
-    def encode_tools(self, documents: Sequence[str]) -> np.ndarray:
+    @property
+    def needs_fitting(self) -> bool:
+        """True for a ``static:`` form not made yet: :meth:`encode_tools` will fit it."""
+        return self._queries is None
+
+    def encode_tools(self, documents: Sequence[str], fit_queries: Sequence[str] = ()) -> np.ndarray:
         """One row per tool text, through the embedding cache (a progress line per batch it encodes).
 
-        For ``static:``, the query encoder is fitted on these texts the first time (then kept on disk).
+        For ``static:``, the query encoder is fitted the first time on these texts (and on ``fit_queries``, unlabeled
+        training queries of the release), then kept on disk.
         """
         missing = self._tools.missing(documents)
         if missing:
@@ -124,7 +130,7 @@ class DenseEncoder:
         vectors = self._tools.encode(list(documents))
         if self._queries is None:
             self._queries = _static(derived_model(self.spec, self.models_dir, documents=documents,
-                                                  targets=self._tools.encode))  # fmt: skip
+                                                  targets=self._tools.encode, queries=fit_queries))  # fmt: skip
         return vectors
 
 
@@ -156,7 +162,8 @@ class _SentenceTransformer:
 
 
 def derived_model(spec: str, models_dir: Path = MODELS_DIR, documents: Sequence[str] | None = None,
-                  targets: BatchEncoder | None = None, required: bool = True, rebuild: bool = False) -> Path | None:
+                  targets: BatchEncoder | None = None, required: bool = True, rebuild: bool = False,
+                  queries: Sequence[str] = ()) -> Path | None:  # fmt: skip
     """The folder of a derived form (``onnx-int8:...``, ``static:...``), made now if it is not there yet.
 
     ``static:`` is fitted on ``documents`` (tool texts) against ``targets`` (their vectors by the model itself); without
@@ -184,7 +191,7 @@ def derived_model(spec: str, models_dir: Path = MODELS_DIR, documents: Sequence[
         if form == "onnx-int8":
             _build_onnx_int8(source, partial)
         else:
-            _build_static(source, partial, documents, targets)
+            _build_static(source, partial, documents, targets, queries)
         (partial / "done.json").write_text(json.dumps({"spec": spec, "source": str(source)}))
         shutil.rmtree(folder, ignore_errors=True)
         partial.rename(folder)
@@ -247,26 +254,27 @@ def _token_vectors(source: Path, tokenizer, batch: int = 512) -> np.ndarray:
     return np.concatenate(rows).astype(np.float32)
 
 
-def training_texts(documents: Sequence[str], windows: int = 10_000, seed: int = 0) -> list[str]:
-    """The tool texts and query-sized word windows of them (4-12 words), the static form's fitting set."""
+def training_texts(documents: Sequence[str], windows: int = 15_000, seed: int = 0,
+                   queries: Sequence[str] = ()) -> list[str]:  # fmt: skip
+    """The tool texts, query-sized word windows of them (4-12 words) and ``queries``: the static form's fitting set."""
     rng = np.random.default_rng(seed)
     spans = []
     for document in documents:
         words = document.split()
         spans += [" ".join(words[start : start + int(rng.integers(4, 13))]) for start in range(0, len(words) - 3, 6)]
     chosen = rng.permutation(len(spans))[:windows]
-    return list(dict.fromkeys([*documents, *(spans[i] for i in chosen)]))
+    return list(dict.fromkeys([*documents, *(spans[i] for i in chosen), *queries]))
 
 
 def _build_static(source: Path, folder: Path, documents: Sequence[str], targets: BatchEncoder,
-                  epochs: int = 10, seed: int = 0) -> None:  # fmt: skip
+                  queries: Sequence[str] = (), epochs: int = 20, seed: int = 0) -> None:  # fmt: skip
     """A query encoder with no transformer at query time, in the model's own vector space.
 
     Token vectors start from model2vec's distillation (:func:`_token_vectors`; its ``distill`` extra pins a
     transformers older than ours, so the step is written out) and are then fitted so that the mean of a text's token
-    vectors points where the model puts the whole text (cosine loss, Adam), on the tool texts and word windows of
-    them (:func:`training_texts`). Tools keep the model's own vectors: only the query side is approximated. Saved as
-    a model2vec ``StaticModel``.
+    vectors points where the model puts the whole text (cosine loss, Adam), on the tool texts, word windows of them
+    and the release's unlabeled training queries (:func:`training_texts`). Tools keep the model's own vectors: only
+    the query side is approximated. Saved as a model2vec ``StaticModel``.
     """
     import torch
     from model2vec import StaticModel
@@ -276,7 +284,7 @@ def _build_static(source: Path, folder: Path, documents: Sequence[str], targets:
     tokenizer = Tokenizer.from_file(str(source / "tokenizer.json"))
     tokenizer.no_truncation()
     tokenizer.no_padding()
-    texts = training_texts(documents, seed=seed)
+    texts = training_texts(documents, seed=seed, queries=queries)
     logger.info("static embedding: fitting on %d texts (%d tool texts and word windows)", len(texts), len(documents))
     target = torch.nn.functional.normalize(torch.tensor(targets(texts)), dim=1)
     ids = [torch.tensor(e.ids) for e in tokenizer.encode_batch(texts, add_special_tokens=False)]

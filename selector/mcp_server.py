@@ -43,6 +43,7 @@ from mcp_types import Tool as McpTool
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import Field
 
+from ecoagent.layout import RELEASE_FILES
 from ecoagent.release_format.integrity import ReleaseIntegrityError
 from ecoagent.release_format.reader import ReleaseUnreadable
 from selector.authorize import IRREVERSIBLE_BAND, Authorizer
@@ -119,7 +120,7 @@ class StaticTokens:
 
 
 def release_version(folder: Path) -> str:
-    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest = json.loads((folder / RELEASE_FILES.manifest).read_text())
     return str(manifest.get("version", folder.name))
 
 
@@ -136,7 +137,7 @@ def newer_release(current: Served, refused: set[tuple[str, float]]) -> Path | No
     """The newest release folder beside the served one whose version is above it, unless refused already."""
     best = None
     for folder in current.folder.parent.iterdir():
-        manifest = folder / "manifest.json"
+        manifest = folder / RELEASE_FILES.manifest
         if folder == current.folder or not manifest.is_file() or (str(folder), manifest.stat().st_mtime) in refused:
             continue
         try:
@@ -243,7 +244,7 @@ class SelectorMcp:
         try:
             served = await asyncio.to_thread(self._load, folder, self.served.selector.encoder)
         except (ReleaseIntegrityError, ReleaseUnreadable, ValueError) as exc:
-            self.refused.add((str(folder), (folder / "manifest.json").stat().st_mtime))
+            self.refused.add((str(folder), (folder / RELEASE_FILES.manifest).stat().st_mtime))
             logger.warning("release %s refused, still serving %s: %s", folder, self.served.version, exc)
             return False
         self.served = served

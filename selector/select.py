@@ -116,6 +116,14 @@ def build_query(message: str, state: TaskState | None, history_turns: int, tool_
     return "\n".join(p for p in parts if p)
 
 
+def fit_queries(folder: str | Path) -> list[str]:
+    """The release's Syn train and validation queries: unlabeled text a ``static:`` encoder is fitted on."""
+    from ecoagent.release_format.reader import load_release
+
+    sets = load_release(folder).query_sets
+    return [t for name in ("syn/train", "syn/validation") if name in sets for t in sets[name].texts]
+
+
 class ToolSelector:
     """Selects tool definitions for one agent turn over a :class:`ToolRegistry`.
 
@@ -179,7 +187,8 @@ class ToolSelector:
         elif encoder is None or encoder.spec != dense_model:  # an encoder of the same model is reused (swaps)
             encoder = DenseEncoder(dense_model, cache_dir, threads=encoder_threads)
         if encoder is not None:
-            vectors = encoder.encode_tools([t.document for t in registry.tools])
+            vectors = encoder.encode_tools([t.document for t in registry.tools],
+                                           fit_queries(folder) if encoder.needs_fitting else ())  # fmt: skip
         selector = cls(registry, config, vectors, encoder.encode_query if encoder else None, reranker=reranker,
                        log=log)  # fmt: skip
         selector.encoder = encoder
@@ -254,15 +263,9 @@ class ToolSelector:
         return self.complete(self.prepare(query, task_state, caller_scopes, token_budget, tenant, max_tools),
                              query_vector)  # fmt: skip
 
-    def prepare(
-        self,
-        query: str,
-        task_state: TaskState | None = None,
-        caller_scopes: Sequence[str] = (),
-        token_budget: int | None = None,
-        tenant: str | None = None,
-        max_tools: int | None = None,
-    ) -> PreparedSelection:
+    def prepare(self, query: str, task_state: TaskState | None = None, caller_scopes: Sequence[str] = (),
+                token_budget: int | None = None, tenant: str | None = None,
+                max_tools: int | None = None) -> PreparedSelection:  # fmt: skip
         """Steps 1-2 of a selection: check the caller, filter the registry, build the query; nothing is scored.
 
         Raises what a bad request deserves (UnknownScope, UnknownTenant, EmptyQuery, ValueError for the budget)
