@@ -44,7 +44,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--rerank-top", type=int, default=30, help="fused candidates the reranker re-scores")
     serve.add_argument("--batch-wait-ms", type=float, default=2.0,
                        help="how long the query encoder waits to fill a batch of concurrent requests")
-    serve.add_argument("--max-batch", type=int, default=32, help="queries encoded in one call at most")
+    serve.add_argument("--max-batch", type=int, default=32,
+                       help="queries encoded in one call at most (0: each request encodes its own query inline)")
     serve.add_argument("--log-dir", type=Path, default=None,
                        help="write selections.jsonl and decisions.jsonl here (for evaluation)")
     mcp = commands.add_parser("mcp", help="start the MCP server (search_tools, authorize)")
@@ -86,7 +87,7 @@ def _serve(args: argparse.Namespace) -> int:
     selector = ToolSelector.from_release(args.release, config, args.dense_model, args.cache_dir, log, reranker,
                                          args.encoder_threads)  # fmt: skip
     authorizer = Authorizer(selector.registry, args.log_dir / "decisions.jsonl" if args.log_dir else None)
-    batcher = batcher_for(selector, args.max_batch, args.batch_wait_ms / 1000)
+    batcher = batcher_for(selector, args.max_batch, args.batch_wait_ms / 1000) if args.max_batch > 0 else None
     logging.getLogger("selector").info("release %s loaded in %.1f s; serving on http://%s:%d",
                                        selector.registry.version, time.monotonic() - started, args.host, args.port)
     uvicorn.run(create_app(selector, authorizer, batcher=batcher), host=args.host, port=args.port)

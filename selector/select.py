@@ -177,7 +177,8 @@ class ToolSelector:
         ``encoder`` when it is that model's (a release swap keeps the loaded model).
 
         Tool vectors come from the embedding cache under ``cache_dir`` (encoded once, with a progress line per
-        batch); the lexical index of the whole registry is built here too, so the first request pays for neither.
+        batch); the lexical index of the whole registry is built and the query encoder loaded here too, so the first
+        request pays for none of them.
         """
         config = config or SelectorConfig()
         registry = ToolRegistry.from_release(folder, core_tools=config.core_tools)
@@ -194,6 +195,8 @@ class ToolSelector:
         selector.encoder = encoder
         if "bm25" in config.rankers:
             selector.lexical.scores("", registry.rows_of_tenant(None), None, registry.rows_of_tenant(None))
+        if encoder is not None:
+            encoder.encode_queries(["warm-up"])  # a lazily loaded query model loads now, not on the first request
         return selector
 
     # -- ranking ---------------------------------------------------------------------------------

@@ -7,6 +7,8 @@ fusion over the whole allowed list, ``top_k`` again. Used by ``tests/selector/te
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import bm25s
 import numpy as np
 
@@ -25,6 +27,11 @@ def bm25s_scores(retriever: BM25Retriever, query: str) -> np.ndarray:
     return np.asarray(retriever._index.get_scores(known), dtype=np.float32)
 
 
+@lru_cache(maxsize=8)
+def _fitted(documents: tuple[str, ...]) -> BM25Retriever:
+    return BM25Retriever().fit(list(documents))
+
+
 def reference_rank(selector: ToolSelector, query: str, allowed_rows: np.ndarray, tenant: str | None,
                    query_vector: np.ndarray | None) -> list[int]:  # fmt: skip
     """``ToolSelector.rank`` before issue 24 (tenant statistics)."""
@@ -34,7 +41,7 @@ def reference_rank(selector: ToolSelector, query: str, allowed_rows: np.ndarray,
     rankings, weights = [], []
     if "bm25" in cfg.rankers:
         tenant_rows = selector.registry.rows_of_tenant(tenant)
-        retriever = BM25Retriever().fit([selector.registry.tools[r].document for r in tenant_rows])
+        retriever = _fitted(tuple(selector.registry.tools[r].document for r in tenant_rows))
         lexical = bm25s_scores(retriever, query)[np.searchsorted(tenant_rows, allowed_rows)]
         order = top_k(lexical[None, :], cfg.fusion_depth)[0]
         rankings.append(order[lexical[order] > 0])
