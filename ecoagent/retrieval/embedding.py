@@ -137,6 +137,10 @@ class Embedder:
             self._model = SentenceTransformer(resolve_model_path(self.spec, self.setting), device="cpu")
         return self._model
 
+    def missing(self, texts: Sequence[str]) -> int:
+        """How many distinct texts are not in the cache: what :meth:`encode` would embed now."""
+        return len({key for key in map(text_key, texts) if key not in self._cache})
+
     def encode(self, texts: Sequence[str], show_progress: bool = False) -> np.ndarray:
         """One L2-normalized float32 row per text, in order."""
         keys = [text_key(t) for t in texts]
