@@ -241,14 +241,8 @@ class ToolSelector:
 
     # -- selection -------------------------------------------------------------------------------
 
-    def select(
-        self,
-        query: str,
-        task_state: TaskState | None = None,
-        caller_scopes: Sequence[str] = (),
-        token_budget: int | None = None,
-        tenant: str | None = None,
-    ) -> list[str]:
+    def select(self, query: str, task_state: TaskState | None = None, caller_scopes: Sequence[str] = (),
+               token_budget: int | None = None, tenant: str | None = None) -> list[str]:  # fmt: skip
         """Tool ids for the prompt: core tools first, then the chosen ones, each in registry order."""
         return self.select_detailed(query, task_state, caller_scopes, token_budget, tenant).tool_ids
 
