@@ -226,8 +226,9 @@ def _build_onnx_int8(source: Path, folder: Path) -> None:
     example = AutoTokenizer.from_pretrained(source)(["send an email to the team"], return_tensors="pt")
     dynamic = tuple({0: torch.export.Dim.DYNAMIC, 1: torch.export.Dim.DYNAMIC} for _ in names)  # batch, tokens
     with torch.no_grad():
-        torch.onnx.export(Hidden().eval(), tuple(example[n] for n in names), folder / "model-fp32.onnx", input_names=names,
-                          output_names=["hidden"], dynamic_shapes=dynamic, opset_version=18)  # fmt: skip
+        torch.onnx.export(Hidden().eval(), tuple(example[n] for n in names), folder / "model-fp32.onnx",
+                          input_names=names, output_names=["hidden"], dynamic_shapes=dynamic,
+                          opset_version=18)  # fmt: skip
     quantize_dynamic(folder / "model-fp32.onnx", folder / "model.onnx", weight_type=QuantType.QInt8)
     (folder / "model-fp32.onnx").unlink()
     shutil.copy(source / "tokenizer.json", folder / "tokenizer.json")
