@@ -45,6 +45,9 @@ class CrawlFiles(StageFiles):
     drops: str = "crawl_drops.json"
     resolved_sources: str = "sources.resolved.yaml"
     livemcpbench_tool_map: str = "livemcpbench_tool_map.json"  # each tool LiveMCPBench dumped -> its catalog tool_id
+    # every n8n node version's actions, defaults and catalog tool (crawlers/n8n/action_table.py); the label stage
+    # resolves workflow templates' nodes with it
+    n8n_actions: str = "n8n_actions.parquet"
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,13 @@ class LabelFiles(StageFiles):
     gold_qrels: str = "gold_qrels.parquet"
     gold_mapping: str = "gold_mapping.json"
     gold_pairs: str = "gold_pairs.parquet"
+    # label.workflows (labeling/workflows): n8n workflow templates, labelled by construction
+    workflow_queries: str = "workflow_queries.parquet"
+    workflow_qrels: str = "workflow_qrels.parquet"
+    workflow_mapping: str = "workflow_mapping.json"  # every node occurrence counted, per node type
+    workflow_pairs: str = "workflow_pairs.parquet"  # the Real labeler's candidate pairs on them, scored
+    workflow_review_sample: str = "workflow_review_sample.csv"  # blind: the native labels hidden
+    workflow_review_key: str = "workflow_review_key.csv"
 
 
 @dataclass(frozen=True)
