@@ -404,7 +404,25 @@ def _print_label_summary(summary: dict, out: str) -> None:
                 f"  vs gold, {name}: precision {row['precision']}, recall {row['recall']}, F1 {row['f1']} "
                 f"({row['correct_pairs']} of {row['verified_pairs']} pairs right)"
             )
+    if "workflows" in summary:
+        _print_workflow_summary(summary["workflows"])
     console.print(f"review sample: {summary['review_sample_rows']} rows; total {summary['seconds']}s\noutputs: {out}")
+
+
+def _print_workflow_summary(w: dict) -> None:
+    """label.workflows: the set and the labeler measured on it (labeling/workflows)."""
+    share = w["mapping"]["official_packages"]
+    console.print(
+        f"workflows ({w['package']}): {w['queries_kept']} queries kept ({w['queries_kept_with_exact_label']} with an "
+        f"exact label), splits {w['splits']}; n8n app nodes mapped {share['mapped_share']:.1%} "
+        f"({share['mapped_exact_share']:.1%} exactly)"
+    )
+    evaluation = w["evaluation"]
+    for name, levels in evaluation["verifiers"].items():
+        row = levels["tool"]
+        console.print(f"  vs workflow labels, {name}: precision {row['precision']} {row.get('precision_ci95')}, "
+                      f"recall {row['recall']} {row.get('recall_ci95')}, F1 {row['f1']} {row.get('f1_ci95')} "
+                      f"({evaluation['queries']} queries)")  # fmt: skip
 
 
 def _run_label(config: Config, in_dir: str | None, out: str | None) -> None:
@@ -431,12 +449,15 @@ def label_command(
 
 
 @label_app.command("agreement")
-def label_agreement(file: Annotated[Path, typer.Argument(help="A filled review_sample.csv.")]) -> None:
+def label_agreement(
+    file: Annotated[Path, typer.Argument(help="A filled review_sample.csv.")],
+    key: Annotated[Path | None, typer.Option(help="The key of a blind sheet (its hidden labels).")] = None,
+) -> None:
     """Agreement of the people's labels with the verifier: share, Cohen's kappa, the disagreements."""
     from ecoagent.release_format.review import format_agreement, read_agreement
 
     try:
-        report = read_agreement(file)
+        report = read_agreement(file, key)
     except (OSError, ValueError) as exc:  # the argument is what must change, as with a setting
         console.print(f"[red]cannot read {file}:[/] {escape(str(exc))}")
         raise typer.Exit(EXIT_CONFIG) from exc
