@@ -146,6 +146,7 @@ class LabelPlan:
     queries_in: int
     gold: object | None  # labeling.gold.GoldSet
     gold_pairs: list[dict]
+    workflows: object | None = None  # labeling.workflows.stage.WorkflowPlan (label.workflows)
 
 
 def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
@@ -214,7 +215,11 @@ def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
     gold_pairs: list[dict] = []
     if gold is not None and len(gold.queries):
         _, gold_pairs = candidate_pairs(gold.queries["query_id"].to_list(), gold.queries["text"].to_list())
-    return LabelPlan(catalog, kept, candidates, pairs, drops, len(raw), gold, gold_pairs)
+    # --- label.workflows: workflow templates, labelled by construction; the labeler measured on them (issue 25)
+    from labeling.workflows.stage import plan_workflows
+
+    workflows = plan_workflows(config, catalog, source.url(), agree_q.encode, candidate_pairs)
+    return LabelPlan(catalog, kept, candidates, pairs, drops, len(raw), gold, gold_pairs, workflows)
 
 
 def pairs_for_llm(config: Config, pairs: list[dict]) -> list[dict]:
@@ -234,6 +239,8 @@ def llm_requests(config: Config, in_dir: str | None = None) -> list:
 
     the_plan = plan(config, in_dir)
     pairs = pairs_for_llm(config, the_plan.pairs) + pairs_for_llm(config, the_plan.gold_pairs)
+    if the_plan.workflows is not None:  # label.workflows
+        pairs += pairs_for_llm(config, the_plan.workflows.pairs)
     prompt = load_verify_prompt(config.label.verify_prompt)
     return build_verify_requests(pairs, prompt, config.llm.model, config.label.max_tokens, config.seed)
 
@@ -263,7 +270,7 @@ def label(
     progress: Callable[[int, int], None] | None = None,
 ) -> LabelResult:
     from ecoagent.retrieval.embedding import query_and_tool_encoders
-    from ecoagent.text.splits import assign_splits, check_no_leakage, paraphrase_key
+    from ecoagent.text.splits import assign_splits, check_no_leakage, gold_set_key, paraphrase_key
     from labeling.review import export_review_sample
 
     started = time.perf_counter()
@@ -275,13 +282,13 @@ def label(
     )  # fmt: skip
     gold, gold_pairs = the_plan.gold, the_plan.gold_pairs
 
-    # verification: the LLM (where it takes part in the decision) on the Real and the gold pairs, in one run
+    # verification: the LLM (where it takes part in the decision) on the Real, gold and workflow pairs, in one run
     asked_real, asked_gold = pairs_for_llm(config, pairs), pairs_for_llm(config, gold_pairs)
-    asked_scores, asked_reasons, llm_stats = score_with_llm(config, asked_real + asked_gold, progress)
-    by_key = {
-        (p["query_id"], p["tool_id"]): (sc, r)
-        for p, sc, r in zip(asked_real + asked_gold, asked_scores, asked_reasons, strict=True)
-    }
+    workflow_pairs = the_plan.workflows.pairs if the_plan.workflows is not None else []
+    asked_all = asked_real + asked_gold + pairs_for_llm(config, workflow_pairs)
+    asked_scores, asked_reasons, llm_stats = score_with_llm(config, asked_all, progress)
+    by_key = {(p["query_id"], p["tool_id"]): (sc, r) for p, sc, r in zip(asked_all, asked_scores, asked_reasons,
+                                                                        strict=True)}  # fmt: skip
     llm_ran = cfg.verifier in ("llm", "both")
     not_asked = "not_sent_agreement_failed" if cfg.verifier == "both" else None
     llm_scores = [by_key.get((p["query_id"], p["tool_id"]), (None, None))[0] for p in pairs]
@@ -314,6 +321,7 @@ def label(
         qframe, ratios=cfg.split_ratios, seed=config.seed, dedup_threshold=cfg.dedup_threshold,
         setting="label.split_ratios", paraphrase_keys=[paraphrase_key(g) for g in qframe["gold_tools"].to_list()],
         paraphrase_vectors=vectors, paraphrase_min_cosine=cfg.paraphrase_min_cosine,
+        gold_set_keys=[gold_set_key(s, g) for s, g in qframe.select("source", "gold_tools").iter_rows()],
     )  # fmt: skip
     leaks = check_no_leakage(qframe, cfg.dedup_threshold)
     if leaks:
@@ -374,6 +382,12 @@ def label(
         if gold is not None:
             gold_llm = [by_key.get((p["query_id"], p["tool_id"]), (None, None))[0] for p in gold_pairs]
             summary["gold"] = _write_gold(config, store, gold, gold_pairs, gold_llm)
+        if the_plan.workflows is not None:  # label.workflows (labeling/workflows/stage.py)
+            from labeling.workflows.stage import write_workflows
+
+            workflow_llm = [by_key.get((p["query_id"], p["tool_id"]), (None, None))[0] for p in workflow_pairs]
+            summary["workflows"] = write_workflows(config, store, the_plan.workflows, workflow_llm,
+                                                   lambda a, llm, v: _verified(config, a, llm, v), catalog)  # fmt: skip
         store.write_json(summary, LABEL_FILES.summary)
     return LabelResult(out=folder.url(), summary=summary)
 
@@ -415,6 +429,10 @@ def _write_gold(config: Config, store: ArtifactStore, gold, gold_pairs: list[dic
     # the agreement scores every pair; the LLM every pair under "llm", only those the agreement passed under "both"
     ran = {"embedding": ["embedding"], "llm": ["embedding", "llm"], "both": ["embedding", "both"]}[cfg.verifier]
     per_verifier = {v: precision_recall(predicted(v), truth) for v in ran}
+    from labeling.workflows.measure import measure  # 95 % bootstrap intervals, as on the workflows
+
+    intervals = {v: measure(predicted(v), truth, seed=config.seed, resamples=cfg.workflows.bootstrap_resamples)
+                 for v in ran}  # fmt: skip
     report = {k: v for k, v in gold.report.items() if k not in ("pairs", "tasks_without_gold", "rule")}
     return {
         **report,
@@ -426,6 +444,7 @@ def _write_gold(config: Config, store: ArtifactStore, gold, gold_pairs: list[dic
             "precision": per_verifier[cfg.verifier]["precision"],
             "candidates": precision_recall(predicted(None), truth),
             "verifiers": per_verifier,
+            "verifiers_ci95": intervals,
             "not_run": {v: f"label.verifier={cfg.verifier}" for v in VERIFIERS if v not in per_verifier},
         },
     }
