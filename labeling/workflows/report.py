@@ -4,10 +4,11 @@ Per node type (as the workflow names it; a tool variant also names the node it w
 how many templates, how many occurrences the non-gold rule set apart and why, how many app-node occurrences map to
 a catalog tool and how (``read``, ``default``, ``stripped_single_tool``, ``stripped_node_name``), how many map at
 the node level only (``node_level``: a stripped node whose operation is unknown, its tools are alternatives), how
-many do not and why, how many mapped tools no text of their template supports (``unsupported``: not labels) and how many
-labels the type gave. The totals hold the acceptance share: app-node occurrences of n8n's own packages
-(``n8n-nodes-base``, ``@n8n/n8n-nodes-langchain``) that map (exactly or at the node level) over all of them, and
-the exact share beside it.
+many do not and why, how many mapped tools no text of their template supports (``unsupported``: not labels), how
+many labels the type gave, and how many (occurrence, tool) alternatives the text supports (``alternatives``) or
+not. The totals hold the acceptance share: app-node occurrences of n8n's own packages (``n8n-nodes-base``,
+``@n8n/n8n-nodes-langchain``) that map (exactly or at the node level) over all of them, and the exact share beside
+it.
 """
 
 from __future__ import annotations
@@ -30,9 +31,10 @@ class _TypeCounts:
     mapped: Counter = field(default_factory=Counter)  # by resolution
     node_level: int = 0  # stripped: the node's tools, its operation unknown (alternatives)
     unmapped: Counter = field(default_factory=Counter)  # by reason
-    unsupported: int = 0
+    unsupported: int = 0  # exact tools no text of the template supports: no label
     labels: int = 0
-    alternatives: int = 0
+    alternatives: int = 0  # (occurrence, tool) pairs of stripped nodes the text supports
+    alternatives_unsupported: int = 0
     tools: set[str] = field(default_factory=set)
 
     def row(self, node_type: str) -> dict:
@@ -52,6 +54,7 @@ class _TypeCounts:
             "unsupported": self.unsupported,
             "labels": self.labels,
             "alternatives": self.alternatives,
+            "alternatives_unsupported": self.alternatives_unsupported,
             "distinct_tools": len(self.tools),
         }
 
@@ -80,12 +83,15 @@ class MappingReport:
 
     def label(self, node_type: str, supported: bool, alternative: bool = False) -> None:
         counts = self.types[node_type]
-        if not supported:
-            counts.unsupported += 1
-        elif alternative:
-            counts.alternatives += 1
-        else:
+        if alternative:
+            if supported:
+                counts.alternatives += 1
+            else:
+                counts.alternatives_unsupported += 1
+        elif supported:
             counts.labels += 1
+        else:
+            counts.unsupported += 1
 
     def template(self, status: str) -> None:
         self.templates[status] += 1
@@ -110,6 +116,7 @@ class MappingReport:
             "unsupported": sum(r["unsupported"] for r in rows),
             "labels": sum(r["labels"] for r in rows),
             "alternatives": sum(r["alternatives"] for r in rows),
+            "alternatives_unsupported": sum(r["alternatives_unsupported"] for r in rows),
             "node_level": sum(r["node_level"] for r in rows),
             "official_packages": {
                 "packages": list(OFFICIAL_PACKAGES),

