@@ -43,7 +43,9 @@ class StageFiles:
 
 CRAWL_FILES = StageFiles(tools="tools.parquet", summary="crawl_summary.json", fetch_manifest="fetch_manifest.json",
                          drops="crawl_drops.json", resolved_sources="sources.resolved.yaml",
-                         livemcpbench_tool_map="livemcpbench_tool_map.json")  # fmt: skip
+                         livemcpbench_tool_map="livemcpbench_tool_map.json",
+                         # every n8n node version's actions, defaults and catalog tool (crawlers/n8n/action_table.py)
+                         n8n_actions="n8n_actions.parquet")  # fmt: skip
 SCORE_FILES = StageFiles(tools="tools_scored.parquet", summary="score_summary.json",
                          reliability_plot="reliability_by_platform.png", gate_report="scored_catalog_gate.md",
                          gate_results="scored_catalog_gate.json")  # fmt: skip
@@ -51,7 +53,12 @@ SYNTH_FILES = StageFiles(queries="syn_queries.parquet", pairs="syn_pairs.parquet
 LABEL_FILES = StageFiles(queries="real_queries.parquet", pairs="real_pairs.parquet", review_sample="review_sample.csv",
                          summary="label_summary.json", gold_queries="gold_queries.parquet",
                          gold_qrels="gold_qrels.parquet", gold_mapping="gold_mapping.json",
-                         gold_pairs="gold_pairs.parquet")  # fmt: skip
+                         gold_pairs="gold_pairs.parquet",
+                         # label.workflows (labeling/workflows): n8n workflow templates, labelled by construction
+                         workflow_queries="workflow_queries.parquet", workflow_qrels="workflow_qrels.parquet",
+                         workflow_mapping="workflow_mapping.json", workflow_pairs="workflow_pairs.parquet",
+                         workflow_review_sample="workflow_review_sample.csv",
+                         workflow_review_key="workflow_review_key.csv")  # fmt: skip
 # a release folder's own files (its data files are named by release.build.data_path)
 RELEASE_FILES = StageFiles(manifest="manifest.json", card="README.md", changelog="CHANGELOG.md",
                            croissant="croissant.json", gate_folder="gate", gate_report="release_gate.md",

@@ -145,6 +145,7 @@ class LabelPlan:
     gold_pairs: list[dict]
     asked: list[dict] = field(default_factory=list)  # the pairs the LLM verifier is asked about: Real, then gold
     requests: list = field(default_factory=list)  # one verification request per asked pair
+    workflows: object | None = None  # labeling.workflows.stage.WorkflowPlan (label.workflows)
 
 
 def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
@@ -213,9 +214,15 @@ def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
     gold_pairs: list[dict] = []
     if gold is not None and len(gold.queries):
         _, gold_pairs = candidate_pairs(gold.queries["query_id"].to_list(), gold.queries["text"].to_list())
+    # label.workflows: workflow templates, labelled by construction; the labeler measured on them
+    from labeling.workflows.stage import plan_workflows
+
+    workflows = plan_workflows(config, catalog, source.url(), agree_q.encode, candidate_pairs)
     asked = pairs_for_llm(config, pairs) + pairs_for_llm(config, gold_pairs)
+    if workflows is not None:
+        asked += pairs_for_llm(config, workflows.pairs)
     return LabelPlan(catalog, kept, candidates, pairs, drops, len(raw), gold, gold_pairs, asked,
-                     verify_requests(config, asked))  # fmt: skip
+                     verify_requests(config, asked), workflows)  # fmt: skip
 
 
 def pairs_for_llm(config: Config, pairs: list[dict]) -> list[dict]:
@@ -287,8 +294,19 @@ def assemble(config: Config, the_plan: LabelPlan, answers: LLMAnswers, folder: S
             gold_llm = [verdicts.by_key.get((p["query_id"], p["tool_id"]), (None, None))[0]
                         for p in the_plan.gold_pairs]  # fmt: skip
             summary["gold"] = _write_gold(config, store, the_plan.gold, the_plan.gold_pairs, gold_llm)
+        if the_plan.workflows is not None:
+            summary["workflows"] = _write_workflows(config, store, the_plan, verdicts)
         store.write_json(summary, LABEL_FILES.summary)
     return StageResult(folder.url(), summary, summary_lines(summary, folder.url()))
+
+
+def _write_workflows(config: Config, store, the_plan: LabelPlan, verdicts: Verdicts) -> dict:
+    from labeling.workflows.stage import write_workflows
+
+    workflow_llm = [verdicts.by_key.get((p["query_id"], p["tool_id"]), (None, None))[0]
+                    for p in the_plan.workflows.pairs]  # fmt: skip
+    return write_workflows(config, store, the_plan.workflows, workflow_llm,
+                           lambda a, llm, v: _verified(config, a, llm, v), the_plan.catalog)  # fmt: skip
 
 
 @dataclass

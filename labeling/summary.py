@@ -28,5 +28,22 @@ def summary_lines(summary: dict, out: str) -> list[str]:
             f"({row['correct_pairs']} of {row['verified_pairs']} pairs right)"
             for name, row in rows.items()
         ]
+    if "workflows" in summary:
+        lines += workflow_lines(summary["workflows"])
     return [*lines, f"review sample: {summary['review_sample_rows']} rows; total {summary['seconds']}s",
             f"outputs: {out}"]  # fmt: skip
+
+
+def workflow_lines(w: dict) -> list[str]:
+    """label.workflows: the set, its mapping share and the labeler measured on it (labeling/workflows)."""
+    share = w["mapping"]["official_packages"]
+    evaluation = w["evaluation"]
+    return [
+        f"workflows ({w['package']}): {w['queries_kept']} queries kept ({w['queries_kept_with_exact_label']} with an "
+        f"exact label), splits {w['splits']}; n8n app nodes mapped {share['mapped_share']:.1%} "
+        f"({share['mapped_exact_share']:.1%} exactly)",
+        *(f"  vs workflow labels, {name}: precision {levels['tool']['precision']} "
+          f"{levels['tool'].get('precision_ci95')}, recall {levels['tool']['recall']} "
+          f"{levels['tool'].get('recall_ci95')}, F1 {levels['tool']['f1']} {levels['tool'].get('f1_ci95')} "
+          f"({evaluation['queries']} queries)" for name, levels in evaluation["verifiers"].items()),
+    ]  # fmt: skip

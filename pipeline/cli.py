@@ -248,12 +248,15 @@ def label_command(
 
 
 @label_app.command("agreement")
-def label_agreement(file: Annotated[Path, typer.Argument(help="A filled review_sample.csv.")]) -> None:
+def label_agreement(
+    file: Annotated[Path, typer.Argument(help="A filled review_sample.csv.")],
+    key: Annotated[Path | None, typer.Option(help="The key of a blind sheet (its hidden labels).")] = None,
+) -> None:
     """Agreement of the people's labels with the verifier: share, Cohen's kappa, the disagreements."""
     from ecoagent.release_format.review import format_agreement, read_agreement
 
     try:
-        report = read_agreement(file)
+        report = read_agreement(file, key)
     except (OSError, ValueError) as exc:  # the argument is what must change, as with a setting
         console.print(f"[red]cannot read {file}:[/] {escape(str(exc))}")
         raise typer.Exit(EXIT_CONFIG) from exc
