@@ -1,7 +1,7 @@
 """The Real labeler measured where the answer is known: every verifier on the workflow queries, the same way.
 
     .venv/bin/python benchmarks/label_workflows.py --score RUN/score [--llm-sample 200] [--cache-path FILE]
-        [--out FILE]
+        [--out FILE] [--record NAME]
 
 The label stage's own path (``labeling.label.plan``: e5-small top-5 above cosine 0.7 over the whole catalog, the
 MiniLM agreement score of every pair) runs on the task view of the kept workflow queries (``label.workflows``,
@@ -31,6 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
+from benchmarks.record import add_record_option, write_record
 from ecoagent.config import load_config
 from ecoagent.text.markdown import markdown_table
 from labeling.workflows.measure import BUCKETS, measure_by_tools
@@ -80,6 +81,7 @@ def main() -> None:
     parser.add_argument("--llm-sample", type=int, default=0, help="queries the embedded LLM verifies (seeded)")
     parser.add_argument("--cache-path", help="LLM response cache (default: the config's)")
     parser.add_argument("--out", type=Path)
+    add_record_option(parser)
     args = parser.parse_args()
 
     from labeling.label import plan, score_with_llm
@@ -135,10 +137,12 @@ def main() -> None:
               "correct / verified"]  # fmt: skip
     lines = [f"Workflow queries (task view), kept: {len(everything)}; thresholds from the config, none chosen on "
              f"the workflows{llm_note}.", ""]  # fmt: skip
-    lines += markdown_table(header, [r for n, w, _, res in results for r in _rows(n, w, res)], right_align_from=3)
+    main_rows = [r for n, w, _, res in results for r in _rows(n, w, res)]
+    by_tools_header = ["verifier", "tools", "queries", "precision", "recall", "F1"]
+    by_tools_rows = [r for n, _, _, res in results for r in _by_tools_rows(n, res)]
+    lines += markdown_table(header, main_rows, right_align_from=3)
     lines += ["", "Per number of exact labels in the task (tool level):", ""]
-    lines += markdown_table(["verifier", "tools", "queries", "precision", "recall", "F1"],
-                            [r for n, _, _, res in results for r in _by_tools_rows(n, res)], right_align_from=2)
+    lines += markdown_table(by_tools_header, by_tools_rows, right_align_from=2)
     base = {n: res["tool"]["precision"] for n, _, _, res in results if n.startswith("candidates")}
     lines.append("")
     for name, _, _, res in results:
@@ -151,6 +155,20 @@ def main() -> None:
     print(text)
     if args.out:
         args.out.write_text(text)
+    if args.record:
+        write_record(
+            args.record,
+            title="The Real labeler measured on the workflow queries",
+            section="label",
+            benchmark="benchmarks/label_workflows.py: the label stage's retrieval and each verifier on the kept "
+            "workflow queries (task view) as if unlabeled, against their native labels",
+            figures={"kept workflow queries": len(everything), "seconds": round(time.perf_counter() - started),
+                     "note": lines[0]},
+            tables=[{"columns": header, "rows": main_rows,
+                     "caption": "Micro precision, recall and F1 with 95 % bootstrap intervals over queries."},
+                    {"columns": by_tools_header, "rows": by_tools_rows,
+                     "caption": "Per number of exact labels in the task (tool level)."}],
+        )  # fmt: skip
 
 
 if __name__ == "__main__":
