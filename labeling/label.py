@@ -82,7 +82,8 @@ GOLD_PAIR_SCHEMA = {
     "retrieval_cosine": pl.Float64,
     "agreement_score": pl.Float64,
     "llm_score": pl.Float64,
-    "gold": pl.Boolean,
+    "gold": pl.Boolean,  # a required gold tool of the query
+    "alternative": pl.Boolean,  # an alternative of the query (acceptable, not required)
 }
 
 
@@ -426,13 +427,13 @@ def _group_stats(qframe: pl.DataFrame) -> dict:
 
 def _write_gold(config: Config, store: ArtifactStore, gold, gold_pairs: list[dict], gold_llm: list) -> dict:
     """Write the gold tables, the mapping report and the scored gold pairs; the summary's ``gold`` section."""
-    from labeling.gold import gold_by_query, precision_recall
+    from labeling.gold import gold_truth, precision_recall
 
     cfg = config.label
     store.write_parquet(gold.queries, LABEL_FILES.gold_queries)
     store.write_parquet(gold.qrels, LABEL_FILES.gold_qrels)
     store.write_json(gold.report, LABEL_FILES.gold_mapping)
-    truth = gold_by_query(gold.qrels)
+    truth = gold_truth(gold.qrels)
     frame = pl.DataFrame(
         {
             "query_id": [p["query_id"] for p in gold_pairs],
@@ -440,7 +441,8 @@ def _write_gold(config: Config, store: ArtifactStore, gold, gold_pairs: list[dic
             "retrieval_cosine": [p["retrieval_cosine"] for p in gold_pairs],
             "agreement_score": [p["agreement_score"] for p in gold_pairs],
             "llm_score": gold_llm,
-            "gold": [p["tool_id"] in truth.get(p["query_id"], set()) for p in gold_pairs],
+            "gold": [p["tool_id"] in truth.required.get(p["query_id"], set()) for p in gold_pairs],
+            "alternative": [p["tool_id"] in truth.acceptable.get(p["query_id"], set()) for p in gold_pairs],
         },
         schema=GOLD_PAIR_SCHEMA,
     ).sort("query_id", "tool_id")
@@ -455,17 +457,19 @@ def _write_gold(config: Config, store: ArtifactStore, gold, gold_pairs: list[dic
 
     # the agreement scores every pair; the LLM every pair under "llm", only those the agreement passed under "both"
     ran = {"embedding": ["embedding"], "llm": ["embedding", "llm"], "both": ["embedding", "both"]}[cfg.verifier]
-    per_verifier = {v: precision_recall(predicted(v), truth) for v in ran}
+    per_verifier = {v: precision_recall(predicted(v), truth, seed=config.seed) for v in ran}
     report = {k: v for k, v in gold.report.items() if k not in ("pairs", "tasks_without_gold", "rule")}
     return {
         **report,
         "evaluation": {
             "what": "the label stage's path (retrieval top-k above the cosine floor, then each verifier that ran) "
             "on the gold questions with the gold hidden; precision, recall and F1 of the verified pairs against "
-            "the gold qrels (micro, over the gold queries)",
+            "the gold qrels (micro, over the gold queries, 95 % bootstrap intervals over the queries); "
+            "alternatives are acceptable, not required: recall counts the required tools only and a verified "
+            "alternative counts neither for nor against precision (labeling/workflows/measure.py)",
             "decided_by": cfg.verifier,
             "precision": per_verifier[cfg.verifier]["precision"],
-            "candidates": precision_recall(predicted(None), truth),
+            "candidates": precision_recall(predicted(None), truth, seed=config.seed),
             "verifiers": per_verifier,
             "not_run": {v: f"label.verifier={cfg.verifier}" for v in VERIFIERS if v not in per_verifier},
         },

@@ -18,8 +18,10 @@ def summary_lines(summary: dict, out: str) -> list[str]:
         lines.append(
             f"gold set (LiveMCPBench, human-annotated): {gold['gold_queries']} of {gold['tasks']} tasks, "
             f"{gold['gold_qrels']} qrels; annotated tool names mapped {gold['mapped']['pairs']} of "
-            f"{gold['annotated']['pairs']} ({gold['ambiguous']['pairs']} ambiguous), "
-            f"unmapped {gold['unmapped']['pairs']}"
+            f"{gold['annotated']['pairs']} ({gold['ambiguous']['pairs']} ambiguous: alternatives only, "
+            f"{(gold.get('mapped_affix') or {}).get('pairs', 0)} by affix), unmapped {gold['unmapped']['pairs']}; "
+            f"{(gold.get('unannotated_server') or {}).get('tasks', 0)} tasks name a server none of their "
+            "annotated tools is on"
         )
         evaluation = gold["evaluation"]
         rows = {"candidates (top-k)": evaluation["candidates"], **evaluation["verifiers"]}

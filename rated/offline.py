@@ -5,6 +5,11 @@ run's scores are rank-derived (``depth - position``) from our own stable orderin
 corpus order here, once, and not by ranx's or trec_eval's document-id rule (pytrec_eval issue #56).
 Recall@k is the share of a query's relevant tools in its top k, averaged over queries (ranx's
 definition); with one relevant tool per query it is the hit rate the paper reports.
+
+A query's alternatives (``QuerySet.acceptable``: the gold set's same-named tools of other servers, acceptable,
+not required) are dropped from its ranking before the cut, so a retrieved alternative is neither right nor wrong:
+it neither counts as relevant nor pushes a required tool down (the labeling measure's rule,
+``labeling/workflows/measure.py``).
 """
 
 from __future__ import annotations
@@ -18,12 +23,16 @@ METRICS = ("mrr", "recall@1", "recall@5", "ndcg@10")
 
 
 def ranx_run(scores: np.ndarray, queries: QuerySet, corpus: Corpus, depth: int = 100) -> dict[str, dict[str, float]]:
-    """``{query_id: {tool_id: score}}`` of each query's top ``depth`` tools, scores strictly decreasing."""
-    ranked = top_k(scores, depth)
-    return {
-        qid: {corpus.ids[j]: float(depth - pos) for pos, j in enumerate(row)}
-        for qid, row in zip(queries.ids, ranked, strict=True)
-    }
+    """``{query_id: {tool_id: score}}`` of each query's top ``depth`` tools but its alternatives, scores strictly
+    decreasing."""
+    skip = queries.acceptable or [[] for _ in queries.ids]
+    ranked = top_k(scores, depth + max(map(len, skip), default=0))
+    run = {}
+    for qid, row, alternatives in zip(queries.ids, ranked, skip, strict=True):
+        dropped = set(alternatives)
+        kept = [j for j in row if j not in dropped][:depth]
+        run[qid] = {corpus.ids[j]: float(depth - pos) for pos, j in enumerate(kept)}
+    return run
 
 
 def evaluate(

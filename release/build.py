@@ -20,7 +20,9 @@ writes, into ``out_dir`` (the lead's ``<store>/release/<version>/``):
   ``gold-corpus``               the corpus file                        ``corpus``
   ``gold-queries``              ``_id``, ``text``, category,           ``test`` only
                                 complete, ambiguous
-  ``gold-qrels``                ``query-id``, ``corpus-id``, ``score`` ``test`` only (several tools per query)
+  ``gold-qrels``                ``query-id``, ``corpus-id``, ``score``, ``test`` only (several tools per query)
+                                alternative (score 0: acceptable, not
+                                required)
   ============================  =====================================  ==========================================
 
   The gold configs (the human-annotated LiveMCPBench tasks mapped to catalog tools by the label stage,

@@ -219,6 +219,9 @@ def _gold_values(gold: dict | None) -> dict:
         "gold_source": gold["source"] or {},
         "mapped_by": gold["mapped_by_resolution"] or {},
         "unmapped_by_reason": ", ".join(f"{k} {v}" for k, v in gold["unmapped_by_reason"].items()),
+        "gold_alternative_qrels": gold.get("gold_qrels_alternative") or 0,
+        "gold_alternatives_only": len(gold.get("gold_queries_alternatives_only") or []),
+        "gold_unannotated": (gold.get("unannotated_server") or {}).get("tasks", 0),
         "livemcpbench_citation": LIVEMCPBENCH_CITATION,
     }
 

@@ -38,7 +38,8 @@ RECORD_SETS = {
     "real-queries": ("real-queries", "EcoAgent-Real queries (MTEB _id/text)."),
     "real-qrels": ("real-qrels", "EcoAgent-Real verified relevance judgments (MTEB query-id/corpus-id/score)."),
     "gold-queries": ("gold-queries", "Gold set: LiveMCPBench's human-annotated tasks (test only)."),
-    "gold-qrels": ("gold-qrels", "Gold set: the annotated tools mapped to catalog tools (several per query)."),
+    "gold-qrels": ("gold-qrels", "Gold set: the annotated tools mapped to catalog tools (several per query; "
+                   "alternative: acceptable, not required, score 0)."),
 }
 
 

@@ -161,9 +161,12 @@ def _gold_info(stage: dict, layout: dict) -> dict | None:
     if "gold-queries" not in layout or stage["gold_mapping"] is None:
         return None
     report = stage["gold_mapping"]
-    keep = ("source", "rule", "tasks", "gold_queries", "gold_queries_complete", "gold_qrels", "annotated", "mapped",
-            "mapped_by_resolution", "ambiguous", "unmapped")  # fmt: skip
+    keep = ("source", "rule", "scoring", "tasks", "gold_queries", "gold_queries_complete",
+            "gold_queries_alternatives_only", "gold_qrels", "gold_qrels_alternative", "annotated", "mapped",
+            "mapped_by_resolution", "mapped_affix", "ambiguous", "unmapped")  # fmt: skip
     info = {k: report.get(k) for k in keep}
+    unannotated = report.get("unannotated_server") or {}
+    info["unannotated_server"] = {k: unannotated.get(k) for k in ("what", "tasks")}
     by_reason = (report.get("unmapped") or {}).get("by_reason", {})
     info["unmapped_by_reason"] = {reason: v.get("pairs") for reason, v in by_reason.items()}
     return info

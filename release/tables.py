@@ -107,20 +107,36 @@ def _corpus(tools: pl.DataFrame) -> pl.DataFrame:
 
 
 def _gold_tables(stage: dict, tools: pl.DataFrame, corpus: pl.DataFrame) -> dict[tuple[str, str], pl.DataFrame]:
-    """The gold configs (test only), when the label stage wrote a gold set with at least one query."""
+    """The gold configs (test only), when the label stage wrote a gold set with a query that has a required tool.
+
+    ``gold-qrels`` carries ``alternative``: a same-named tool of another server (``labeling.gold``), acceptable, not
+    required, written with ``score`` 0 so that a reader of the MTEB columns alone never counts it as relevant. A
+    query whose tools on this catalog are all alternatives has nothing to recall and is left out, with its qrels.
+    """
     gold_q, gold_r = stage["gold_queries"], stage["gold_qrels"]
     if gold_q is None or gold_r is None or not len(gold_q):
         return {}
     gold_r = gold_r.filter(pl.col("tool_id").is_in(tools["tool_id"].implode()))  # mapped onto this very catalog
-    gold_q = gold_q.filter(pl.col("query_id").is_in(gold_r["query_id"].implode()))
+    if "alternative" not in gold_r.columns:  # a label stage from before alternatives: every qrel was required
+        gold_r = gold_r.with_columns(pl.lit(False).alias("alternative"))
+    with_required = gold_r.filter(~pl.col("alternative"))["query_id"].implode()
+    gold_r = gold_r.filter(pl.col("query_id").is_in(with_required))
+    gold_q = gold_q.filter(pl.col("query_id").is_in(with_required))
+    if not len(gold_q):
+        return {}
+    qrels = gold_r.select(
+        pl.col("query_id").alias("query-id"),
+        pl.col("tool_id").alias("corpus-id"),
+        pl.when(pl.col("alternative")).then(0).otherwise(1).cast(pl.Int32).alias("score"),
+        "alternative",
+    )
     return {
         ("gold-corpus", CORPUS_SPLIT): corpus,
         ("gold-queries", GOLD_SPLIT): gold_q.select(
             pl.col("query_id").alias("_id"), "text", "category", "complete", "ambiguous"
         ).sort("_id"),
-        ("gold-qrels", GOLD_SPLIT): _qrels(gold_r.select("query_id", "tool_id").with_columns(
-            pl.lit(GOLD_SPLIT).alias("split"))).drop("split").unique().sort("query-id", "corpus-id"),
-    }  # fmt: skip
+        ("gold-qrels", GOLD_SPLIT): qrels.unique().sort("query-id", "corpus-id"),
+    }
 
 
 def _merge_dedup_clusters(frame: pl.DataFrame) -> pl.DataFrame:

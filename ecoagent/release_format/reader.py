@@ -67,12 +67,19 @@ class Corpus:
 
 @dataclass(frozen=True)
 class QuerySet:
-    """Queries of one subset and split, each with the corpus rows of its relevant tools."""
+    """Queries of one subset and split, each with the corpus rows of its relevant tools.
+
+    ``acceptable``: per query, the rows of its alternatives (qrels column ``alternative``: the gold set's
+    same-named tools of other servers), acceptable, not required; empty lists when the qrels have none. A metric
+    counts only ``relevant`` and treats an alternative as neither right nor wrong (:func:`rated.offline.evaluate`
+    drops it from the ranking).
+    """
 
     name: str  # e.g. "real/test"
     ids: list[str]
     texts: list[str]
     relevant: list[list[int]]  # sorted corpus rows per query, never empty
+    acceptable: list[list[int]] = field(default_factory=list)  # [] or one sorted list per query
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -119,6 +126,22 @@ def _read(folder: Path, layout: dict, config: str, split: str) -> pl.DataFrame |
     return pl.read_parquet(folder / path) if path else None
 
 
+def _judged(qrels: pl.DataFrame, rows: dict[str, int]) -> tuple[dict[str, set[int]], dict[str, set[int]]]:
+    """(relevant, acceptable) corpus rows by query: ``score > 0`` and not an alternative; the alternatives."""
+    relevant: dict[str, set[int]] = {}
+    acceptable: dict[str, set[int]] = {}
+    if "alternative" not in qrels.columns:
+        qrels = qrels.with_columns(pl.lit(False).alias("alternative"))
+    for qid, doc, score, alternative in qrels.select("query-id", "corpus-id", "score", "alternative").iter_rows():
+        if doc not in rows:
+            continue
+        if alternative:
+            acceptable.setdefault(qid, set()).add(rows[doc])
+        elif score > 0:
+            relevant.setdefault(qid, set()).add(rows[doc])
+    return relevant, acceptable
+
+
 def load_release(folder: str | Path) -> Release:
     """Read the corpus, the tools table and every non-empty query split of a release folder, once it is verified."""
     folder = Path(folder)
@@ -149,10 +172,7 @@ def load_release(folder: str | Path) -> Release:
             qrels = _read(folder, layout, f"{subset}-qrels", split)
             if queries is None or qrels is None:
                 continue
-            relevant: dict[str, set[int]] = {}
-            for qid, doc, score in qrels.select("query-id", "corpus-id", "score").iter_rows():
-                if score > 0 and doc in rows:
-                    relevant.setdefault(qid, set()).add(rows[doc])
+            relevant, acceptable = _judged(qrels, rows)
             kept = queries.sort("_id").filter(pl.col("_id").is_in(list(relevant)))
             if kept.height:
                 query_sets[f"{subset}/{split}"] = QuerySet(
@@ -160,6 +180,7 @@ def load_release(folder: str | Path) -> Release:
                     ids=kept["_id"].to_list(),
                     texts=kept["text"].to_list(),
                     relevant=[sorted(relevant[q]) for q in kept["_id"]],
+                    acceptable=[sorted(acceptable.get(q, ())) for q in kept["_id"]] if acceptable else [],
                 )
     return Release(folder, str(manifest.get("version", folder.name)), corpus, tools, query_sets)
 
@@ -210,4 +231,12 @@ def query_set(release: Release, spec: str) -> QuerySet | None:
         ids=[i for p in parts for i in p.ids],
         texts=[t for p in parts for t in p.texts],
         relevant=[r for p in parts for r in p.relevant],
+        acceptable=joined_acceptable(parts),
     )
+
+
+def joined_acceptable(parts: list[QuerySet]) -> list[list[int]]:
+    """The ``acceptable`` lists of query sets joined in order ([] when none of them has any)."""
+    if not any(p.acceptable for p in parts):
+        return []
+    return [a for p in parts for a in (p.acceptable or [[] for _ in p.ids])]

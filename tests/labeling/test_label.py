@@ -151,12 +151,13 @@ def test_the_gold_set_is_mapped_written_and_every_verifier_measured_on_it(world)
     evaluation = gold["evaluation"]
     assert evaluation["decided_by"] == "llm" and set(evaluation["verifiers"]) == {"embedding", "llm"}
     for row in (evaluation["candidates"], *evaluation["verifiers"].values()):
-        assert {"precision", "recall", "f1", "verified_pairs", "correct_pairs", "gold_pairs"} <= set(row)
-        assert row["gold_pairs"] == 2
+        assert {"precision", "recall", "f1", "verified_pairs", "correct_pairs", "required_pairs"} <= set(row)
+        assert row["required_pairs"] == 2 and "precision_ci95" in row
     assert evaluation["candidates"]["recall"] == 1.0  # the notes tool is a candidate of both gold questions
     assert "meeting agenda" in asked  # the gold questions went through the same verifier
     pairs = pl.read_parquet(tmp / "gold" / "gold_pairs.parquet")
     assert pairs["gold"].sum() == 2 and pairs["llm_score"].drop_nulls().len() > 0
+    assert not pairs["alternative"].any() and not qrels["alternative"].any()  # one server each: required
     # the gold questions are never Real queries
     real = pl.read_parquet(tmp / "gold" / "real_queries.parquet")
     assert not set(real["text"]) & {"Search my notes for the meeting agenda please"}

@@ -36,3 +36,14 @@ def test_ties_are_broken_by_corpus_order_not_by_id() -> None:
 def test_shape_mismatch_is_an_error() -> None:
     with pytest.raises(ValueError, match="score matrix"):
         evaluate(np.zeros((2, 3)), QuerySet("t", ["q"], ["x"], [[0]]), CORPUS)
+
+
+def test_an_alternative_is_dropped_from_the_ranking_neither_right_nor_wrong() -> None:
+    # q: c ranks first but is an alternative (the gold set's same-named tool of another server): without it,
+    # the required tool a is first; an alternative never counts as relevant either
+    scores = np.array([[0.5, 0.1, 0.9, 0.2]], dtype=np.float32)
+    plain = QuerySet("t", ["q"], ["x"], [[0]])
+    with_alternative = QuerySet("t", ["q"], ["x"], [[0]], acceptable=[[2]])
+    assert evaluate(scores, plain, CORPUS)["mrr"] == pytest.approx(0.5)
+    assert evaluate(scores, with_alternative, CORPUS)["mrr"] == pytest.approx(1.0)
+    assert list(ranx_run(scores, with_alternative, CORPUS)["q"]) == ["a", "d", "b"]
