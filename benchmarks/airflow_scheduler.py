@@ -247,6 +247,8 @@ def run(work: Path, args: argparse.Namespace) -> dict:
         airflow.start()
         airflow.wait_healthy(args.timeout_min * 60)
         airflow.login()
+        # the LLM tasks run in the LLM endpoint's pool (dags/ecoagent_refresh.py): it must exist, or they wait forever
+        airflow.call("POST", "/api/v2/pools", {"name": "ecoagent_llm", "slots": 1, "description": "the LLM endpoint"})
         for dag_id in ("ecoagent_refresh", "ecoagent_rated"):
             airflow.wait_dag(dag_id, 300)
         timings["start_to_healthy_and_parsed_s"] = round(time.perf_counter() - t0, 1)

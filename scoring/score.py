@@ -179,6 +179,7 @@ def score(config: Config, in_dir: str | None = None, out: str | None = None) -> 
         config.resolve_path(config.embedding.cache_dir),
         config.embedding.batch_size,
         setting="score.embedder",
+        device=config.embedding.device,
     )
     # the doc page stands in for a missing description (enrichment), never for an existing one
     descriptions = [
