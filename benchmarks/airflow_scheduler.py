@@ -35,6 +35,7 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -313,6 +314,23 @@ def run(work: Path, args: argparse.Namespace) -> dict:
     return report
 
 
+def run_checked(prefix: str, args: argparse.Namespace, run_in: Callable[[Path, argparse.Namespace], dict],
+                mode: int = 0o700) -> dict:  # fmt: skip
+    """``run_in(work, args)`` in ``--keep DIR`` or a temporary folder (``mode``), its report printed; a failed check
+    exits 1 (``run_in`` has stopped everything by then)."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        work = args.keep or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        os.chmod(work, mode)
+        try:
+            report = run_in(work, args)
+        except CheckFailed as exc:
+            print(f"FAILED: {exc}", file=sys.stderr)
+            raise SystemExit(1) from exc
+    print(json.dumps(report, indent=2))
+    return report
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", type=Path, help="work here (and keep it) instead of a temporary folder")
@@ -321,15 +339,7 @@ def main() -> None:
     parser.add_argument("--stop-grace-s", type=float, default=30, help="SIGTERM to SIGKILL")
     parser.add_argument("--parallelism", type=int, default=2)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="ecoagent-bench-airflow-") as tmp:
-        work = args.keep or Path(tmp)
-        work.mkdir(parents=True, exist_ok=True)
-        try:
-            report = run(work, args)
-        except CheckFailed as exc:
-            print(f"FAILED: {exc}", file=sys.stderr)
-            raise SystemExit(1) from exc
-    print(json.dumps(report, indent=2))
+    report = run_checked("ecoagent-bench-airflow-", args, run)
     t = report["timings"]
     print(
         f"real scheduler, fixture conf: start {t['start_to_healthy_and_parsed_s']} s, refresh {t['refresh_s']} s, "

@@ -53,10 +53,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a file: this checkout's packages and its tests/ (the fixture builders)
 
-from benchmarks.airflow_scheduler import CheckFailed, Standalone, _check, _free_port, _signal  # noqa: E402
+from benchmarks.airflow_scheduler import (  # noqa: E402
+    CheckFailed,
+    Standalone,
+    _check,
+    _free_port,
+    _signal,
+    run_checked,
+)
 from benchmarks.record import add_record_option, write_record  # noqa: E402
 from benchmarks.standin_llm import StandInOpenAI  # noqa: E402
-from ecoagent.layout import RELEASE_FILES, safe_run_id  # noqa: E402
+from ecoagent.layout import RATED_FILES, RELEASE_FILES, safe_run_id  # noqa: E402
 from tests.dags.fixture_world import fixture_refresh_conf  # noqa: E402
 from tests.object_store import BUCKET, make_bucket, s3_env, use_endpoint  # noqa: E402
 from tests.synth.test_generate import _respond  # noqa: E402
@@ -67,7 +74,7 @@ WORKERS = ("w1", "w2")
 WORKER_CACHES = {"ECOAGENT__CRAWL__CACHE_DIR": "packages", "ECOAGENT__EMBEDDING__CACHE_DIR": "embeddings",
                  "ECOAGENT__LLM__CACHE_PATH": "llm/responses.sqlite", "ECOAGENT_RELEASE_CACHE": "releases",
                  "TMPDIR": "tmp"}  # fmt: skip
-LOCAL_ONLY = ("crawl.cache_dir", "embedding.cache_dir", "llm.backend", "label.max_tokens")
+LOCAL_ONLY = ("crawl.cache_dir", "embedding.cache_dir", "llm.backend")
 
 
 def reply(body: dict, content: str) -> str:
@@ -240,10 +247,9 @@ class CeleryAirflow(Standalone):
             "dag_run_id"]  # fmt: skip
 
 
-def refresh_conf(world: Path, llm_url: str, out: str) -> dict:
-    """The DAG tests' fixture conf with the LLM verifier on, the stand-in as the endpoint, no cache folder named
-    (each worker has its own), the store ``out``."""
-    conf = fixture_refresh_conf(world)
+def refresh_conf(conf: dict, llm_url: str, out: str) -> dict:
+    """The DAG tests' fixture conf (``fixture_refresh_conf``) with the LLM verifier on, the stand-in as the endpoint,
+    no cache folder named (each worker has its own), the store ``out``."""
     overrides = [o for o in conf["overrides"] if not o.startswith(LOCAL_ONLY)]
     overrides += ["llm.backend=server", f"llm.base_url={llm_url}", "llm.concurrency=1", "label.verifier=llm",
                   f"release.version={VERSION}", f"synth.sample_size={conf['sample_size']}"]  # fmt: skip
@@ -369,9 +375,10 @@ def refreshes(airflow: CeleryAirflow, work: Path, env: dict, args: argparse.Name
     report: dict = {}
     timings: dict = {}
     timeout = args.timeout_min * 60
+    world = fixture_refresh_conf(work / "world")  # the package mirror and the BFCL queries, built once
     with StandInOpenAI(respond=reply) as llm:
         print("3a. the reference: one `ecoagent run` process, the store on the local disk")
-        conf = refresh_conf(work / "world", llm.base_url, f"s3://{BUCKET}/refresh")
+        conf = refresh_conf(world, llm.base_url, f"s3://{BUCKET}/refresh")
         reference, timings["reference_run_s"] = reference_run(work, conf, env)
         reference_requests = llm.stats()
         expected = data_files(reference)
@@ -379,7 +386,7 @@ def refreshes(airflow: CeleryAirflow, work: Path, env: dict, args: argparse.Name
                                "by_kind": reference_requests["by_kind"]}  # fmt: skip
 
     with StandInOpenAI(respond=reply) as llm:
-        conf = refresh_conf(work / "world", llm.base_url, f"s3://{BUCKET}/refresh")
+        conf = refresh_conf(world, llm.base_url, f"s3://{BUCKET}/refresh")
         print("3b. ecoagent_refresh through the scheduler and two Celery workers, the store on S3")
         run_id, report["stages"], timings["celery_refresh_s"] = celery_refresh(airflow, conf, timeout)
         stats = llm.stats()
@@ -404,7 +411,7 @@ def refreshes(airflow: CeleryAirflow, work: Path, env: dict, args: argparse.Name
         return reply(body, content)
 
     with StandInOpenAI(respond=slow) as llm:
-        conf = refresh_conf(work / "world", llm.base_url, f"s3://{BUCKET}/refresh-killed")
+        conf = refresh_conf(world, llm.base_url, f"s3://{BUCKET}/refresh-killed")
         started = time.perf_counter()
         run_id = airflow.trigger(conf)
         kill = kill_during_verification(airflow, llm, run_id, timeout)
@@ -460,7 +467,7 @@ def rated_on_the_gpu_queue(airflow: CeleryAirflow, timeout_s: float) -> dict:
     _check(result["state"] == "success", f"ecoagent_rated succeeded in {seconds} s, queues {queues}")
     from ecoagent.store import ArtifactStore
 
-    metrics = ArtifactStore(f"s3://{BUCKET}/refresh/runs/{safe_run_id(run_id)}/rated").read_json("metrics.json")
+    metrics = ArtifactStore(f"s3://{BUCKET}/refresh/runs/{safe_run_id(run_id)}/rated").read_json(RATED_FILES.metrics)
     _check(metrics["release"]["folder"] == conf["release"], "it evaluated the release on S3, metrics on S3")
     return {"seconds": seconds, "queues": queues, "stages": stage_times(instances)}
 
@@ -473,16 +480,8 @@ def main() -> None:
     parser.add_argument("--rated", action="store_true", help="also run ecoagent_rated on the gpu queue")
     add_record_option(parser)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="ecoagent-bench-celery-") as tmp:
-        work = args.keep or Path(tmp)
-        work.mkdir(parents=True, exist_ok=True)
-        os.chmod(work, 0o755)  # the postgres user walks into its data folder
-        try:
-            report = run(work, args)
-        except CheckFailed as exc:
-            print(f"FAILED: {exc}", file=sys.stderr)
-            raise SystemExit(1) from exc
-    print(json.dumps(report, indent=2))
+    # 0o755: the postgres user walks into its data folder inside it
+    report = run_checked("ecoagent-bench-celery-", args, run, mode=0o755)
     if args.record:
         record(args.record, report)
 

@@ -72,6 +72,9 @@ class ArtifactStore:
     def __init__(self, root: str):
         self.fs, self.root = fsspec.core.url_to_fs(str(root))
         self.protocol = self.fs.protocol if isinstance(self.fs.protocol, str) else self.fs.protocol[0]
+        if not self.is_local:
+            # fsspec caches listings per filesystem instance, shared in the process: another task's writes must show
+            self.fs.invalidate_cache()
 
     @property
     def is_local(self) -> bool:
@@ -101,13 +104,6 @@ class ArtifactStore:
         if not self.fs.isdir(base):
             return []
         return sorted(p[len(base) + 1 :] for p in self.fs.find(base) if p.startswith(base + "/"))
-
-    def folders(self) -> list[str]:
-        """The names of the folders directly under this one (none when it is missing)."""
-        if not self.fs.isdir(self.root):
-            return []
-        entries = self.fs.ls(self.root, detail=True)
-        return sorted(e["name"].rstrip("/").rsplit("/", 1)[-1] for e in entries if e["type"] == "directory")
 
     def committed(self, marker: str | None) -> bool:
         """Whether readers may trust the folder: always on a local disk (folders are renamed into place), on object

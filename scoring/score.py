@@ -331,7 +331,7 @@ def gate(config: Config, in_dir: str | None = None, out: str | None = None, craw
         return run_scored_catalog_gate(scored, crawl_summary, config.score.gate, report_dir)
     # the report joins the catalog it validated, as the score folder's next generation: the catalog is read
     # again from that generation, so a score run that replaced the folder meanwhile cannot pair them wrongly
-    folder = StageFolder(source.url())
+    folder = StageFolder(source.url(), marker=SCORE_FILES.summary)
     with folder.amend() as store:
         scored = store.read_parquet(SCORE_FILES.tools)
         result = run_scored_catalog_gate(scored, crawl_summary, config.score.gate, store.url())

@@ -14,7 +14,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m selector")
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="start the HTTP service (OpenAPI at /docs and /openapi.json)")
-    serve.add_argument("--release", type=Path, required=True, help="a release folder (ecoagent release build)")
+    serve.add_argument("--release", required=True, help="a release folder or its store URL (s3://...)")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
     serve.add_argument("--core-tool", action="append", default=[], help="a tool id always exposed (repeatable)")

@@ -115,6 +115,9 @@ class Release:
     def location(self) -> str:
         return self.source or str(self.folder)
 
+    def queries(self, name: str) -> QuerySet | None:
+        return self.query_sets.get(name)
+
 
 def release_cache() -> Path:
     return Path(os.environ.get("ECOAGENT_RELEASE_CACHE") or "~/.cache/ecoagent/releases").expanduser()
@@ -139,9 +142,6 @@ def local_release(release: str | Path) -> Path:
     except OSError:  # another process put the same copy there meanwhile
         ArtifactStore(str(tmp)).fs.rm(str(tmp), recursive=True)
     return copy
-
-    def queries(self, name: str) -> QuerySet | None:
-        return self.query_sets.get(name)
 
 
 def _layout(folder: Path) -> tuple[dict, dict[str, dict[str, str]]]:
