@@ -101,8 +101,16 @@ class Standalone:
             env=self.env, cwd=self.home, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
 
-    def processes(self) -> dict[int, str]:
-        """``{pid: state}`` of every live process started here: in the session, or carrying the tag."""
+    def sessions(self) -> set[int]:
+        """The sessions this started (each process started with ``start_new_session`` leads one)."""
+        return {self.proc.pid}
+
+    def processes(self, sessions: set[int] | None = None) -> dict[int, str]:
+        """``{pid: state}`` of every live process started here: in one of its sessions, or carrying the tag (a
+        process that renames itself, as Airflow's components do, may hide its environment: the session finds it).
+        With ``sessions``: the processes of those sessions only."""
+        only = sessions is not None
+        sessions = self.sessions() if sessions is None else sessions
         found = {}
         for entry in Path("/proc").iterdir():
             if not entry.name.isdigit():
@@ -111,7 +119,7 @@ class Standalone:
                 stat = (entry / "stat").read_text()
                 fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (comm) "
                 state, session = fields[0], int(fields[3])
-                tagged = session == self.proc.pid or self.tag.encode() in (entry / "environ").read_bytes()
+                tagged = session in sessions or (not only and self.tag.encode() in (entry / "environ").read_bytes())
             except (OSError, ValueError):
                 continue  # gone meanwhile, or not ours to read
             if tagged and state != "Z":  # a zombie runs nothing; its parent (or init) reaps it

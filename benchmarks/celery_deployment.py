@@ -138,7 +138,7 @@ class Services:
             "AIRFLOW__CORE__EXECUTOR": "CeleryExecutor",
             "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": db,
             "AIRFLOW__CELERY__BROKER_URL": f"redis://127.0.0.1:{self.redis_port}/0",
-            "AIRFLOW__CELERY__RESULT_BACKEND": f"db+postgresql://airflow@127.0.0.1:{self.pg_port}/airflow",
+            "AIRFLOW__CELERY__RESULT_BACKEND": f"db+postgresql+psycopg2://airflow@127.0.0.1:{self.pg_port}/airflow",
             "AIRFLOW__CELERY__WORKER_CONCURRENCY": "2",
             "AIRFLOW__CELERY__WORKER_PREFETCH_MULTIPLIER": "1",
             **s3_env(self.endpoint),
@@ -188,10 +188,13 @@ class CeleryAirflow(Standalone):
             "ECOAGENT_BENCH_SESSION": self.tag,
         })  # fmt: skip
         self.workers: dict[str, subprocess.Popen] = {}
+        self.started: list[subprocess.Popen] = []  # every component and worker, each the leader of its session
 
     def airflow(self, *args: str) -> None:
-        subprocess.run([str(Path(sys.executable).with_name("airflow")), *args], env=self.env, cwd=self.home,
-                       check=True, capture_output=True, timeout=600)  # fmt: skip
+        done = subprocess.run([str(Path(sys.executable).with_name("airflow")), *args], env=self.env, cwd=self.home,
+                              capture_output=True, text=True, timeout=600)  # fmt: skip
+        if done.returncode:
+            raise CheckFailed(f"airflow {' '.join(args)} failed: {(done.stdout + done.stderr)[-3000:]}")
 
     def start(self) -> None:
         self.airflow("db", "migrate")
@@ -201,8 +204,13 @@ class CeleryAirflow(Standalone):
         for component in ("api-server", "scheduler", "dag-processor", "triggerer"):
             args = ["api-server", "--port", str(self.port)] if component == "api-server" else [component]
             proc = subprocess.Popen([str(Path(sys.executable).with_name("airflow")), *args], env=self.env,
-                                    cwd=self.home, stdout=self.log, stderr=subprocess.STDOUT)  # fmt: skip
+                                    cwd=self.home, stdout=self.log, stderr=subprocess.STDOUT,
+                                    start_new_session=True)  # fmt: skip
+            self.started.append(proc)
             self.proc = self.proc or proc
+
+    def sessions(self) -> set[int]:
+        return {p.pid for p in self.started}
 
     def start_worker(self, name: str, fresh: bool = False) -> None:
         folder = self.work / name
@@ -216,19 +224,18 @@ class CeleryAirflow(Standalone):
         self.workers[name] = subprocess.Popen(
             [str(Path(sys.executable).with_name("airflow")), "celery", "worker", "--queues", "default,gpu",
              "--concurrency", "2", "--celery-hostname", f"{name}@%h"],
-            env=env, cwd=folder, stdout=log, stderr=subprocess.STDOUT)  # fmt: skip
+            env=env, cwd=folder, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
+        self.started.append(self.workers[name])
+
+    def check_workers(self) -> None:
+        for name, proc in self.workers.items():
+            if proc.poll() is not None:
+                log = (self.work / name / "worker.log").read_text(errors="replace")[-3000:]
+                raise CheckFailed(f"worker {name} exited ({proc.returncode}): {log}")
 
     def worker_processes(self, name: str) -> list[int]:
-        """Every live process of worker ``name``: the Celery worker, its pool, the task processes they started."""
-        marker = f"ECOAGENT_WORKER={name}".encode()
-        found = []
-        for pid in self.processes():
-            try:
-                if marker in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"):
-                    found.append(pid)
-            except OSError:
-                continue
-        return found
+        """Every live process of worker ``name``: its session (the Celery worker, its pool, the task processes)."""
+        return list(self.processes({self.workers[name].pid}))
 
     def kill_worker(self, name: str) -> int:
         """``kill -9`` the whole process tree of worker ``name``; how many processes."""
@@ -243,6 +250,7 @@ class CeleryAirflow(Standalone):
         return self.call("GET", path)["task_instances"]
 
     def trigger(self, conf: dict) -> str:
+        self.check_workers()
         return self.call("POST", "/api/v2/dags/ecoagent_refresh/dagRuns", {"logical_date": None, "conf": conf})[
             "dag_run_id"]  # fmt: skip
 
@@ -348,12 +356,14 @@ def run(work: Path, args: argparse.Namespace) -> dict:
     try:
         print("1. PostgreSQL, Redis, the S3 server")
         services.start()
+        airflow.started.extend(services.procs)  # Redis and the S3 server: their sessions are checked at the end too
         print(f"2. Airflow (CeleryExecutor) in {home}, workers {', '.join(WORKERS)}")
         airflow.start()
         for name in WORKERS:
             airflow.start_worker(name, fresh=True)
         airflow.wait_healthy(args.timeout_min * 60)
         airflow.wait_dag("ecoagent_refresh", 300)
+        airflow.check_workers()
         airflow.call("PATCH", "/api/v2/dags/ecoagent_refresh", {"is_paused": False})
         timings["services_and_airflow_up_s"] = round(time.perf_counter() - t0, 1)
         _check(True, f"healthy, the refresh DAG parsed after {timings['services_and_airflow_up_s']} s")

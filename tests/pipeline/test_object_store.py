@@ -83,8 +83,11 @@ def test_the_fixture_refresh_and_rated_with_the_store_on_s3(tmp_path, monkeypatc
         assert sorted(p.name for p in (tmp_path / "releases" / VERSION).iterdir()) == [
             "CHANGELOG.md", "README.md", "manifest.json"]  # fmt: skip
 
-        # the datasets loader reads a config of the release from the store
+        # the datasets loader reads a config of the release from the store; its offline mode (HF_HUB_OFFLINE=1 in
+        # the tests) refuses every remote URL, s3:// on 127.0.0.1 included, so it is lifted for this one call
         import datasets
+
+        monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", False)
 
         from ecoagent.release_format.reader import hf_data_files
 
