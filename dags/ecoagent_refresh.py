@@ -5,9 +5,10 @@ Each stage becomes the tasks its capabilities call for (:mod:`ecoagent.stage`): 
 partition and a merge, a gated stage a gate task, an LLM stage a plan task (once per run, written to the store),
 parallel shards that answer the planned requests into the store (in the LLM pool) and its own task that assembles
 from there, a published stage an asset event once promoted. Tasks meet only through the store (a local folder or
-object storage), so they may run on workers that share nothing else (CeleryExecutor: docs/orchestration.md). Every task runs the same stage object as the
-CLI (see dags/README.md) and writes under a run-scoped partition ``<root>/runs/<run_id>/<stage>/``, so a rerun of a
-task overwrites its own outputs and two runs never mix. XCom carries folder paths and small dicts only.
+object storage), so they may run on workers that share nothing else (CeleryExecutor: docs/orchestration.md).
+Every task runs the same stage object as the CLI (see dags/README.md) and writes under a run-scoped partition
+``<root>/runs/<run_id>/<stage>/``, so a rerun of a task overwrites its own outputs and two runs never mix. XCom
+carries folder paths and small dicts only.
 
 Parse time stays cheap: this module imports ``airflow.sdk``, ``datetime``, ``os``, ``pipeline.orchestration``
 (standard library only) and ``pipeline.stages`` (the stage objects, whose modules import polars, torch or

@@ -89,7 +89,7 @@ class LLMConfig(Section):
     timeout_s: Seconds = 120
     max_retries: NonNegative = 4
     backoff_s: NonNegativeFloat = 1.0
-    cache_path: str | None = None  # response cache (SQLite); default <store>/llm/responses.sqlite
+    cache_path: str | None = None  # response cache (SQLite); default <store>/llm/responses.sqlite (a local store)
     batch_dir: str | None = None  # batch backend: where request / output JSONL files live
     embedded: EmbeddedLLMConfig = EmbeddedLLMConfig()
 

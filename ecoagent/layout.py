@@ -8,6 +8,7 @@ A run root (the artifact store, ``--out DIR`` of ``ecoagent run``, or one Airflo
     <root>/release/<version>/                  built releases (the Hub-ready folders)
     <root>/rated/<version>/                    ``ecoagent rated`` on a release
     <root>/runs/<run_id>/                      one Airflow run: a run root of its own, same layout
+    <root>/<stage>_llm/                        an orchestrated LLM stage's plan, requests and shards' answers
     <root>/llm/responses.sqlite                the LLM response cache (a local root only)
 
 The CLI, the stages (their default input and output folders), the DAGs and the release build all ask a

@@ -174,13 +174,7 @@ def score(config: Config, in_dir: str | None = None, out: str | None = None) -> 
     timings["online"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    embedder = Embedder(
-        cfg.embedder,
-        config.resolve_path(config.embedding.cache_dir),
-        config.embedding.batch_size,
-        setting="score.embedder",
-        device=config.embedding.device,
-    )
+    embedder = _embedder(config)
     # the doc page stands in for a missing description (enrichment), never for an existing one
     descriptions = [
         d if d.strip() else (s or "") for d, s in zip(tools["description"], tools["doc_summary"], strict=True)
@@ -235,6 +229,17 @@ def score(config: Config, in_dir: str | None = None, out: str | None = None) -> 
         store.write_bytes(plot, SCORE_FILES.reliability_plot)
         store.write_json(summary, SCORE_FILES.summary)
     return ScoreResult(out=folder.url(), scored_path=folder.url(SCORE_FILES.tools), summary=summary)
+
+
+def _embedder(config: Config) -> Embedder:
+    """The encoder of ``score.embedder``, on ``embedding.device``, its vectors cached under ``embedding.cache_dir``."""
+    return Embedder(
+        config.score.embedder,
+        config.resolve_path(config.embedding.cache_dir),
+        config.embedding.batch_size,
+        setting="score.embedder",
+        device=config.embedding.device,
+    )
 
 
 def _source_weights(tools: pl.DataFrame, weights: dict[str, float]) -> np.ndarray:
