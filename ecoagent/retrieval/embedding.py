@@ -140,6 +140,10 @@ class Embedder:
                                               device=resolve_device(self.device))  # fmt: skip
         return self._model
 
+    def missing(self, texts: Sequence[str]) -> int:
+        """How many distinct texts are not in the cache: what :meth:`encode` would embed now."""
+        return len({key for key in map(text_key, texts) if key not in self._cache})
+
     def encode(self, texts: Sequence[str], show_progress: bool = False) -> np.ndarray:
         """One L2-normalized float32 row per text, in order."""
         keys = [text_key(t) for t in texts]
