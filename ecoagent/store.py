@@ -105,6 +105,19 @@ class ArtifactStore:
             return []
         return sorted(p[len(base) + 1 :] for p in self.fs.find(base) if p.startswith(base + "/"))
 
+    def folders(self) -> list[str]:
+        """The names of the folder's subfolders, sorted (none when the folder is not there)."""
+        base = self.root.rstrip("/")
+        if not self.fs.isdir(base):
+            return []
+        entries = self.fs.ls(base, detail=True)
+        return sorted(e["name"].rstrip("/").rsplit("/", 1)[-1] for e in entries if e["type"] == "directory")
+
+    def checksum(self, *parts: str) -> int:
+        """A token of a file's current version (its size and modification time, an object's ETag): it changes when
+        the file is written again."""
+        return self.fs.checksum(self.path(*parts))
+
     def committed(self, marker: str | None) -> bool:
         """Whether readers may trust the folder: always on a local disk (folders are renamed into place), on object
         storage when its ``marker`` (the file its writer uploads last) is there."""

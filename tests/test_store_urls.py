@@ -1,4 +1,4 @@
-"""No stage, release or RATED module builds a ``pathlib.Path`` from a store URL (a static check).
+"""No stage, release, RATED or selector module builds a ``pathlib.Path`` from a store URL (a static check).
 
 The artifact store is an fsspec URL: ``Path("s3://bucket/x")`` is ``s3:/bucket/x``, a local path that silently
 means something else. A store location is what the store and layout API hands out (``store.root``, ``.url()``,
@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-CHECKED = ("crawlers", "scoring", "synth", "labeling", "release", "rated", "ecoagent/release_format", "dags")
+CHECKED = (
+    "crawlers", "scoring", "synth", "labeling", "release", "rated", "selector", "ecoagent/release_format", "dags",
+)  # fmt: skip
 
 STORE_CALLS = {"url", "path", "folder", "release", "rated", "partition", "llm_exchange", "newest_release", "run"}
 STORE_ATTRIBUTES = {"root", "releases", "final"}
