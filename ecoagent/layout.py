@@ -96,13 +96,19 @@ def newest_release(release_root: str | Path, exclude: str | None = None) -> str 
 
     Hidden folders are copies being promoted (``.<version>.tmp-*``), never a release yet.
     """
-    from ecoagent.store import ArtifactStore  # the store's module reads this one's file names
+    import fsspec
 
-    root = ArtifactStore(str(release_root))
-    candidates = sorted((n for n in root.folders() if n != exclude and not n.startswith(".")), key=_version_key,
-                        reverse=True)  # fmt: skip
-    newest = next((n for n in candidates if root.exists(n, RELEASE_FILES.manifest)), None)
-    return None if newest is None else root.url(newest)
+    fs, root = fsspec.core.url_to_fs(str(release_root))
+    root = root.rstrip("/")
+    if not fs.isdir(root):
+        return None
+    names = (e["name"].rstrip("/").rsplit("/", 1)[-1] for e in fs.ls(root, detail=True) if e["type"] == "directory")
+    candidates = sorted((n for n in names if n != exclude and not n.startswith(".")), key=_version_key, reverse=True)
+    newest = next((n for n in candidates if fs.exists(f"{root}/{n}/{RELEASE_FILES.manifest}")), None)
+    if newest is None:
+        return None
+    protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
+    return f"{root}/{newest}" if protocol in ("file", "local") else f"{protocol}://{root}/{newest}"
 
 
 def _version_key(name: str) -> tuple:
