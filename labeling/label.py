@@ -187,8 +187,9 @@ def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
         kept = short
 
     cache_dir = config.resolve_path(config.embedding.cache_dir)
-    query_encoder, tool_encoder = query_and_tool_encoders(cfg.retriever, cache_dir, "label.retriever")
-    agree_q, agree_t = query_and_tool_encoders(cfg.agreement_embedder, cache_dir, "label.agreement_embedder")
+    device = config.embedding.device
+    query_encoder, tool_encoder = query_and_tool_encoders(cfg.retriever, cache_dir, "label.retriever", device)
+    agree_q, agree_t = query_and_tool_encoders(cfg.agreement_embedder, cache_dir, "label.agreement_embedder", device)
     texts = [tool_text(n, d) for n, d in zip(catalog["name"], catalog["description"], strict=True)]
     tool_vecs = tool_encoder.encode(texts)
     tools = catalog.select("tool_id", "name", "description", "content_hash", "platform").to_dicts()
@@ -357,7 +358,8 @@ def _query_frame(config: Config, the_plan: LabelPlan, labels: list[int]) -> pl.D
     )
     # paraphrases: queries the source wrote for the same tools, close in the agreement embedder's space
     agree_q, _ = query_and_tool_encoders(
-        cfg.agreement_embedder, config.resolve_path(config.embedding.cache_dir), "label.agreement_embedder"
+        cfg.agreement_embedder, config.resolve_path(config.embedding.cache_dir), "label.agreement_embedder",
+        config.embedding.device,
     )
     vectors = agree_q.encode(qframe["text"].to_list()) if len(qframe) else None
     qframe = assign_splits(

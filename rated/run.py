@@ -21,7 +21,6 @@ encoder with ``rated_train.json``; reused by a rerun with the same release and s
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Callable
@@ -31,11 +30,11 @@ from pathlib import Path
 import numpy as np
 
 from ecoagent.config import Config
-from ecoagent.layout import RATED_FILES
+from ecoagent.layout import RATED_FILES, RATED_MARKER
 from ecoagent.release_format.reader import Release, load_release, query_set
 from ecoagent.retrieval.rankers import DenseRetriever, Retriever, top_k
 from ecoagent.runtime.progress import ProgressLog
-from ecoagent.store import ArtifactStore
+from ecoagent.store import ArtifactStore, StageFolder
 from rated.anchored import anchored_streams
 from rated.bandit import MAX_INVERSE
 from rated.paper import ALGORITHM1
@@ -96,9 +95,9 @@ def dynamic_policies(config: Config, chosen: dict) -> dict[str, tuple[str, dict,
 
 @dataclass
 class RatedResult:
-    out_dir: Path
-    report_path: Path
-    metrics_path: Path
+    out_dir: str  # a local path or the store's URL
+    report_path: str
+    metrics_path: str
     metrics: dict
 
 
@@ -375,12 +374,23 @@ def latency_table(ranker: DenseRetriever, release: Release, config: Config) -> d
         torch.set_num_threads(threads)
 
 
+def rated_to(config: Config, release: str, out: str, progress: Callable[[str], None] = log.info) -> RatedResult:
+    """:func:`rated_run` on ``release`` into the folder ``out`` (a local path or the store's URL) as its next
+    generation: what is there already (a trained encoder) is kept and reused, and on object storage the folder
+    commits by the trained encoder's record, uploaded last (:data:`ecoagent.layout.RATED_MARKER`)."""
+    folder = StageFolder(out, marker=RATED_MARKER)
+    with folder.amend() as store:
+        metrics = rated_run(config, release, store.local_path, progress).metrics
+    return RatedResult(folder.url(), folder.url(RATED_FILES.report), folder.url(RATED_FILES.metrics), metrics)
+
+
 def rated_run(
     config: Config,
-    release_folder: Path,
+    release_folder: str | Path,
     out_dir: Path,
     progress: Callable[[str], None] = log.info,
 ) -> RatedResult:
+    """RATED on a release (a local path or the store's URL) into the local working folder ``out_dir``."""
     from rated.baselines import offline_baselines, reranker
     from rated.encoder import choose_encoder
     from rated.offline import evaluate
@@ -427,7 +437,7 @@ def rated_run(
     progress("Table 3 done")
 
     metrics = {
-        "release": {"folder": str(release.folder), "version": release.version},
+        "release": {"folder": release.location, "version": release.version},
         "profile": config.profile,
         "seed": config.seed,
         "settings": config.rated.model_dump(mode="json"),
@@ -441,10 +451,11 @@ def rated_run(
         "seconds": round(time.perf_counter() - started, 1),
     }
     store = ArtifactStore(str(out_dir))
-    metrics_path = Path(store.write_json(metrics, RATED_FILES.metrics))
-    report_path = Path(store.write_text(render_report(metrics), RATED_FILES.report))
-    return RatedResult(out_dir, report_path, metrics_path, metrics)
+    metrics_path = store.write_json(metrics, RATED_FILES.metrics)
+    report_path = store.write_text(render_report(metrics), RATED_FILES.report)
+    return RatedResult(str(out_dir), report_path, metrics_path, metrics)
 
 
-def read_metrics(out_dir: Path) -> dict:
-    return json.loads((out_dir / RATED_FILES.metrics).read_text())
+def read_metrics(out: str) -> dict:
+    """A RATED folder's ``metrics.json`` (a local path or the store's URL)."""
+    return ArtifactStore(str(out)).read_json(RATED_FILES.metrics)

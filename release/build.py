@@ -69,7 +69,6 @@ import json
 import logging
 import os
 import re
-import shutil
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -97,11 +96,11 @@ GOLD_MAPPING = "gold-mapping.json"
 
 @dataclass
 class ReleaseResult:
-    folder: Path
+    folder: str  # a local path or an fsspec URL (the store's)
     version: str
     manifest: dict
     gate: GateResult
-    previous: Path | None = None
+    previous: str | None = None
 
 
 def default_version(now: datetime | None = None) -> str:
@@ -133,7 +132,7 @@ def build_time() -> str:
 
 
 def build_release(
-    inputs: ReleaseInputs, out_dir: Path, *, version: str, config: Config, previous: Path | None = None,
+    inputs: ReleaseInputs, out_dir: str | Path, *, version: str, config: Config, previous: str | Path | None = None,
     created: str | None = None, min_split_rows: int = 1,
 ) -> ReleaseResult:  # fmt: skip
     """Build, gate and finalize the release folder ``out_dir``; see the module docstring.
@@ -142,14 +141,15 @@ def build_release(
     cold-start split. ``created``: ISO timestamp recorded in the manifest and card (default: now, UTC).
     ``min_split_rows``: the gate's minimum rows of the train and test splits of queries and qrels.
     """
-    out_dir = Path(out_dir)
+    out_dir, previous = str(out_dir), str(previous) if previous is not None else None
     _check_folders(version, out_dir, previous)
     created = created or build_time()
-    # the whole folder is written beside its place and renamed in once gated (ecoagent.store.StageFolder);
-    # a killed build's hidden folder is removed here, before anything else
-    folder = StageFolder(str(out_dir))
+    # the whole folder is written beside its place (a local staging folder for object storage) and renamed in
+    # (uploaded, the manifest last) once gated (ecoagent.store.StageFolder); a killed build's hidden folder is
+    # removed here, before anything else
+    folder = StageFolder(out_dir, marker=RELEASE_FILES.manifest)
     stage = read_inputs(inputs)
-    prev = read_previous(Path(previous)) if previous is not None else None
+    prev = read_previous(previous) if previous is not None else None
     tables, stats = release_tables(stage, config, prev)
     # Every table and text file passes the one redaction (ecoagent.text.redaction); the gate then checks none is left.
     stats["redacted_values"] = 0
@@ -159,26 +159,28 @@ def build_release(
 
     with folder.replace() as store:
         layout = _write_tables(store, tables)
-        info = release_info(stage, config, prev, version, created, layout, file_table(Path(store.root), layout, tables),
+        info = release_info(stage, config, prev, version, created, layout, file_table(store.local_path, layout, tables),
                             stats)  # fmt: skip
         _write_text_files(store, info, stage, prev, gold=("gold-queries", GOLD_SPLIT) in tables)
-        gate = _run_gate(Path(store.root), out_dir, info, config, min_split_rows)
+        gate = _run_gate(store.local_path, out_dir, info, config, min_split_rows)
         manifest = redact_value(release_manifest(info, gate))[0]
         store.write_json(manifest, RELEASE_FILES.manifest)
-    shutil.rmtree(_gate_failed_folder(out_dir), ignore_errors=True)
-    report_name = Path(gate.report_path or RELEASE_FILES.gate_report).name
-    gate.report_path = str(out_dir / RELEASE_FILES.gate_folder / report_name)
+    failed = ArtifactStore(_gate_failed_folder(out_dir))
+    if failed.exists():
+        failed.fs.rm(failed.root, recursive=True)
+    report_name = (gate.report_path or RELEASE_FILES.gate_report).rsplit("/", 1)[-1]
+    gate.report_path = folder.url(RELEASE_FILES.gate_folder, report_name)
     log.info("release %s written to %s", version, out_dir)
-    return ReleaseResult(folder=out_dir, version=version, manifest=manifest, gate=gate, previous=previous)
+    return ReleaseResult(folder=folder.url(), version=version, manifest=manifest, gate=gate, previous=previous)
 
 
-def _check_folders(version: str, out_dir: Path, previous: Path | None) -> None:
+def _check_folders(version: str, out_dir: str, previous: str | None) -> None:
     """The version must name a folder and a Hub tag; the previous release must not be the folder being built."""
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", version):
         raise ValueError(
             f"release version {version!r} must be usable as a folder and a Hub tag (letters, digits . _ -)"
         )
-    if previous is not None and Path(previous).resolve() == out_dir.resolve():
+    if previous is not None and ArtifactStore(previous).url() == ArtifactStore(out_dir).url():
         raise ValueError(f"the previous release {previous} is the folder being built; pass the one before it")
 
 
@@ -190,7 +192,7 @@ def _write_tables(store: ArtifactStore, tables: dict[tuple[str, str], pl.DataFra
             continue  # an empty listed split does not load (see the module docstring)
         path = data_path(config_name, split)
         layout.setdefault(config_name, {})[split] = path
-        if not (Path(store.root) / path).exists():  # the two corpus configs share one file
+        if not store.exists(path):  # the two corpus configs share one file
             store.write_parquet(frame, *path.split("/"))
     return layout
 
@@ -201,7 +203,7 @@ def _write_text_files(store: ArtifactStore, info: dict, stage: dict, prev: dict 
     from release.card import render_card
     from release.croissant import build_croissant, validate_croissant
 
-    folder = Path(store.root)
+    folder = store.local_path
     text_files = [RELEASE_FILES.card, RELEASE_FILES.croissant, RELEASE_FILES.changelog]
     if stage["gold_mapping"] is not None and gold:
         store.write_text(_json_text(redact_value(stage["gold_mapping"])[0]), GOLD_MAPPING)
@@ -218,9 +220,9 @@ def _json_text(value: object) -> str:
     return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def _run_gate(folder: Path, out_dir: Path, info: dict, config: Config, min_split_rows: int) -> GateResult:
-    """The gate verifies the folder against the file table the manifest will hold, then checks the data; a failed
-    gate's report moves to ``<out_dir>.gate-failed/`` and :class:`QualityGateFailed` is raised."""
+def _run_gate(folder: Path, out_dir: str, info: dict, config: Config, min_split_rows: int) -> GateResult:
+    """The gate verifies the (local, staged) folder against the file table the manifest will hold, then checks the
+    data; a failed gate's report is copied to ``<out_dir>.gate-failed/`` and :class:`QualityGateFailed` is raised."""
     from release.gate import run_release_gate
 
     gate = run_release_gate(
@@ -228,16 +230,19 @@ def _run_gate(folder: Path, out_dir: Path, info: dict, config: Config, min_split
         dedup_threshold=config.label.dedup_threshold, files=info["files"],
     )  # fmt: skip
     if not gate.success:
-        failed_dir = _gate_failed_folder(out_dir)
-        shutil.rmtree(failed_dir, ignore_errors=True)
-        shutil.move(str(folder / RELEASE_FILES.gate_folder), str(failed_dir))
-        gate.report_path = str(failed_dir / Path(gate.report_path or RELEASE_FILES.gate_report).name)
+        failed = ArtifactStore(_gate_failed_folder(out_dir))
+        if failed.exists():
+            failed.fs.rm(failed.root, recursive=True)
+        reports = ArtifactStore(str(folder / RELEASE_FILES.gate_folder))
+        for name in reports.files():
+            failed.write_bytes(reports.fs.cat(reports.path(name)), *name.split("/"))
+        gate.report_path = failed.url((gate.report_path or RELEASE_FILES.gate_report).rsplit("/", 1)[-1])
         raise QualityGateFailed(gate)
     return gate
 
 
-def _gate_failed_folder(out_dir: Path) -> Path:
-    return out_dir.parent / f"{out_dir.name}.gate-failed"
+def _gate_failed_folder(out_dir: str) -> str:
+    return f"{out_dir.rstrip('/')}.gate-failed"
 
 
 def data_path(config_name: str, split: str) -> str:

@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from ecoagent.layout import CRAWL_FILES, LABEL_FILES, RELEASE_FILES, SCORE_FILES, SYNTH_FILES, RunLayout
 from ecoagent.release_format.integrity import verify_release
+from ecoagent.release_format.reader import local_release
 from ecoagent.store import ArtifactStore
 
 log = logging.getLogger(__name__)
@@ -84,13 +84,14 @@ def _review_agreement(label: ArtifactStore) -> dict | None:
     }
 
 
-def read_previous(folder: Path) -> dict[str, Any]:
-    """The previous release folder (verified against its manifest): its tools' ids and content hashes, manifest,
-    changelog and version."""
+def read_previous(release: str) -> dict[str, Any]:
+    """The previous release folder (a local path or the store's URL, verified against its manifest): its tools' ids
+    and content hashes, manifest, changelog and version."""
+    folder = local_release(release)
     parquet = sorted((folder / "tools").glob("*.parquet"))
     if not parquet:
         raise FileNotFoundError(
-            f"previous release {folder} has no tools/*.parquet: pass the previous release folder of the data store "
+            f"previous release {release} has no tools/*.parquet: pass the previous release folder of the data store "
             "(<store>/release/<version>/), not its text-only copy under releases/"
         )
     verify_release(folder)  # its tools decide the cold-start split and the changelog
@@ -99,7 +100,7 @@ def read_previous(folder: Path) -> dict[str, Any]:
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
     changelog = changelog_path.read_text() if changelog_path.exists() else ""
     return {
-        "folder": str(folder),
+        "folder": release,
         "tools": tools,
         "manifest": manifest,
         "changelog": changelog,

@@ -9,11 +9,18 @@ scores: that is :mod:`ecoagent.retrieval.rankers`.
 Errors name the release folder and the missing config, so a reader knows which release is broken. Before anything
 is read, every file is checked against the manifest (:mod:`ecoagent.release_format.integrity`): an edited or unlisted
 file refuses the release (:class:`~ecoagent.release_format.integrity.ReleaseIntegrityError`, exit 1).
+
+A release on object storage (``s3://bucket/ecoagent/release/2026.12.1``) is read from a local copy
+(:func:`local_release`): downloaded once per manifest into ``~/.cache/ecoagent/releases`` (``ECOAGENT_RELEASE_CACHE``)
+once its manifest (the file that commits it) is there, and verified like a local folder: the same bytes.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,6 +30,7 @@ import polars as pl
 from ecoagent.errors import EcoAgentError
 from ecoagent.layout import RELEASE_FILES
 from ecoagent.release_format.integrity import verify_release
+from ecoagent.store import ArtifactStore
 
 SUBSETS = ("syn", "real", "gold")  # gold: the human-annotated set, test only
 QUERY_SPLITS = ("train", "validation", "test", "cold_start")
@@ -103,14 +111,44 @@ class TrainingPairs:
 
 @dataclass(frozen=True)
 class Release:
-    folder: Path
+    folder: Path  # where it is read: the release itself, or the local copy of one on object storage
     version: str
     corpus: Corpus
     tools: pl.DataFrame  # the ``tools`` config, same row order as ``corpus``
     query_sets: dict[str, QuerySet]  # "syn/test", "real/validation", ... (only non-empty splits)
+    source: str = ""  # the release as it was named: a local path or the store's URL
+
+    @property
+    def location(self) -> str:
+        return self.source or str(self.folder)
 
     def queries(self, name: str) -> QuerySet | None:
         return self.query_sets.get(name)
+
+
+def release_cache() -> Path:
+    return Path(os.environ.get("ECOAGENT_RELEASE_CACHE") or "~/.cache/ecoagent/releases").expanduser()
+
+
+def local_release(release: str | Path) -> Path:
+    """A release folder on the local disk: ``release`` itself, or a copy of a release on object storage (downloaded
+    once per manifest, into ``<release_cache()>/<protocol>/<path>/<manifest sha256[:16]>/<version folder>``)."""
+    store = ArtifactStore(str(release))
+    if store.is_local:
+        return store.local_path
+    store.require_committed(RELEASE_FILES.manifest, "release build")
+    digest = hashlib.sha256(store.fs.cat(store.path(RELEASE_FILES.manifest))).hexdigest()[:16]
+    name = store.root.rstrip("/").rsplit("/", 1)[-1]
+    copy = release_cache() / store.protocol / store.root.strip("/") / digest / name
+    if (copy / RELEASE_FILES.manifest).is_file():
+        return copy
+    tmp = copy.with_name(f".{name}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    store.download(tmp)
+    try:
+        os.rename(tmp, copy)
+    except OSError:  # another process put the same copy there meanwhile
+        ArtifactStore(str(tmp)).fs.rm(str(tmp), recursive=True)
+    return copy
 
 
 def _layout(folder: Path) -> tuple[dict, dict[str, dict[str, str]]]:
@@ -142,9 +180,10 @@ def _judged(qrels: pl.DataFrame, rows: dict[str, int]) -> tuple[dict[str, set[in
     return relevant, acceptable
 
 
-def load_release(folder: str | Path) -> Release:
-    """Read the corpus, the tools table and every non-empty query split of a release folder, once it is verified."""
-    folder = Path(folder)
+def load_release(release: str | Path) -> Release:
+    """Read the corpus, the tools table and every non-empty query split of a release folder (a local path or the
+    store's URL), once it is verified."""
+    folder = local_release(release)
     manifest, layout = _layout(folder)
     verify_release(folder)
     tools = _read(folder, layout, "tools", "train")
@@ -182,7 +221,8 @@ def load_release(folder: str | Path) -> Release:
                     relevant=[sorted(relevant[q]) for q in kept["_id"]],
                     acceptable=[sorted(acceptable.get(q, ())) for q in kept["_id"]] if acceptable else [],
                 )
-    return Release(folder, str(manifest.get("version", folder.name)), corpus, tools, query_sets)
+    return Release(folder, str(manifest.get("version", folder.name)), corpus, tools, query_sets,
+                   source=ArtifactStore(str(release)).url())  # fmt: skip
 
 
 def training_pairs(release: Release, split: str = "train") -> TrainingPairs:
@@ -240,3 +280,14 @@ def joined_acceptable(parts: list[QuerySet]) -> list[list[int]]:
     if not any(p.acceptable for p in parts):
         return []
     return [a for p in parts for a in (p.acceptable or [[] for _ in p.ids])]
+
+
+def hf_data_files(release: str | Path, config: str) -> dict[str, str]:
+    """One config of a release as ``{split: file URL}``, what ``datasets.load_dataset("parquet", data_files=...)``
+    reads wherever the release is (a local folder, or object storage through fsspec: the same files, no copy)."""
+    store = ArtifactStore(str(release))
+    store.require_committed(RELEASE_FILES.manifest, "release build")
+    layout = store.read_json(RELEASE_FILES.manifest).get("configs") or {}
+    if config not in layout:
+        raise ReleaseUnreadable(f"{store.url()}: no config {config!r} in manifest.json; it has {sorted(layout)}")
+    return {split: store.url(path) for split, path in layout[config].items()}

@@ -184,6 +184,26 @@ def test_a_rerun_asks_the_verifier_nothing_new(world):
         assert (tmp / "r1" / name).read_bytes() == (tmp / "r2" / name).read_bytes()
 
 
+def test_the_llm_verifier_runs_as_a_vllm_batch_job(world):
+    """``llm.backend=batch`` for verification as for generation: the stage writes ``vllm run-batch``'s request file
+    and stops; with the job's output file beside it, the rerun labels exactly as the server did."""
+    from benchmarks.standin_llm import answer_batch_file
+    from ecoagent.llm.ask import BatchPending
+
+    tmp, overrides = world
+    batch = tmp / "batch"
+    settings = ["llm.backend=batch", f"llm.batch_dir={batch}", f"llm.cache_path={tmp / 'batch.sqlite'}"]
+    cfg = load_config("fixture", overrides=[*overrides, *settings], environ={})
+    with pytest.raises(BatchPending, match="vllm run-batch"):
+        label(cfg, in_dir=str(tmp / "score"), out=str(tmp / "batch-label"))
+    assert answer_batch_file(batch / "requests.jsonl", batch / "output.jsonl", _reply) > 0
+    label(cfg, in_dir=str(tmp / "score"), out=str(tmp / "batch-label"))
+    with StandInOpenAI(respond=_reply) as server:
+        label(_config(tmp, overrides, server), in_dir=str(tmp / "score"), out=str(tmp / "served-label"))
+    for name in ("real_queries.parquet", "real_pairs.parquet"):
+        assert (tmp / "batch-label" / name).read_bytes() == (tmp / "served-label" / name).read_bytes()
+
+
 def test_the_embedding_agreement_can_decide_instead(world):
     tmp, overrides = world
     with StandInOpenAI(respond=_reply) as server:

@@ -398,7 +398,7 @@ def test_cold_start_split_and_changelog_against_a_previous_release(v1: Path, tmp
     result = build_release(
         inputs, tmp_path / "v1.1.0", version="v1.1.0", config=CONFIG, previous=v1, created="2026-12-30T00:00:00+00:00"
     )
-    folder = result.folder
+    folder = Path(result.folder)  # a local path here
     new = {tool_id(8), tool_id(9)}
     syn = _load(folder, "syn-queries")
     expected_syn = {f"s{i:02d}{k:02d}" for i in (8, 9) for k in range(6)}
@@ -457,7 +457,7 @@ def test_no_environment_secret_reaches_the_release(tmp_path: Path, monkeypatch):
     config = CONFIG.model_copy(update={"llm": CONFIG.llm.model_copy(update={"base_url": "http://me:pw@gpu:8000/v1"})})
     inputs = make_stage_outputs(tmp_path / "stages", V1_TOOLS)
     result = build_release(inputs, tmp_path / "rel", version="v1", config=config, created=CREATED)
-    for path in result.folder.rglob("*"):
+    for path in Path(result.folder).rglob("*"):
         if path.is_file():
             data = path.read_bytes()
             assert SECRET.encode() not in data and b"me:pw" not in data, path

@@ -88,7 +88,8 @@ def release(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("gold")
     inputs = make_stage_outputs(root / "stages", TOOLS)
     add_gold(inputs)
-    return build_release(inputs, root / "release" / "2.0.0", version="2.0.0", config=CONFIG, created=CREATED).folder
+    built = build_release(inputs, root / "release" / "2.0.0", version="2.0.0", config=CONFIG, created=CREATED)
+    return Path(built.folder)
 
 
 def test_the_gold_configs_load_test_only_and_the_mapping_report_is_a_verified_file(release: Path):
