@@ -26,7 +26,8 @@ class ReleaseInputs:
     crawl_dir: str  # fetch_manifest.json, crawl_summary.json
     score_dir: str  # tools_scored.parquet, score_summary.json
     synth_dir: str  # syn_queries.parquet, syn_pairs.parquet, synth_summary.json
-    label_dir: str  # real_*.parquet, label_summary.json, review_sample.csv; gold_*.parquet, gold_mapping.json
+    label_dir: str  # real_*.parquet, label_summary.json, review_sample.csv; gold_*.parquet, gold_mapping.json;
+    # workflow_*.parquet, workflow_mapping.json (label.workflows)
 
     @classmethod
     def under(cls, layout: RunLayout) -> ReleaseInputs:
@@ -61,6 +62,9 @@ def read_inputs(inputs: ReleaseInputs) -> dict[str, Any]:
         "gold_queries": _read_optional_parquet(label, LABEL_FILES.gold_queries),
         "gold_qrels": _read_optional_parquet(label, LABEL_FILES.gold_qrels),
         "gold_mapping": _read_optional_json(label, LABEL_FILES.gold_mapping),
+        "workflow_queries": _read_optional_parquet(label, LABEL_FILES.workflow_queries),
+        "workflow_qrels": _read_optional_parquet(label, LABEL_FILES.workflow_qrels),
+        "workflow_mapping": _read_optional_json(label, LABEL_FILES.workflow_mapping),
     }
 
 

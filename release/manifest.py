@@ -79,6 +79,7 @@ def release_info(stage, config, prev, version, created, layout, files, stats) ->
         "real": _real_info(stage, config),
         "syn": _syn_info(stage),
         "gold": _gold_info(stage, layout),
+        "workflows": _workflows_info(stage, layout),
         "models": {
             "embedder": config.score.embedder,
             "tokenizer": config.score.tokenizer,
@@ -169,6 +170,22 @@ def _gold_info(stage: dict, layout: dict) -> dict | None:
     return info
 
 
+def _workflows_info(stage: dict, layout: dict) -> dict | None:
+    """The workflow set's source, mapping totals and label-stage summary, when the release has it."""
+    if "workflows-queries" not in layout:
+        return None
+    report = stage["workflow_mapping"] or {}
+    return {
+        "source": report.get("source") or {},
+        "non_gold_rule": report.get("non_gold_rule"),
+        "mapping_rule": report.get("mapping_rule"),
+        "grade_rule": report.get("grade_rule"),
+        "templates_by_status": report.get("templates_by_status") or {},
+        "totals": report.get("totals") or {},
+        "summary": (stage["label_summary"] or {}).get("workflows") or {},
+    }
+
+
 def release_manifest(info: dict, gate: GateResult) -> dict:
     """``manifest.json``'s content: the release info's record part and the gate's result."""
     return {
@@ -181,6 +198,7 @@ def release_manifest(info: dict, gate: GateResult) -> dict:
             "package_errors": info["package_errors"],
             "real_query_sources": info["real"]["sources"],
             **({"gold": info["gold"]["source"]} if info["gold"] else {}),
+            **({"workflows": info["workflows"]["source"]} if info.get("workflows") else {}),
         },
         "labels": {
             "real_decided_by": info["real"]["decided_by"],

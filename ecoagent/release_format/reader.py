@@ -24,7 +24,7 @@ from ecoagent.errors import EcoAgentError
 from ecoagent.layout import RELEASE_FILES
 from ecoagent.release_format.integrity import verify_release
 
-SUBSETS = ("syn", "real", "gold")  # gold: the human-annotated set, test only
+SUBSETS = ("syn", "real", "gold", "workflows", "workflows-title")  # gold: the human-annotated set, test only
 QUERY_SPLITS = ("train", "validation", "test", "cold_start")
 
 
