@@ -79,7 +79,7 @@ def release_info(stage, config, prev, version, created, layout, files, stats) ->
         "real": _real_info(stage, config),
         "syn": _syn_info(stage),
         "gold": _gold_info(stage, layout),
-        "workflows": _workflows_info(stage, layout),
+        "workflows": _workflows_info(stage, layout, stats),
         "models": {
             "embedder": config.score.embedder,
             "tokenizer": config.score.tokenizer,
@@ -170,8 +170,9 @@ def _gold_info(stage: dict, layout: dict) -> dict | None:
     return info
 
 
-def _workflows_info(stage: dict, layout: dict) -> dict | None:
-    """The workflow set's source, mapping totals and label-stage summary, when the release has it."""
+def _workflows_info(stage: dict, layout: dict, stats: dict) -> dict | None:
+    """The workflow set's source, rules, mapping totals, label-stage summary, released qrel counts and the filled
+    blind review of its labels, when the release has it."""
     if "workflows-queries" not in layout:
         return None
     report = stage["workflow_mapping"] or {}
@@ -183,6 +184,9 @@ def _workflows_info(stage: dict, layout: dict) -> dict | None:
         "templates_by_status": report.get("templates_by_status") or {},
         "totals": report.get("totals") or {},
         "summary": (stage["label_summary"] or {}).get("workflows") or {},
+        "qrels": stats.get("workflows_qrels") or {},
+        "queries_stripped": stats.get("workflows_queries_stripped"),
+        "review": stage.get("workflow_review"),
     }
 
 

@@ -56,7 +56,7 @@ def release_tables(
         tables[("real-queries", split)] = _split(real_q, split, "_id")
         tables[("real-qrels", split)] = _split(real_qrels, split, "query-id", "corpus-id")
     tables |= _gold_tables(stage, tools, corpus)
-    workflow_tables, workflow_cold = _workflow_tables(stage, tools, corpus, new_tools)
+    workflow_tables, workflow_stats = _workflow_tables(stage, tools, corpus, new_tools)
     tables |= workflow_tables
     stats = {
         "new_tools": sorted(new_tools),
@@ -64,8 +64,7 @@ def release_tables(
         "syn_cold_start_queries": int((syn["split"] == COLD_START).sum()),
         "real_cold_start_queries": int((real["split"] == COLD_START).sum()),
     }
-    if workflow_cold is not None:  # only with workflows: a release without them keeps its manifest byte for byte
-        stats["workflows_cold_start_queries"] = workflow_cold
+    stats |= workflow_stats  # only with workflows: a release without them keeps its manifest byte for byte
     return tables, stats
 
 
@@ -133,18 +132,18 @@ def _gold_tables(stage: dict, tools: pl.DataFrame, corpus: pl.DataFrame) -> dict
 
 
 def _workflow_tables(stage: dict, tools: pl.DataFrame, corpus: pl.DataFrame,
-                     new_tools: set[str]) -> tuple[dict[tuple[str, str], pl.DataFrame], int | None]:  # fmt: skip
-    """The workflows configs (task and title view) and their cold-start query count, when the label stage wrote a
+                     new_tools: set[str]) -> tuple[dict[tuple[str, str], pl.DataFrame], dict]:  # fmt: skip
+    """The workflows configs (task and title view) and their counts for the card, when the label stage wrote a
     workflow set: the kept queries with at least one label on this catalog, in the label stage's split (grouped and
     temporal), the groups with a tool new since the previous release moved to ``cold_start`` as Real's are."""
     queries, qrels = stage["workflow_queries"], stage["workflow_qrels"]
     if queries is None or qrels is None:
-        return {}, None
+        return {}, {}
     qrels = qrels.filter(pl.col("tool_id").is_in(tools["tool_id"].implode()))
     kept = (queries.filter((pl.col("status") == "kept") & pl.col("query_id").is_in(qrels["query_id"].implode()))
             .sort("query_id"))  # fmt: skip
     if not len(kept):
-        return {}, None
+        return {}, {}
     kept = _cold_start(kept, qrels.select("query_id", "tool_id"), new_tools)
     qrels = qrels.join(kept.select("query_id", "split"), on="query_id", how="inner").select(
         pl.col("query_id").alias("query-id"), pl.col("tool_id").alias("corpus-id"),
@@ -161,7 +160,13 @@ def _workflow_tables(stage: dict, tools: pl.DataFrame, corpus: pl.DataFrame,
         for subset, view in ((WORKFLOWS, task), (WORKFLOWS_TITLE, title)):
             tables[(f"{subset}-queries", split)] = _split(view, split, "_id")
             tables[(f"{subset}-qrels", split)] = _split(qrels, split, "query-id", "corpus-id")
-    return tables, int((kept["split"] == COLD_START).sum())
+    exact = qrels.filter(~pl.col("alternative"))
+    by_grade = {f"grade_{g}": int((exact["score"] == g).sum()) for g in (2, 1)}
+    return tables, {
+        "workflows_cold_start_queries": int((kept["split"] == COLD_START).sum()),
+        "workflows_queries_stripped": int(kept["stripped"].sum()),
+        "workflows_qrels": {**by_grade, "alternative": len(qrels) - len(exact)},
+    }
 
 
 def _merge_dedup_clusters(frame: pl.DataFrame) -> pl.DataFrame:

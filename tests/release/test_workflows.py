@@ -14,6 +14,7 @@ import pytest
 from ecoagent.release_format.integrity import verify_release
 from ecoagent.runtime.quality_gate import QualityGateFailed
 from ecoagent.text.splits import check_no_leakage
+from labeling.workflows.mapping import NON_GOLD_RULE
 from release.build import WORKFLOW_MAPPING, build_release
 from release.gate import release_metrics
 from release.tables import COLD_START, WORKFLOW_QUERY_COLUMNS
@@ -145,3 +146,45 @@ def test_tools_new_since_the_previous_release_move_their_workflow_queries_to_col
     assert set(_load(second, "workflows-qrels")[COLD_START]["query-id"]) == set(cold["_id"])
     manifest = json.loads((second / "manifest.json").read_text())
     assert manifest["stats"]["workflows_cold_start_queries"] == 3
+
+
+def test_the_card_says_what_a_workflow_query_and_qrel_are_and_how_the_labeler_did(built):
+    from huggingface_hub import DatasetCard
+
+    folder, _, _ = built
+    text = DatasetCard.load(folder / "README.md").text
+    section = text.split("### Workflows")[1].split("## Licenses")[0]
+    assert "not a conversational turn" in section and "acceptable, not required" in section
+    assert NON_GOLD_RULE in section
+    qrels = pl.concat(_load(folder, "workflows-qrels").values())
+    exact = qrels.filter(~pl.col("alternative"))
+    grades = (f"{len(qrels)} qrels: {(exact['score'] == 2).sum()} of grade 2, {(exact['score'] == 1).sum()} of "
+              f"grade 1, {qrels['alternative'].sum()} alternatives")  # fmt: skip
+    assert grades in section
+    queries = sum(len(f) for f in _load(folder, "workflows-queries").values())
+    assert f"{queries} queries released" in section
+    assert "22 of 24 app-node occurrences of n8n's own packages" in section and "(91.7 %; exactly: 87.5 %)" in section
+    assert "`n8n-mcp@0.0.1` (licence: MIT" in section and "author_username" in section
+    assert "| embedding verifier | 0.5 [0.25, 0.75] | 0.6 [0.4, 0.8] | 0.55 [0.3, 0.7] | 8 |" in section
+    assert "`workflow_review_sample.csv`" in section and "--key workflow_review_key.csv" in section
+
+
+def test_a_filled_review_of_the_native_labels_reaches_the_card(tmp_path: Path):
+    from huggingface_hub import DatasetCard
+
+    inputs = make_stage_outputs(tmp_path / "stages", TOOLS)
+    add_workflows(inputs, CONFIG)
+    label = Path(inputs.label_dir)
+    rows = [("workflows:101", tool_id(0), "1", "1"), ("workflows:101", tool_id(1), "1", "0"),
+            ("workflows:103", tool_id(2), "1", "1"), ("workflows:103", tool_id(6), "0", "0")]  # fmt: skip
+    sheet = "query_id,query,tool_id,tool_name,verifier_score,verifier_label,human_label\n"
+    key = "query_id,tool_id,retrieval_cosine,verifier_score,verifier_label\n"
+    for query_id, tool, native, human in rows:
+        sheet += f"{query_id},a task,{tool},a tool,,,{human}\n"
+        key += f"{query_id},{tool},0.5,{native},{native}\n"
+    (label / "workflow_review_sample.csv").write_text(sheet)
+    (label / "workflow_review_key.csv").write_text(key)
+    folder = build_release(inputs, tmp_path / "release" / "3.0.2", version="3.0.2", config=CONFIG,
+                           created=CREATED).folder  # fmt: skip
+    text = DatasetCard.load(folder / "README.md").text
+    assert "People checked 3 of the native labels in the blind review sample: 66.7 % were right" in text
