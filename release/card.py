@@ -143,6 +143,7 @@ def card_values(info: dict) -> dict:
         "syn": syn,
         "syn_coverage": f"{syn['coverage']:.1%}",
         "roundtrip_top_k": info["config"]["synth"]["roundtrip_top_k"],
+        "syn_drop_off_topic": info["config"]["synth"]["drop_off_topic"],
         "on_topic_share": _percent(syn["on_topic_share"]),
         "syn_drops": _by_reason(syn["drops_by_reason"]),
         **_real_values(real),
@@ -165,6 +166,7 @@ def _release_values(info: dict) -> dict:
         "license": LICENSE,
         "tools": info["tools"],
         "packages": len(info["packages"]),
+        **_catalog_values(info["catalog"]),
         "platforms": ", ".join(info["platforms"]),
         "reliable_share": f"{info['reliable_share']:.1%}",
         "readings": _readings(info),
@@ -179,6 +181,23 @@ def _release_values(info: dict) -> dict:
         "packages_table": "\n".join(markdown_table(["platform", "registry", "package", "version"], packages)),
         "package_errors": ", ".join(info["package_errors"]),
         "platform_counts": ", ".join(f"{k} {v}" for k, v in info["platform_counts"].items()),
+    }
+
+
+def _catalog_values(catalog: dict) -> dict:
+    """The catalog as the card states it: packages with and without a tool (each with the crawl's reason), the
+    de-duplication that was done and what it left, empty descriptions."""
+    without = [[w["platform"], w["package"], w["version"], w["reason"]] for w in catalog["packages_without_tools"]]
+    near = catalog["near_duplicates"]
+    return {
+        "catalog": catalog,
+        "packages_with_tools": catalog["packages_with_tools"],
+        "packages_without_tools": len(without),
+        "without_tools_table": "\n".join(markdown_table(["platform", "package", "version", "why no tool"], without)),
+        "same_description_groups": near.get("same_description_groups", 0),
+        "same_description_tools": near.get("same_description_tools", 0),
+        "identical_ungrouped_by_reason": _by_reason({r.replace("_", " "): n for r, n in
+                                                     catalog["identical_ungrouped_by_reason"].items()}),
     }
 
 

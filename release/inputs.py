@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 class ReleaseInputs:
     """The stage output folders a release is built from."""
 
-    crawl_dir: str  # fetch_manifest.json, crawl_summary.json
+    crawl_dir: str  # fetch_manifest.json, crawl_summary.json, crawl_drops.json
     score_dir: str  # tools_scored.parquet, score_summary.json
     synth_dir: str  # syn_queries.parquet, syn_pairs.parquet, synth_summary.json
     label_dir: str  # real_*.parquet, label_summary.json, review_sample.csv; gold_*.parquet, gold_mapping.json;
@@ -56,6 +56,7 @@ def read_inputs(inputs: ReleaseInputs) -> dict[str, Any]:
         "real_pairs": label.read_table(LABEL_FILES.pairs, "label"),
         "fetch_manifest": _read_optional_json(crawl, CRAWL_FILES.fetch_manifest) or [],
         "crawl_summary": _read_optional_json(crawl, CRAWL_FILES.summary) or {},
+        "crawl_drops": _read_optional_json(crawl, CRAWL_FILES.drops) or [],
         "synth_summary": _read_optional_json(synth, SYNTH_FILES.summary) or {},
         "label_summary": _read_optional_json(label, LABEL_FILES.summary) or {},
         "review": _review_agreement(label),

@@ -19,23 +19,18 @@ from release.build import WORKFLOW_MAPPING, build_release
 from release.gate import release_metrics
 from release.tables import COLD_START, WORKFLOW_QUERY_COLUMNS
 from tests.release.test_build import CONFIG, CREATED, make_stage_outputs, tool_id
+from tests.release.test_card import add_gold
 from tests.release.workflow_outputs import add_workflows
 
 TOOLS = list(range(8))
 CONFIGS = ("workflows-queries", "workflows-qrels", "workflows-title-queries", "workflows-title-qrels")
 
 
-@pytest.fixture(autouse=True)
-def _offline_hf(tmp_path_factory, monkeypatch):
-    hf_home = tmp_path_factory.getbasetemp() / "hf_home_workflows"
-    for key, value in {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_HOME": str(hf_home)}.items():
-        monkeypatch.setenv(key, value)
-
-
 @pytest.fixture(scope="module")
 def built(tmp_path_factory) -> tuple[Path, pl.DataFrame, pl.DataFrame]:
     root = tmp_path_factory.mktemp("workflows")
     inputs = make_stage_outputs(root / "stages", TOOLS)
+    add_gold(inputs)
     queries, qrels = add_workflows(inputs, CONFIG)
     folder = build_release(inputs, root / "release" / "3.0.0", version="3.0.0", config=CONFIG, created=CREATED).folder
     return folder, queries, qrels
@@ -166,6 +161,7 @@ def test_the_card_says_what_a_workflow_query_and_qrel_are_and_how_the_labeler_di
     assert "22 of 24 app-node occurrences of n8n's own packages" in section and "(91.7 %; exactly: 87.5 %)" in section
     assert "`n8n-mcp@0.0.1` (licence: MIT" in section and "author_username" in section
     assert "| embedding verifier | 0.5 [0.25, 0.75] | 0.6 [0.4, 0.8] | 0.55 [0.3, 0.7] | 8 |" in section
+    assert "| embedding verifier | 0.3784 [0.22, 0.54] | 0.068 [0.03, 0.11] | 0.1152 [0.05, 0.18] |" in section
     assert "`workflow_review_sample.csv`" in section and "--key workflow_review_key.csv" in section
 
 
