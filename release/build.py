@@ -23,11 +23,34 @@ writes, into ``out_dir`` (the lead's ``<store>/release/<version>/``):
   ``gold-qrels``                ``query-id``, ``corpus-id``, ``score``, ``test`` only (several tools per query)
                                 alternative (score 0: acceptable, not
                                 required)
+  ``workflows-corpus``,         the corpus file                        ``corpus``
+  ``workflows-title-corpus``
+  ``workflows-queries``         ``_id``, ``text`` (the task: title +   train / validation / test / cold_start
+                                cleaned description), title,
+                                template_id, views, created_at,
+                                author_name, author_username,
+                                author_verified, url, stripped,
+                                test_cold_start
+  ``workflows-qrels``           ``query-id``, ``corpus-id``, ``score`` train / validation / test / cold_start
+                                (the grade: 2 or 1), alternative
+  ``workflows-title-queries``   ``_id``, ``text`` (the title)          train / validation / test / cold_start
+  ``workflows-title-qrels``     the rows of ``workflows-qrels``        train / validation / test / cold_start
   ============================  =====================================  ==========================================
 
   The gold configs (the human-annotated LiveMCPBench tasks mapped to catalog tools by the label stage,
   :mod:`labeling.gold`) are there when the label stage wrote them (``label.gold``); their mapping report is
   ``gold-mapping.json``, listed in the manifest like every other file.
+
+  The workflows configs (n8n.io workflow templates labelled by construction, :mod:`labeling.workflows`) are there
+  when the label stage wrote the workflow set (``label.workflows.enabled``): the queries of status ``kept`` with at
+  least one qrel on this catalog, in the label stage's grouped temporal split (clone families together, the newest
+  months test). ``score`` is the grade (2: the title names the tool's service; 1: only the description does);
+  ``alternative`` marks a tool of a node stored without parameters (operation unknown): acceptable, not required.
+  ``test_cold_start`` marks a test query with a tool no train or validation query has (the label stage's
+  cold-start view); the ``cold_start`` split is the release's, as for Real (tools new since the previous release).
+  The title track shares the queries' ids and qrels, its text the title alone. Their mapping report, per node
+  type, is ``workflow-mapping.json``, listed in the manifest. A label folder without workflow files gives the same
+  release, byte for byte, as before the workflow set existed.
 
   Configs and file names follow MTEB's multi-subset retrieval layout (``{subset}-corpus``, ``{subset}-queries``,
   ``{subset}-qrels``), so ``mteb``'s ``RetrievalDatasetLoader(..., config="syn")`` reads a split directly.
@@ -84,7 +107,7 @@ from ecoagent.text.redaction import redact, redact_frame, redact_value
 from release.changelog import changelog
 from release.inputs import ReleaseInputs, read_inputs, read_previous
 from release.manifest import release_info, release_manifest
-from release.tables import CORPUS_SPLIT, GOLD_SPLIT, file_table, release_tables
+from release.tables import CORPUS_SPLIT, GOLD_SPLIT, WORKFLOWS, file_table, release_tables
 
 __all__ = ["ReleaseInputs", "ReleaseResult", "build_release", "build_time", "data_path", "release_version"]
 
@@ -92,6 +115,7 @@ log = logging.getLogger(__name__)
 
 CORPUS_FILE = f"corpus/{CORPUS_SPLIT}-00000-of-00001.parquet"
 GOLD_MAPPING = "gold-mapping.json"
+WORKFLOW_MAPPING = "workflow-mapping.json"
 
 
 @dataclass
@@ -161,7 +185,7 @@ def build_release(
         layout = _write_tables(store, tables)
         info = release_info(stage, config, prev, version, created, layout, file_table(store.local_path, layout, tables),
                             stats)  # fmt: skip
-        _write_text_files(store, info, stage, prev, gold=("gold-queries", GOLD_SPLIT) in tables)
+        _write_text_files(store, info, stage, prev, _mapping_reports(stage, tables))
         gate = _run_gate(store.local_path, out_dir, info, config, min_split_rows)
         manifest = redact_value(release_manifest(info, gate))[0]
         store.write_json(manifest, RELEASE_FILES.manifest)
@@ -197,17 +221,28 @@ def _write_tables(store: ArtifactStore, tables: dict[tuple[str, str], pl.DataFra
     return layout
 
 
-def _write_text_files(store: ArtifactStore, info: dict, stage: dict, prev: dict | None, *, gold: bool) -> None:
-    """The gold mapping (when the release has gold tables), card, Croissant file and changelog, each redacted, and
-    their checksums in ``info["files"]``; the Croissant file's validation warnings in ``info``."""
+def _mapping_reports(stage: dict, tables: dict[tuple[str, str], pl.DataFrame]) -> dict[str, dict]:
+    """``{file name: report}``: the label stage's mapping report of each set the release carries (gold, workflows)."""
+    reports = {}
+    if stage["gold_mapping"] is not None and ("gold-queries", GOLD_SPLIT) in tables:
+        reports[GOLD_MAPPING] = stage["gold_mapping"]
+    if stage["workflow_mapping"] is not None and (f"{WORKFLOWS}-corpus", CORPUS_SPLIT) in tables:
+        reports[WORKFLOW_MAPPING] = stage["workflow_mapping"]
+    return reports
+
+
+def _write_text_files(store: ArtifactStore, info: dict, stage: dict, prev: dict | None,
+                      reports: dict[str, dict]) -> None:  # fmt: skip
+    """The mapping reports, card, Croissant file and changelog, each redacted, and their checksums in
+    ``info["files"]``; the Croissant file's validation warnings in ``info``."""
     from release.card import render_card
     from release.croissant import build_croissant, validate_croissant
 
     folder = store.local_path
     text_files = [RELEASE_FILES.card, RELEASE_FILES.croissant, RELEASE_FILES.changelog]
-    if stage["gold_mapping"] is not None and gold:
-        store.write_text(_json_text(redact_value(stage["gold_mapping"])[0]), GOLD_MAPPING)
-        text_files.append(GOLD_MAPPING)
+    for name, report in reports.items():
+        store.write_text(_json_text(redact_value(report)[0]), name)
+        text_files.append(name)
     store.write_text(redact(render_card(info))[0], RELEASE_FILES.card)
     store.write_text(_json_text(redact_value(build_croissant(info, folder))[0]), RELEASE_FILES.croissant)
     info["croissant_warnings"] = validate_croissant(folder / RELEASE_FILES.croissant)

@@ -32,7 +32,7 @@ from ecoagent.layout import RELEASE_FILES
 from ecoagent.release_format.integrity import verify_release
 from ecoagent.store import ArtifactStore
 
-SUBSETS = ("syn", "real", "gold")  # gold: the human-annotated set, test only
+SUBSETS = ("syn", "real", "gold", "workflows", "workflows-title")  # gold: the human-annotated set, test only
 QUERY_SPLITS = ("train", "validation", "test", "cold_start")
 
 

@@ -154,6 +154,10 @@ def test_the_gold_set_is_mapped_written_and_every_verifier_measured_on_it(world)
         assert {"precision", "recall", "f1", "verified_pairs", "correct_pairs", "required_pairs"} <= set(row)
         assert row["required_pairs"] == 2 and "precision_ci95" in row
     assert evaluation["candidates"]["recall"] == 1.0  # the notes tool is a candidate of both gold questions
+    assert set(evaluation["verifiers_ci95"]) == set(evaluation["verifiers"])  # 95 % intervals beside each figure
+    for name, ci in evaluation["verifiers_ci95"].items():
+        precision = evaluation["verifiers"][name]["precision"]
+        assert precision is None or ci["precision_ci95"][0] <= precision <= ci["precision_ci95"][1]
     assert "meeting agenda" in asked  # the gold questions went through the same verifier
     pairs = pl.read_parquet(tmp / "gold" / "gold_pairs.parquet")
     assert pairs["gold"].sum() == 2 and pairs["llm_score"].drop_nulls().len() > 0

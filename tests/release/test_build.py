@@ -240,14 +240,6 @@ def make_stage_outputs(
     return ReleaseInputs(*(str(dirs[n]) for n in ("crawl", "score", "synth", "label")))
 
 
-@pytest.fixture(autouse=True)
-def _offline_hf(tmp_path_factory, monkeypatch):
-    # Offline and with a private cache, so no test touches the network or ~/.cache/huggingface.
-    hf_home = tmp_path_factory.getbasetemp() / "hf_home"
-    for key, value in {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_HOME": str(hf_home)}.items():
-        monkeypatch.setenv(key, value)
-
-
 V1_TOOLS = list(range(8))
 V2_TOOLS = [0, 1, 2, 3, 4, 5, 6, 8, 9]  # tool 7 removed, 8 and 9 added, 0 changed
 

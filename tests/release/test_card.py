@@ -26,6 +26,8 @@ EVALUATION = {
     "verifiers": {
         "embedding": {"precision": 0.3784, "recall": 0.068, "f1": 0.1152, "verified_pairs": 37, "correct_pairs": 14}
     },
+    "verifiers_ci95": {"embedding": {"precision_ci95": [0.22, 0.54], "recall_ci95": [0.03, 0.11],
+                                     "f1_ci95": [0.05, 0.18]}},
 }
 
 
@@ -74,13 +76,6 @@ def add_gold(inputs, gold_texts: list[str] = GOLD_TEXTS) -> None:
         },
         "label_summary.json",
     )  # fmt: skip
-
-
-@pytest.fixture(autouse=True)
-def _offline_hf(tmp_path_factory, monkeypatch):
-    hf_home = tmp_path_factory.getbasetemp() / "hf_home_card"
-    for key, value in {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_HOME": str(hf_home)}.items():
-        monkeypatch.setenv(key, value)
 
 
 @pytest.fixture(scope="module")
