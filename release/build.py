@@ -32,7 +32,8 @@ writes, into ``out_dir`` (the lead's ``<store>/release/<version>/``):
                                 author_verified, url, stripped,
                                 test_cold_start
   ``workflows-qrels``           ``query-id``, ``corpus-id``, ``score`` train / validation / test / cold_start
-                                (the grade: 2 or 1), alternative
+                                (the grade: 2 or 1; 0 for an
+                                alternative), alternative
   ``workflows-title-queries``   ``_id``, ``text`` (the title)          train / validation / test / cold_start
   ``workflows-title-qrels``     the rows of ``workflows-qrels``        train / validation / test / cold_start
   ============================  =====================================  ==========================================

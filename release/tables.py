@@ -163,7 +163,9 @@ def _workflow_tables(stage: dict, tools: pl.DataFrame, corpus: pl.DataFrame,
     kept = _cold_start(kept, qrels.select("query_id", "tool_id"), new_tools)
     qrels = qrels.join(kept.select("query_id", "split"), on="query_id", how="inner").select(
         pl.col("query_id").alias("query-id"), pl.col("tool_id").alias("corpus-id"),
-        pl.col("grade").cast(pl.Int32).alias("score"), "alternative", "split",
+        # an alternative scores 0 as in gold-qrels: MTEB and the reader count it as not relevant
+        pl.when(pl.col("alternative")).then(0).otherwise(pl.col("grade")).cast(pl.Int32).alias("score"),
+        "alternative", "split",
     )  # fmt: skip
     task = kept.select(pl.col("query_id").alias("_id"), "text", *WORKFLOW_QUERY_COLUMNS,
                        pl.col("cold_start").alias("test_cold_start"), "split")  # fmt: skip

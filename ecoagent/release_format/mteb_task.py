@@ -13,7 +13,8 @@ evaluator scores it. The subsets are ``syn``, ``real``, ``gold`` (test only) and
 n8n workflow set, ``workflows`` (title + description of a workflow template) and ``workflows-title`` (its title
 alone); the splits ``train``, ``validation``, ``test`` and, from a release's second version on, ``cold_start``.
 Workflow qrels are graded (2: the title names the tool's service, 1: only the description does) and MTEB's
-evaluator uses the grade as the gain of nDCG; an ``alternative`` qrel counts as relevant there like any other.
+evaluator uses the grade as the gain of nDCG; an ``alternative`` qrel has score 0 (as in ``gold-qrels``), so it is
+not relevant there.
 
 MTEB joins a document's title and text with one space; the project does the same
 (:func:`ecoagent.release_format.reader.document_text`), so a model's nDCG@10 here equals its figure in RATED's Table 1

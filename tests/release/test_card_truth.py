@@ -58,7 +58,8 @@ def fixture_release(tmp_path_factory) -> Path:
         shutil.rmtree(getattr(inputs, f"{stage}_dir"))
         shutil.copytree(tmp / stage, getattr(inputs, f"{stage}_dir"))
     _retarget(inputs, ids)
-    return build_release(inputs, tmp / "release" / "4.0.0", version="4.0.0", config=config, created=CREATED).folder
+    result = build_release(inputs, tmp / "release" / "4.0.0", version="4.0.0", config=config, created=CREATED)
+    return Path(result.folder)
 
 
 def _card(folder: Path) -> str:
@@ -128,8 +129,8 @@ def test_every_reason_a_package_yields_no_tool_and_a_group_has_no_duplicate_grou
         .otherwise("description").alias("description"),
     )  # fmt: skip
     tools.write_parquet(path)
-    folder = build_release(inputs, tmp_path / "release" / "4.0.1", version="4.0.1", config=CONFIG,
-                           created=CREATED).folder  # fmt: skip
+    folder = Path(build_release(inputs, tmp_path / "release" / "4.0.1", version="4.0.1", config=CONFIG,
+                           created=CREATED).folder)  # fmt: skip
     card = _checks(folder)
     assert "| mcp | pkg-broken-archive | 1.0.0 | could not be read: a.tgz: not a gzip file |" in card
     dropped = "every tool found was dropped: exact_duplicate 1, invalid_record 1"

@@ -32,7 +32,8 @@ def built(tmp_path_factory) -> tuple[Path, pl.DataFrame, pl.DataFrame]:
     inputs = make_stage_outputs(root / "stages", TOOLS)
     add_gold(inputs)
     queries, qrels = add_workflows(inputs, CONFIG)
-    folder = build_release(inputs, root / "release" / "3.0.0", version="3.0.0", config=CONFIG, created=CREATED).folder
+    result = build_release(inputs, root / "release" / "3.0.0", version="3.0.0", config=CONFIG, created=CREATED)
+    folder = Path(result.folder)
     return folder, queries, qrels
 
 
@@ -74,8 +75,10 @@ def test_the_qrels_are_graded_with_alternatives_and_the_title_track_shares_them(
         assert frame.columns == ["query-id", "corpus-id", "score", "alternative"]
         assert frame.equals(title[split])
     every = pl.concat(task.values())
-    assert set(every["score"]) == {1, 2}
-    assert every.filter(pl.col("alternative"))[["query-id", "corpus-id"]].rows() == [("workflows:102", tool_id(5))]
+    assert set(every.filter(~pl.col("alternative"))["score"]) == {1, 2}
+    alternatives = every.filter(pl.col("alternative"))
+    assert alternatives[["query-id", "corpus-id"]].rows() == [("workflows:102", tool_id(5))]
+    assert alternatives["score"].to_list() == [0]  # as in gold-qrels: not relevant to MTEB, not required
     assert tool_id(9) not in set(every["corpus-id"])  # a tool outside the catalog is no qrel
     graded = every.filter(pl.col("query-id") == "workflows:105").sort("corpus-id")
     assert graded["score"].to_list() == [1, 1, 1]  # "Weekly client digest": only the description names them
@@ -134,8 +137,8 @@ def test_tools_new_since_the_previous_release_move_their_workflow_queries_to_col
                   config=CONFIG, created=CREATED)  # fmt: skip
     inputs = make_stage_outputs(tmp_path / "v2", TOOLS)
     add_workflows(inputs, CONFIG)
-    second = build_release(inputs, tmp_path / "release" / "1.1.0", version="1.1.0", config=CONFIG, previous=first,
-                           created=CREATED).folder  # fmt: skip
+    second = Path(build_release(inputs, tmp_path / "release" / "1.1.0", version="1.1.0", config=CONFIG, previous=first,
+                           created=CREATED).folder)  # fmt: skip
     cold = _load(second, "workflows-queries")[COLD_START]
     assert set(cold["_id"]) == {"workflows:103", "workflows:105", "workflows:110"}  # the Nimbus templates (tool 2)
     assert set(_load(second, "workflows-qrels")[COLD_START]["query-id"]) == set(cold["_id"])
@@ -180,7 +183,7 @@ def test_a_filled_review_of_the_native_labels_reaches_the_card(tmp_path: Path):
         key += f"{query_id},{tool},0.5,{native},{native}\n"
     (label / "workflow_review_sample.csv").write_text(sheet)
     (label / "workflow_review_key.csv").write_text(key)
-    folder = build_release(inputs, tmp_path / "release" / "3.0.2", version="3.0.2", config=CONFIG,
-                           created=CREATED).folder  # fmt: skip
+    folder = Path(build_release(inputs, tmp_path / "release" / "3.0.2", version="3.0.2", config=CONFIG,
+                           created=CREATED).folder)  # fmt: skip
     text = DatasetCard.load(folder / "README.md").text
     assert "People checked 3 of the native labels in the blind review sample: 66.7 % were right" in text
