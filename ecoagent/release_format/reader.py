@@ -30,6 +30,7 @@ import polars as pl
 from ecoagent.errors import EcoAgentError
 from ecoagent.layout import RELEASE_FILES
 from ecoagent.release_format.integrity import verify_release
+from ecoagent.release_format.qrels import judge
 from ecoagent.store import ArtifactStore
 
 SUBSETS = ("syn", "real", "gold", "workflows", "workflows-title")  # gold: the human-annotated set, test only
@@ -77,24 +78,50 @@ class Corpus:
 class QuerySet:
     """Queries of one subset and split, each with the corpus rows of its relevant tools.
 
-    ``acceptable``: per query, the rows of its alternatives (qrels column ``alternative``: the gold set's
-    same-named tools of other servers), acceptable, not required; empty lists when the qrels have none. A metric
-    counts only ``relevant`` and treats an alternative as neither right nor wrong (:func:`rated.offline.evaluate`
-    drops it from the ranking).
+    ``relevant`` is each query's judged set by :mod:`ecoagent.release_format.qrels` (alternatives are not in it; a
+    query whose qrels are all alternatives is not in the set, it is counted in ``left_out``).
     """
 
     name: str  # e.g. "real/test"
     ids: list[str]
     texts: list[str]
     relevant: list[list[int]]  # sorted corpus rows per query, never empty
-    acceptable: list[list[int]] = field(default_factory=list)  # [] or one sorted list per query
+    grades: list[list[int]] | None = None  # the grade of each ``relevant`` row (nDCG's gain); None: all 1
+    acceptable: list[list[int]] | None = None  # rows acceptable, not required, per query; None: none
+    views: list[int] | None = None  # the source's popularity per query (workflows: n8n.io views); None: unknown
+    left_out: int = 0  # queries of the split whose every qrel is an alternative: nothing required to find
 
     def __len__(self) -> int:
         return len(self.ids)
 
     def qrels(self, corpus: Corpus) -> dict[str, dict[str, int]]:
-        """``{query_id: {tool_id: 1}}``, the shape ``ranx.Qrels`` takes."""
-        return {q: {corpus.ids[r]: 1 for r in rel} for q, rel in zip(self.ids, self.relevant, strict=True)}
+        """``{query_id: {tool_id: grade}}``, the shape ``ranx.Qrels`` takes."""
+        grades = self.grades or [[1] * len(rel) for rel in self.relevant]
+        return {
+            q: {corpus.ids[r]: g for r, g in zip(rel, grade, strict=True)}
+            for q, rel, grade in zip(self.ids, self.relevant, grades, strict=True)
+        }
+
+    def condensed(self, scores: np.ndarray) -> np.ndarray:
+        """``scores`` (queries x tools) with each query's acceptable tools at ``-inf``: out of its ranking."""
+        if not self.acceptable or not any(self.acceptable):
+            return scores
+        out = np.array(scores, dtype=np.float64, copy=True)
+        for i, rows in enumerate(self.acceptable):
+            out[i, rows] = -np.inf
+        return out
+
+    @classmethod
+    def concat(cls, name: str, parts: list[QuerySet]) -> QuerySet:
+        """The query sets ``parts`` one after the other, under ``name``; ``views`` only when every part has them."""
+        grades = None if all(p.grades is None for p in parts) else [
+            g for p in parts for g in (p.grades or [[1] * len(rel) for rel in p.relevant])]  # fmt: skip
+        acceptable = None if all(p.acceptable is None for p in parts) else [
+            a for p in parts for a in (p.acceptable or [[] for _ in p.ids])]  # fmt: skip
+        views = None if any(p.views is None for p in parts) else [v for p in parts for v in p.views or []]
+        return cls(name, [i for p in parts for i in p.ids], [t for p in parts for t in p.texts],
+                   [r for p in parts for r in p.relevant], grades, acceptable, views,
+                   sum(p.left_out for p in parts))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -164,22 +191,6 @@ def _read(folder: Path, layout: dict, config: str, split: str) -> pl.DataFrame |
     return pl.read_parquet(folder / path) if path else None
 
 
-def _judged(qrels: pl.DataFrame, rows: dict[str, int]) -> tuple[dict[str, set[int]], dict[str, set[int]]]:
-    """(relevant, acceptable) corpus rows by query: ``score > 0`` and not an alternative; the alternatives."""
-    relevant: dict[str, set[int]] = {}
-    acceptable: dict[str, set[int]] = {}
-    if "alternative" not in qrels.columns:
-        qrels = qrels.with_columns(pl.lit(False).alias("alternative"))
-    for qid, doc, score, alternative in qrels.select("query-id", "corpus-id", "score", "alternative").iter_rows():
-        if doc not in rows:
-            continue
-        if alternative:
-            acceptable.setdefault(qid, set()).add(rows[doc])
-        elif score > 0:
-            relevant.setdefault(qid, set()).add(rows[doc])
-    return relevant, acceptable
-
-
 def load_release(release: str | Path) -> Release:
     """Read the corpus, the tools table and every non-empty query split of a release folder (a local path or the
     store's URL), once it is verified."""
@@ -211,18 +222,31 @@ def load_release(release: str | Path) -> Release:
             qrels = _read(folder, layout, f"{subset}-qrels", split)
             if queries is None or qrels is None:
                 continue
-            relevant, acceptable = _judged(qrels, rows)
-            kept = queries.sort("_id").filter(pl.col("_id").is_in(list(relevant)))
-            if kept.height:
-                query_sets[f"{subset}/{split}"] = QuerySet(
-                    name=f"{subset}/{split}",
-                    ids=kept["_id"].to_list(),
-                    texts=kept["text"].to_list(),
-                    relevant=[sorted(relevant[q]) for q in kept["_id"]],
-                    acceptable=[sorted(acceptable.get(q, ())) for q in kept["_id"]] if acceptable else [],
-                )
+            query_set_ = _query_set(f"{subset}/{split}", queries, qrels, rows)
+            if query_set_ is not None:
+                query_sets[query_set_.name] = query_set_
     return Release(folder, str(manifest.get("version", folder.name)), corpus, tools, query_sets,
                    source=ArtifactStore(str(release)).url())  # fmt: skip
+
+
+def _query_set(name: str, queries: pl.DataFrame, qrels: pl.DataFrame, rows: dict[str, int]) -> QuerySet | None:
+    """The queries of one split with their judged tools (:func:`ecoagent.release_format.qrels.judge`); None: none."""
+    judged = judge(qrels, rows)
+    kept = queries.sort("_id").filter(pl.col("_id").is_in(list(judged.required)))
+    if not kept.height:
+        return None
+    ids = kept["_id"].to_list()
+    ordered = [sorted(judged.required[q].items(), key=lambda item: rows[item[0]]) for q in ids]
+    return QuerySet(
+        name=name,
+        ids=ids,
+        texts=kept["text"].to_list(),
+        relevant=[[rows[doc] for doc, _ in pairs] for pairs in ordered],
+        grades=[[grade for _, grade in pairs] for pairs in ordered],
+        acceptable=[sorted(rows[d] for d in judged.acceptable.get(q, ())) for q in ids],
+        views=kept["views"].fill_null(0).cast(pl.Int64).to_list() if "views" in kept.columns else None,
+        left_out=len(judged.only_acceptable & set(queries["_id"].to_list())),
+    )
 
 
 def training_pairs(release: Release, split: str = "train") -> TrainingPairs:
@@ -266,20 +290,7 @@ def query_set(release: Release, spec: str) -> QuerySet | None:
         return None
     if len(parts) == 1:
         return parts[0]
-    return QuerySet(
-        name="+".join(p.name for p in parts),
-        ids=[i for p in parts for i in p.ids],
-        texts=[t for p in parts for t in p.texts],
-        relevant=[r for p in parts for r in p.relevant],
-        acceptable=joined_acceptable(parts),
-    )
-
-
-def joined_acceptable(parts: list[QuerySet]) -> list[list[int]]:
-    """The ``acceptable`` lists of query sets joined in order ([] when none of them has any)."""
-    if not any(p.acceptable for p in parts):
-        return []
-    return [a for p in parts for a in (p.acceptable or [[] for _ in p.ids])]
+    return QuerySet.concat("+".join(p.name for p in parts), parts)
 
 
 def hf_data_files(release: str | Path, config: str) -> dict[str, str]:
