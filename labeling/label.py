@@ -474,20 +474,13 @@ def _write_gold(config: Config, store: ArtifactStore, gold, gold_pairs: list[dic
             "candidates": precision_recall(predicted(None), truth, seed=config.seed),
             "verifiers": per_verifier,
             # the 95 % bootstrap intervals over gold queries, as the workflow measure gives them
-            "verifiers_ci95": {v: _intervals(config, predicted(v), truth) for v in ran},
+            "verifiers_ci95": {v: {k: row[k] for k in CI_KEYS if k in row} for v, row in per_verifier.items()},
             "not_run": {v: f"label.verifier={cfg.verifier}" for v in VERIFIERS if v not in per_verifier},
         },
     }
 
 
-def _intervals(config: Config, predicted: dict[str, set[str]], truth: dict[str, set[str]]) -> dict:
-    """The 95 % bootstrap intervals of precision, recall and F1 over the gold queries (labeling.workflows.measure:
-    the same micro figures as labeling.gold.precision_recall, the queries resampled)."""
-    from labeling.workflows.measure import measure
-
-    measured = measure(predicted, truth, queries=sorted(truth), seed=config.seed,
-                       resamples=config.label.workflows.bootstrap_resamples)  # fmt: skip
-    return {k: measured[k] for k in ("precision_ci95", "recall_ci95", "f1_ci95") if k in measured}
+CI_KEYS = ("precision_ci95", "recall_ci95", "f1_ci95")  # precision_recall's 95 % bootstrap intervals
 
 
 def read_verdicts(config: Config, answers: LLMAnswers) -> tuple[list, list, dict]:
