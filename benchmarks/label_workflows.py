@@ -75,6 +75,34 @@ def _by_tools_rows(name: str, result: dict) -> list[list[str]]:
              _interval(s[b], "f1")] for b in BUCKETS if b in s]  # fmt: skip
 
 
+def _ratio_lines(results: list[tuple]) -> list[str]:
+    """Each verifier's tool-level precision as a ratio of the candidates' on the same queries (same run)."""
+    base = {n: res["tool"]["precision"] for n, _, _, res in results if n.startswith("candidates")}
+    lines = [""]
+    for name, _, _, res in results:
+        reference = base["candidates (sample)" if "(sample)" in name else "candidates"]
+        if not name.startswith("candidates") and res["tool"]["precision"] is not None and reference:
+            lines.append(f"- {name}: tool-level precision {res['tool']['precision'] / reference:.2f}x the "
+                         "candidates' (same run, same queries)")  # fmt: skip
+    return lines
+
+
+def _record(name: str, note: str, queries: int, seconds: float, tables: list[tuple[list, list]]) -> None:
+    """The tables as a record of the results page (``benchmarks/record.py``)."""
+    captions = ["Micro precision, recall and F1 with 95 % bootstrap intervals over queries.",
+                "Per number of exact labels in the task (tool level)."]  # fmt: skip
+    write_record(
+        name,
+        title="The Real labeler measured on the workflow queries",
+        section="label",
+        benchmark="benchmarks/label_workflows.py: the label stage's retrieval and each verifier on the kept "
+        "workflow queries (task view) as if unlabeled, against their native labels",
+        figures={"kept workflow queries": queries, "seconds": round(seconds), "note": note},
+        tables=[{"columns": columns, "rows": rows, "caption": caption}
+                for (columns, rows), caption in zip(tables, captions, strict=True)],
+    )  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--score", required=True, help="a score stage folder (its crawl beside it)")
@@ -143,32 +171,15 @@ def main() -> None:
     lines += markdown_table(header, main_rows, right_align_from=3)
     lines += ["", "Per number of exact labels in the task (tool level):", ""]
     lines += markdown_table(by_tools_header, by_tools_rows, right_align_from=2)
-    base = {n: res["tool"]["precision"] for n, _, _, res in results if n.startswith("candidates")}
-    lines.append("")
-    for name, _, _, res in results:
-        reference = base["candidates (sample)" if "(sample)" in name else "candidates"]
-        if not name.startswith("candidates") and res["tool"]["precision"] is not None and reference:
-            lines.append(f"- {name}: tool-level precision {res['tool']['precision'] / reference:.2f}x the "
-                         "candidates' (same run, same queries)")  # fmt: skip
+    lines += _ratio_lines(results)
     lines.append(f"\n{time.perf_counter() - started:.0f} s in all")
     text = "\n".join(lines) + "\n"
     print(text)
     if args.out:
         args.out.write_text(text)
     if args.record:
-        write_record(
-            args.record,
-            title="The Real labeler measured on the workflow queries",
-            section="label",
-            benchmark="benchmarks/label_workflows.py: the label stage's retrieval and each verifier on the kept "
-            "workflow queries (task view) as if unlabeled, against their native labels",
-            figures={"kept workflow queries": len(everything), "seconds": round(time.perf_counter() - started),
-                     "note": lines[0]},
-            tables=[{"columns": header, "rows": main_rows,
-                     "caption": "Micro precision, recall and F1 with 95 % bootstrap intervals over queries."},
-                    {"columns": by_tools_header, "rows": by_tools_rows,
-                     "caption": "Per number of exact labels in the task (tool level)."}],
-        )  # fmt: skip
+        _record(args.record, lines[0], len(everything), time.perf_counter() - started,
+                [(header, main_rows), (by_tools_header, by_tools_rows)])  # fmt: skip
 
 
 if __name__ == "__main__":
