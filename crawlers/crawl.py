@@ -282,6 +282,7 @@ def _summary(config: Config, sources: list[Source], ordered: list[PackageResult]
         "status": "partial" if package_errors else "complete",
         "tools": len(records),
         "per_platform": per_platform,
+        "per_listing": _per_listing(ordered, records),
         "coverage": _coverage(records),
         "drops_by_reason": dict(sorted(drops.items())),
         "skipped_by_reason": dict(sorted(skipped.items())),
@@ -295,6 +296,44 @@ def _summary(config: Config, sources: list[Source], ordered: list[PackageResult]
         "package_errors": package_errors,
         "cache": {"hits": sum(p.cached for p in fetched), "misses": sum(not p.cached for p in fetched)},
     }
+
+
+def _per_listing(ordered: list[PackageResult], records: list[ToolRecord]) -> dict:
+    """Per listing: packages pinned, read (not failed) and with tools, tools kept, and what was not counted, by
+    reason (an extractor's skips and the records dropped)."""
+    out: dict[str, dict] = {}
+    for listing in sorted({r.source.listing for r in ordered}):
+        results = [r for r in ordered if r.source.listing == listing]
+        reasons = Counter()
+        for r in results:
+            reasons.update({f"{r.source.platform}:{k}": v for k, v in r.skipped.items()})
+            reasons.update(f"dropped:{d['reason'].split(':')[0]}" for d in r.drops)
+        tools = [rec for rec in records if rec.listing == listing]
+        out[listing] = {
+            "packages": len(results),
+            "packages_read": sum(not r.fatal for r in results),
+            "packages_with_tools": len({rec.package for rec in tools}),
+            "tools": len(tools),
+            "not_counted_by_reason": dict(sorted(reasons.items())),
+        }
+    return out
+
+
+def _merge_per_listing(summaries: list[dict], records: list[ToolRecord]) -> dict:
+    """The shards' per-listing counts added up; the tools counted again after the union's de-duplication."""
+    out: dict[str, dict] = {}
+    for summary in summaries:
+        for listing, row in summary.get("per_listing", {}).items():
+            into = out.setdefault(listing, {"packages": 0, "packages_read": 0, "packages_with_tools": 0, "tools": 0,
+                                            "not_counted_by_reason": Counter()})  # fmt: skip
+            for key in ("packages", "packages_read"):
+                into[key] += row[key]
+            into["not_counted_by_reason"].update(row["not_counted_by_reason"])
+    for listing, row in out.items():
+        tools = [rec for rec in records if rec.listing == listing]
+        row["tools"], row["packages_with_tools"] = len(tools), len({rec.package for rec in tools})
+        row["not_counted_by_reason"] = dict(sorted(row["not_counted_by_reason"].items()))
+    return dict(sorted(out.items()))
 
 
 def livemcpbench_crosscheck(config: Config, records: list[ToolRecord]) -> tuple[dict, list[dict] | None]:
@@ -338,7 +377,7 @@ def merge_crawl_shards(config: Config, shard_dirs: list[str], out: str) -> Crawl
     shards = [ArtifactStore(d) for d in sorted(shard_dirs)]
     summaries = [s.read_json(CRAWL_FILES.summary) for s in shards]
     records = [
-        ToolRecord(**{**row, "duplicate_group": None})
+        ToolRecord(**{**row, "duplicate_group": None, "service_group": None})
         for s in shards
         for row in s.read_parquet(CRAWL_FILES.tools).iter_rows(named=True)
     ]
@@ -360,6 +399,7 @@ def merge_crawl_shards(config: Config, shard_dirs: list[str], out: str) -> Crawl
         "status": "partial" if package_errors else "complete",
         "tools": len(dedup.records),
         "per_platform": dict(sorted(per_platform.items())),
+        "per_listing": _merge_per_listing(summaries, dedup.records),
         "coverage": _coverage(dedup.records),
         "drops_by_reason": dict(sorted(drops.items())),
         "skipped_by_reason": dict(sorted(skipped.items())),

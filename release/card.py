@@ -132,6 +132,7 @@ def card_values(info: dict) -> dict:
         "weights": score["weights"],
         "quality_weights": score["quality_weights"],
         "source_weights": ", ".join(f"{k} {v}" for k, v in score["source_weights"].items()),
+        "listings_table": _listings_table(score.get("per_listing") or {}),
         "embedder": info["models"]["embedder"],
         "tokenizer": info["models"]["tokenizer"],
         "generator_models": ", ".join(gen["models"]),
@@ -179,6 +180,16 @@ def _release_values(info: dict) -> dict:
         "package_errors": ", ".join(info["package_errors"]),
         "platform_counts": ", ".join(f"{k} {v}" for k, v in info["platform_counts"].items()),
     }
+
+
+def _listings_table(per_listing: dict) -> str:
+    """Per listing: tools, the reliable share, the w_src it took (per platform) and why."""
+    rows = [
+        [f"`{listing}`", row["tools"], f"{row['reliable_share']:.1%}",
+         ", ".join(f"{p} {r['w_src']}" for p, r in row["per_platform"].items()), row["w_src_rule"]]
+        for listing, row in per_listing.items()
+    ]  # fmt: skip
+    return "\n".join(markdown_table(["listing", "tools", "reliable", "w_src", "why this w_src"], rows)) if rows else ""
 
 
 def _real_values(real: dict) -> dict:

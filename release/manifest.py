@@ -101,6 +101,8 @@ def release_info(stage, config, prev, version, created, layout, files, stats) ->
             "quality_weights": list(config.score.quality_weights),
             "source_weights": dict(config.score.source_weights),
             "reliable_threshold": config.score.reliable_threshold,
+            # per listing: tools, reliable share, the w_src each platform took and the rule's reason
+            "per_listing": stage["score_summary"].get("per_listing", {}),
         },
         "config": _scrub(config.model_dump(mode="json")),
     }
