@@ -168,21 +168,14 @@ def crawl(
         raise ValueError(f"unknown platform(s) {unknown} in crawl.platforms; known: {list(PLATFORMS)}")
     folder = StageFolder(out or RunLayout.of(config).crawl, OUTPUTS)
     sources = load_sources(sources_path or config.resolve_path(cfg.sources), cfg.platforms)
-    fetcher = Fetcher(
-        PackageCache(config.resolve_path(cfg.cache_dir)),
-        timeout_s=cfg.fetch_timeout_s,
-        retries=cfg.fetch_retries,
-        batch_size=cfg.fetch_batch_size,
-        pip_extra_args=cfg.pip_extra_args,
-        npm_mirror_dir=config.resolve_path(cfg.npm_mirror_dir) if cfg.npm_mirror_dir else None,
-    )
+    fetcher = crawl_fetcher(config)
     if cfg.latest:
         sources = fetcher.resolve_latest(sources)
     t_fetch = time.perf_counter()
     fetched = fetcher.fetch_all(sources, on_done=_counter("fetch", len(sources), progress))
     seconds = {"fetch": time.perf_counter() - t_fetch}
     t_extract = time.perf_counter()
-    results = _extract_all(config, fetched, len(sources), progress)
+    results = extract_all(config, fetched, len(sources), progress)
     seconds["extract"] = time.perf_counter() - t_extract
 
     ordered = [results[s.key] for s in sources]
@@ -212,6 +205,19 @@ def crawl(
                        partial=bool(summary["package_errors"]))  # fmt: skip
 
 
+def crawl_fetcher(config: Config) -> Fetcher:
+    """The crawl's fetcher: its package cache (by name@version), timeouts, retries, batches and client arguments."""
+    cfg = config.crawl
+    return Fetcher(
+        PackageCache(config.resolve_path(cfg.cache_dir)),
+        timeout_s=cfg.fetch_timeout_s,
+        retries=cfg.fetch_retries,
+        batch_size=cfg.fetch_batch_size,
+        pip_extra_args=cfg.pip_extra_args,
+        npm_mirror_dir=config.resolve_path(cfg.npm_mirror_dir) if cfg.npm_mirror_dir else None,
+    )
+
+
 def _counter(phase: str, total: int, progress: Callable[[str, int, int], None] | None) -> Callable[..., None]:
     """A callback counting finished items of ``phase`` into ``progress(phase, done, total)``."""
     done = 0
@@ -225,9 +231,10 @@ def _counter(phase: str, total: int, progress: Callable[[str, int, int], None] |
     return one_more
 
 
-def _extract_all(config: Config, fetched: list[FetchedPackage], total: int,
-                 progress: Callable[[str, int, int], None] | None) -> dict[str, PackageResult]:  # fmt: skip
-    """Every fetched package read by its platform's extractor (in ``crawl.workers`` processes), by source key."""
+def extract_all(config: Config, fetched: list[FetchedPackage], total: int,
+                progress: Callable[[str, int, int], None] | None) -> dict[str, PackageResult]:  # fmt: skip
+    """Every fetched package read by its platform's extractor (in ``crawl.workers`` processes), by source key
+    (the crawl, and the history step, which reads each version once for all the months that have it)."""
     results: dict[str, PackageResult] = {}
     for pkg in fetched:
         if pkg.error:

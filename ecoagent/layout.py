@@ -7,6 +7,8 @@ A run root (the artifact store, ``--out DIR`` of ``ecoagent run``, or one Airflo
                                                (a partitioned stage's partitions: <stage>_shards/<partition>/)
     <root>/release/<version>/                  built releases (the Hub-ready folders)
     <root>/rated/<version>/                    ``ecoagent rated`` on a release
+    <root>/history/                            ``ecoagent history``: the catalog month by month (Figure 1)
+    <root>/history_months/<YYYY-MM>/crawl|score/   one month's catalog, crawled and scored
     <root>/runs/<run_id>/                      one Airflow run: a run root of its own, same layout
     <root>/llm/responses.sqlite                the LLM response cache (a local root only)
 
@@ -59,6 +61,12 @@ RELEASE_FILES = StageFiles(manifest="manifest.json", card="README.md", changelog
 TRACKED_RELEASE_FILES = (RELEASE_FILES.manifest, RELEASE_FILES.card, RELEASE_FILES.changelog)  # in releases/<v>/
 RATED_FILES = StageFiles(metrics="metrics.json", report="report.md", model_folder="model",
                          train_record="rated_train.json")  # fmt: skip  # the record beside the chosen model
+
+# --- the history step (pipeline/history.py, `ecoagent history`): the paper's Figure 1 and every tool's first month
+HISTORY_FILES = StageFiles(table="figure1.json", markdown="figure1.md", plot="figure1.png",
+                           first_seen="first_seen.parquet", publish_times="publish_times.json",
+                           summary="history_summary.json")  # fmt: skip
+# --- end of the history step's files
 
 SEMVER = re.compile(r"^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
 
@@ -137,6 +145,17 @@ class RunLayout:
 
     def rated(self, version: str) -> str:
         return self.folder(f"rated/{version}")
+
+    # --- the history step
+    @property
+    def history(self) -> str:
+        return self.folder("history")
+
+    def history_month(self, month: str, stage: str) -> str:
+        """One month's catalog as it stood then: its crawl or score folder."""
+        return self.folder(f"history_months/{month}/{stage}")
+
+    # --- end of the history step
 
     def run(self, run_id: str) -> RunLayout:
         """One orchestrated run's own root: a rerun of a task overwrites its own outputs, runs never mix."""
