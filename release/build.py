@@ -91,6 +91,7 @@ log = logging.getLogger(__name__)
 
 CORPUS_FILE = f"corpus/{CORPUS_SPLIT}-00000-of-00001.parquet"
 GOLD_MAPPING = "gold-mapping.json"
+FIGURE_1 = "figure1.png"  # the newest `ecoagent history` curve, embedded in the card
 
 
 @dataclass
@@ -204,6 +205,9 @@ def _write_text_files(store: ArtifactStore, info: dict, stage: dict, prev: dict 
     if stage["gold_mapping"] is not None and gold:
         store.write_text(_json_text(redact_value(stage["gold_mapping"])[0]), GOLD_MAPPING)
         text_files.append(GOLD_MAPPING)
+    if stage.get("history"):
+        store.write_bytes(stage["history"]["plot"], FIGURE_1)
+        text_files.append(FIGURE_1)
     store.write_text(redact(render_card(info))[0], RELEASE_FILES.card)
     store.write_text(_json_text(redact_value(build_croissant(info, folder))[0]), RELEASE_FILES.croissant)
     info["croissant_warnings"] = validate_croissant(folder / RELEASE_FILES.croissant)

@@ -12,7 +12,7 @@ from typing import Any
 
 import polars as pl
 
-from ecoagent.layout import CRAWL_FILES, LABEL_FILES, RELEASE_FILES, SCORE_FILES, SYNTH_FILES, RunLayout
+from ecoagent.layout import CRAWL_FILES, HISTORY_FILES, LABEL_FILES, RELEASE_FILES, SCORE_FILES, SYNTH_FILES, RunLayout
 from ecoagent.release_format.integrity import verify_release
 from ecoagent.store import ArtifactStore
 
@@ -27,11 +27,13 @@ class ReleaseInputs:
     score_dir: str  # tools_scored.parquet, score_summary.json
     synth_dir: str  # syn_queries.parquet, syn_pairs.parquet, synth_summary.json
     label_dir: str  # real_*.parquet, label_summary.json, review_sample.csv; gold_*.parquet, gold_mapping.json
+    # `ecoagent history` folders (figure1.*, first_seen.parquet), optional: the newest curve found is used
+    history_dirs: tuple[str, ...] = ()
 
     @classmethod
     def under(cls, layout: RunLayout) -> ReleaseInputs:
-        """The stage folders of one run root."""
-        return cls(layout.crawl, layout.score, layout.synth, layout.label)
+        """The stage folders of one run root (and its history folder)."""
+        return cls(layout.crawl, layout.score, layout.synth, layout.label, (layout.history,))
 
 
 def _read_optional_json(store: ArtifactStore, name: str) -> Any:
@@ -61,7 +63,29 @@ def read_inputs(inputs: ReleaseInputs) -> dict[str, Any]:
         "gold_queries": _read_optional_parquet(label, LABEL_FILES.gold_queries),
         "gold_qrels": _read_optional_parquet(label, LABEL_FILES.gold_qrels),
         "gold_mapping": _read_optional_json(label, LABEL_FILES.gold_mapping),
+        "history": read_history(inputs.history_dirs),
     }
+
+
+def read_history(folders: tuple[str, ...]) -> dict[str, Any] | None:
+    """The newest curve among the history folders (by its last month, then the folder order): its table, Markdown,
+    plot and first-seen months; None when no folder holds one."""
+    found = []
+    for folder in folders:
+        store = ArtifactStore(folder)
+        if all(store.exists(name) for name in (HISTORY_FILES.table, HISTORY_FILES.plot, HISTORY_FILES.first_seen)):
+            found.append((store.read_json(HISTORY_FILES.table), store))
+    if not found:
+        return None
+    table, store = max(found, key=lambda item: item[0]["until"])  # max keeps the first of equal ones
+    return {
+        "folder": store.url(),
+        "table": table,
+        "markdown": store.fs.cat(store.path(HISTORY_FILES.markdown)).decode() if store.exists(HISTORY_FILES.markdown)
+        else "",
+        "plot": store.fs.cat(store.path(HISTORY_FILES.plot)),
+        "first_seen": store.read_parquet(HISTORY_FILES.first_seen),
+    }  # fmt: skip
 
 
 def _review_agreement(label: ArtifactStore) -> dict | None:

@@ -79,6 +79,7 @@ def release_info(stage, config, prev, version, created, layout, files, stats) ->
         "real": _real_info(stage, config),
         "syn": _syn_info(stage),
         "gold": _gold_info(stage, layout),
+        "history": _history_info(stage),
         "models": {
             "embedder": config.score.embedder,
             "tokenizer": config.score.tokenizer,
@@ -156,6 +157,17 @@ def _syn_info(stage: dict) -> dict:
         "on_topic_share": round(float(syn["on_topic"].mean()), 4) if len(syn) and "on_topic" in syn.columns else None,
         "drops_by_reason": summary.get("drops_by_reason", {}),
     }
+
+
+def _history_info(stage: dict) -> dict | None:
+    """The `ecoagent history` curve the release embeds (its months, the paper's point, its Markdown table)."""
+    history = stage.get("history")
+    if not history:
+        return None
+    table = history["table"]
+    last = table["months"][-1] if table["months"] else {}
+    return {"since": table["since"], "until": table["until"], "paper": table["paper"], "markdown": history["markdown"],
+            "last": {k: last.get(k) for k in ("month", "tools", "reliable", "reliable_share")}}  # fmt: skip
 
 
 def _gold_info(stage: dict, layout: dict) -> dict | None:
