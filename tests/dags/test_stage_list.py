@@ -34,7 +34,8 @@ class PlantedStage(Stage):
 def _planted_steps() -> SimpleNamespace:
     return SimpleNamespace(
         plan=lambda config, in_dir: SimpleNamespace(requests=[]),  # nothing to ask: no server starts
-        assemble=lambda config, plan, answers, folder, started: StageResult(folder.url(), {}, ["planted_llm: done"]),
+        assemble=lambda config, plan, answers, folder, started, progress=None: StageResult(
+            folder.url(), {}, ["planted_llm: done"]),
     )
 
 
