@@ -76,7 +76,7 @@ import polars as pl
 
 from ecoagent.config import Config, ConfigError
 from ecoagent.hashing import sha256_file
-from ecoagent.layout import RELEASE_FILES, SEMVER
+from ecoagent.layout import HISTORY_FILES, RELEASE_FILES, SEMVER
 from ecoagent.runtime.quality_gate import GateResult, QualityGateFailed
 from ecoagent.store import ArtifactStore, StageFolder
 from ecoagent.text.redaction import redact, redact_frame, redact_value
@@ -91,7 +91,7 @@ log = logging.getLogger(__name__)
 
 CORPUS_FILE = f"corpus/{CORPUS_SPLIT}-00000-of-00001.parquet"
 GOLD_MAPPING = "gold-mapping.json"
-FIGURE_1 = "figure1.png"  # the newest `ecoagent history` curve, embedded in the card
+FIGURE_1 = HISTORY_FILES.plot  # the newest `ecoagent history` curve, embedded in the card
 
 
 @dataclass

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from ecoagent.layout import RELEASE_FILES
+from ecoagent.layout import HISTORY_FILES, RELEASE_FILES
 from ecoagent.text.markdown import markdown_table
 
 LICENSE = "cc-by-4.0"
@@ -182,6 +182,7 @@ def _release_values(info: dict) -> dict:
         "disjoint_tools": info["stats"].get("disjoint_tools") or {},
         "disjoint_dropped": info["stats"].get("disjoint_dropped_queries") or {},
         "history": info.get("history"),
+        "figure_file": HISTORY_FILES.plot,
         "packages_table": "\n".join(markdown_table(["platform", "registry", "package", "version"], packages)),
         "package_errors": ", ".join(info["package_errors"]),
         "platform_counts": ", ".join(f"{k} {v}" for k, v in info["platform_counts"].items()),
