@@ -275,8 +275,8 @@ def _write(layout: RunLayout, table: dict, summary: dict, catalogs: list[MonthCa
         store.write_json(summary, HISTORY_FILES.summary)
 
 
-def figure_markdown(table: dict) -> list[str]:
-    """The monthly table (total, reliable, share, per platform and listing), the paper's point below it."""
+def figure_rows(table: dict) -> tuple[list[str], list[list]]:
+    """The monthly table's header and rows: total, reliable, share, then per platform and listing tools / reliable."""
     platforms = sorted({p for row in table["months"] for p in row["per_platform"]})
     listings = sorted({li for row in table["months"] for li in row["per_listing"]})
 
@@ -288,9 +288,14 @@ def figure_markdown(table: dict) -> list[str]:
     rows = [[row["month"], row["packages"], row["tools"], row["reliable"], f"{row['reliable_share']:.1%}",
              *(cell(row["per_platform"], p) for p in platforms), *(cell(row["per_listing"], li) for li in listings)]
             for row in table["months"]]  # fmt: skip
+    return header, rows
+
+
+def figure_markdown(table: dict) -> list[str]:
+    """The monthly table (total, reliable, share, per platform and listing), the paper's point below it."""
     paper = table["paper"]
     return [
-        *markdown_table(header, rows),
+        *markdown_table(*figure_rows(table)),
         "",
         f"Per platform and per listing: tools / reliable. The paper's Figure 1 ends in {paper['month']} with "
         f"{paper['tools']:,} tools, {paper['reliable']:,} of them reliable ({paper['reliable_share']:.1%}).",
