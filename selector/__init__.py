@@ -1,7 +1,9 @@
 """Tool selection as agents use it: permission filter, hybrid ranking, token budget, authorization.
 
 See :mod:`selector.select` for the pipeline, :mod:`selector.authorize` for execution-time checks,
-:mod:`selector.service` for the HTTP service (``python -m selector serve --release FOLDER``).
+:mod:`selector.encoders` for the dense encoders, :mod:`selector.service` for the HTTP service
+(``python -m selector serve --release FOLDER``) and :mod:`selector.mcp_server` for the MCP server
+(``python -m selector mcp --release FOLDER``). docs/selector.md tells the whole story.
 """
 
 from selector.authorize import Authorizer, Decision, Policy

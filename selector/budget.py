@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -10,7 +10,7 @@ import numpy as np
 def pack(
     core_rows: Iterable[int],
     ranked_rows: Iterable[int],
-    tokens: np.ndarray,
+    tokens: np.ndarray | Sequence[int],
     budget: int,
     max_tools: int | None = None,
 ) -> tuple[list[int], list[int], int]:

@@ -49,14 +49,26 @@ class SearchTools:
     def __call__(
         self, arguments: dict | str, caller_scopes: Sequence[str], tenant: str | None = None
     ) -> list[dict]:
+        return self.complete(*self.prepare(arguments, caller_scopes, tenant), caller_scopes, tenant)
+
+    def prepare(self, arguments: dict | str, caller_scopes: Sequence[str],
+                tenant: str | None = None) -> tuple[str, int, np.ndarray]:  # fmt: skip
+        """(query, limit, allowed registry rows) of a call; raises on a bad one before anything is scored."""
         if isinstance(arguments, str):  # models hand over the arguments as a JSON string
             arguments = json.loads(arguments)
         query = str(arguments.get("query", "")).strip()
         if not query:
             raise EmptyQuery("search_tools needs a non-empty query")
         limit = max(1, min(int(arguments.get("limit", DEFAULT_LIMIT)), MAX_LIMIT))
-        mask = self.selector.registry.allowed(caller_scopes, tenant)
-        rows = self.selector.rank(query, np.flatnonzero(mask), tenant, limit=limit)
+        _, allowed_rows = self.selector.registry.allowed_rows(caller_scopes, tenant)
+        return query, limit, allowed_rows
+
+    def complete(self, query: str, limit: int, allowed_rows: np.ndarray, caller_scopes: Sequence[str],
+                 tenant: str | None = None, query_vector: np.ndarray | None = None,
+                 dense_scores: np.ndarray | None = None) -> list[dict]:  # fmt: skip
+        """The definitions of the ``limit`` best allowed tools (``query_vector`` / ``dense_scores``: the query
+        already encoded / scored against every tool)."""
+        rows = self.selector.rank(query, allowed_rows, tenant, limit, query_vector, dense_scores)
         if self.selector.log is not None:
             ids = [self.selector.registry.ids[r] for r in rows]
             self.selector.log.record_selection(query, query, caller_scopes, ids, tenant)

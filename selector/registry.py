@@ -9,13 +9,14 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 
 from ecoagent.release_format.reader import document_text
-from selector.scopes import ScopeVocabulary, UnknownScope, allowed_mask, split_scope
+from selector.scopes import ScopeIndex, ScopeVocabulary, UnknownScope
 
 REQUIRED_COLUMNS = ("tool_id", "name", "description", "permission_scope", "prompt_tokens", "side_effect")
 
@@ -88,17 +89,24 @@ class ToolRegistry:
         self.is_core = np.zeros(len(self.tools), dtype=bool)
         self.is_core[self.core_rows] = True
         self.tokens = np.array([t.prompt_tokens for t in self.tools], dtype=np.int64)
-        self._scopes = np.array([t.permission_scope for t in self.tools], dtype=str)
-        parts = [split_scope(t.permission_scope) for t in self.tools]
-        self._services = np.array([p[0] for p in parts], dtype=str)
-        self._actions = np.array([p[1] for p in parts], dtype=str)
-        self.vocabulary = ScopeVocabulary.of(self._scopes.tolist())
+        self.token_list = self.tokens.tolist()  # packing reads a few entries per call: list indexing is cheaper
+        self.id_array = np.array(self.ids, dtype=object)  # ids of many rows in one fancy index
+        scopes = [t.permission_scope for t in self.tools]
+        self._scope_index = ScopeIndex(scopes)
+        self.vocabulary = ScopeVocabulary.of(scopes)
+        self._all_rows = np.arange(len(self.tools), dtype=np.int64)
+        self._all_rows.flags.writeable = False
         self.tenant_rows: dict[str, np.ndarray] = {}
+        self._in_tenant: dict[str, np.ndarray] = {}
         for tenant, ids in (tenants or {}).items():
             unknown = [i for i in ids if i not in self.row_of]
             if unknown:
                 raise UnknownTool(unknown[0])
             self.tenant_rows[tenant] = np.array(sorted({self.row_of[i] for i in ids}), dtype=np.int64)
+            self._in_tenant[tenant] = np.zeros(len(self.tools), dtype=bool)
+            self._in_tenant[tenant][self.tenant_rows[tenant]] = True
+        # callers repeat their scope lists: the mask of each (scopes, tenant) is kept, read-only, in a bounded LRU
+        self._allowed = lru_cache(maxsize=4096)(self._allowed_uncached)
 
     def __len__(self) -> int:
         return len(self.tools)
@@ -111,7 +119,7 @@ class ToolRegistry:
     def rows_of_tenant(self, tenant: str | None) -> np.ndarray:
         """Registry rows a tenant sees, ascending (all rows for ``None``)."""
         if tenant is None:
-            return np.arange(len(self.tools), dtype=np.int64)
+            return self._all_rows
         if tenant not in self.tenant_rows:
             raise UnknownTenant(tenant)
         return self.tenant_rows[tenant]
@@ -122,15 +130,22 @@ class ToolRegistry:
             raise UnknownScope(bad)
 
     def allowed(self, caller_scopes: Iterable[str], tenant: str | None = None) -> np.ndarray:
-        """Mask over all rows: in the tenant's subset and granted by the caller's scopes."""
-        caller_scopes = list(caller_scopes)
-        self.check_scopes(caller_scopes)
-        mask = allowed_mask(self._scopes, self._services, self._actions, caller_scopes)
+        """Mask over all rows (read-only): in the tenant's subset and granted by the caller's scopes."""
+        return self._allowed(tuple(caller_scopes), tenant)[0]
+
+    def allowed_rows(self, caller_scopes: Iterable[str], tenant: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(:meth:`allowed`'s mask, the rows it allows in ascending order), both read-only."""
+        return self._allowed(tuple(caller_scopes), tenant)
+
+    def _allowed_uncached(self, caller_scopes: tuple[str, ...], tenant: str | None) -> tuple[np.ndarray, np.ndarray]:
+        self.check_scopes(caller_scopes)  # raises: an error is never cached
+        mask = self._scope_index.mask(caller_scopes)
         if tenant is not None:
-            in_tenant = np.zeros(len(self.tools), dtype=bool)
-            in_tenant[self.rows_of_tenant(tenant)] = True
-            mask &= in_tenant
-        return mask
+            self.rows_of_tenant(tenant)  # raises UnknownTenant
+            mask &= self._in_tenant[tenant]
+        rows = np.flatnonzero(mask)
+        mask.flags.writeable = rows.flags.writeable = False
+        return mask, rows
 
     @classmethod
     def from_frame(

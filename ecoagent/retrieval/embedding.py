@@ -207,6 +207,10 @@ class Embedder:
             return encode(texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
                           show_progress_bar=False)  # fmt: skip
 
+    def missing(self, texts: Sequence[str]) -> int:
+        """How many distinct texts are not in the cache: what :meth:`encode` would embed now."""
+        return len({key for key in map(text_key, texts) if key not in self._cache})
+
     def encode(self, texts: Sequence[str], progress: Callable[[int, int], None] | None = None) -> np.ndarray:
         """One L2-normalized float32 row per text, in order. ``progress(done, total)`` counts the texts to embed
         (the cache's misses) as chunks of them finish."""

@@ -17,6 +17,8 @@ bandit's semantic score and the tool selector all take scores from here.
 
 from __future__ import annotations
 
+import re
+from functools import cache
 from pathlib import Path
 from typing import Protocol
 
@@ -65,6 +67,26 @@ class TfidfRetriever:
         return (self._vectorizer.transform(queries) @ self._matrix.T).toarray().astype(np.float32)
 
 
+# bm25s.tokenize's default token pattern (scikit-learn's CountVectorizer pattern)
+_BM25S_WORD = re.compile(r"(?u)\b\w\w+\b")
+_WORD_MEMORY = 200_000  # query words whose term id BM25Retriever.query_terms remembers
+
+
+@cache
+def _accumulate():
+    """``(indptr, indices, data, terms, scores) -> scores``: each term's column added into ``scores`` (numba)."""
+    import numba  # a dependency of ranx already; compiled once, cached on disk
+
+    @numba.njit(cache=True, nogil=True)
+    def accumulate(indptr, indices, data, terms, scores):
+        for term in terms:
+            for j in range(indptr[term], indptr[term + 1]):
+                scores[indices[j]] += data[j]  # float32 + float32, rounded to float32: numpy's own sum
+        return scores
+
+    return accumulate
+
+
 def _stemmer():
     try:
         import Stemmer  # PyStemmer: optional, bm25s works without it
@@ -86,23 +108,56 @@ class BM25Retriever:
         self._stemmer = _stemmer()
         self._size = len(documents)
         self._index = bm25s.BM25(k1=self.k1, b=self.b, method=self.method)
+        self._vocab: dict[str, int] = {}
         if documents:
             tokens = bm25s.tokenize(documents, stopwords="en", stemmer=self._stemmer, show_progress=False)
             self._index.index(tokens, show_progress=False)
+            self._vocab = self._index.vocab_dict
+            # bm25s's eager index: per term (column), the documents holding it and their precomputed BM25 term scores
+            scores = self._index.scores
+            self._postings = (scores["indptr"], scores["indices"], scores["data"])
+        self._stopwords = frozenset(bm25s.stopwords.STOPWORDS_EN)
+        self._term_of_word: dict[str, int] = {}
         return self
 
-    def score_one(self, query: str) -> np.ndarray:
-        """BM25 of one query against every document (zeros when no query term is in the vocabulary)."""
-        import bm25s
+    def query_terms(self, query: str) -> list[int]:
+        """The query's term ids in the index vocabulary, in order, repeats kept: what bm25s scores for it.
 
-        if not self._size:
-            return np.zeros(0, dtype=np.float32)
-        words = bm25s.tokenize([query], stopwords="en", stemmer=self._stemmer, return_ids=False, show_progress=False)[0]
-        vocab = self._index.vocab_dict
-        known = [w for w in words if w in vocab]
-        if not known:
-            return np.zeros(self._size, dtype=np.float32)
-        return np.asarray(self._index.get_scores(known), dtype=np.float32)
+        The same steps as ``bm25s.tokenize(stopwords="en", stemmer=...)`` followed by ``BM25.get_tokens_ids``
+        (lowercase, words of two or more word characters, English stopwords out, stemmed, unknown terms out),
+        without its per-call set-up: the selector scores one query per request. What a word maps to (its term id,
+        or -1 for a stopword or a word outside the vocabulary) is remembered, up to ``_WORD_MEMORY`` words.
+        """
+        known = self._term_of_word
+        terms = [known.get(word) for word in _BM25S_WORD.findall(query.lower())]
+        if None in terms:
+            terms = [self._term_of(word) for word in _BM25S_WORD.findall(query.lower())]
+        return [term for term in terms if term >= 0]
+
+    def _term_of(self, word: str) -> int:
+        term = self._term_of_word.get(word)
+        if term is None:
+            stem = self._stemmer.stemWord(word) if self._stemmer is not None else word
+            term = -1 if word in self._stopwords else self._vocab.get(stem, -1)
+            if len(self._term_of_word) < _WORD_MEMORY:  # hostile queries of made-up words must not grow it forever
+                self._term_of_word[word] = term
+        return term
+
+    def score_one(self, query: str) -> np.ndarray:
+        """BM25 of one query against every document (zeros when no query term is in the vocabulary).
+
+        Equal, bit for bit, to ``bm25s.BM25.get_scores``: float32 sums of each term's precomputed column (bm25s's
+        eager index), the terms added in query order, as bm25s adds them with one ``np.add.at`` per term; here one
+        compiled loop over the postings of all terms.
+        """
+        scores = np.zeros(self._size, dtype=np.float32)
+        terms = self.query_terms(query)
+        if not terms:
+            return scores
+        scores = _accumulate()(*self._postings, np.asarray(terms, dtype=np.int64), scores)
+        if self._index.nonoccurrence_array is not None:  # BM25L / BM25+: absent terms score too
+            scores += self._index.nonoccurrence_array[np.asarray(terms)].sum()
+        return scores
 
     def score(self, queries: list[str]) -> np.ndarray:
         if not queries:

