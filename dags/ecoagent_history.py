@@ -13,11 +13,11 @@ XCom carries the history folder only. Parse time imports only ``airflow.sdk``, `
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from airflow.sdk import Param, dag, task
 
-from pipeline.orchestration import run_context
+from pipeline.orchestration import TRIGGERED_DAG, run_context
 
 PARAMS = {
     "profile": Param("default", type="string", description="config profile"),
@@ -32,13 +32,10 @@ PARAMS = {
 @dag(
     dag_id="ecoagent_history",
     schedule=None,
-    start_date=datetime(2026, 1, 1),
-    catchup=False,
-    max_active_runs=1,
     tags=["ecoagent", "history", "figure-1"],
-    default_args={"owner": "ecoagent", "retries": 0},
     params=PARAMS,
     doc_md=__doc__,
+    **TRIGGERED_DAG,
 )
 def ecoagent_history():
     @task(retries=2, retry_delay=timedelta(minutes=2))
