@@ -51,7 +51,10 @@ def test_scores_every_tool_with_every_column(crawled):
     assert sum(row["tools"] for row in listings.values()) == 8
     assert listings["official"]["per_platform"]["mcp"] == {
         "tools": 1, "reliable_share": listings["official"]["reliable_share"], "w_src": 1.0, "weight": "official"}
-    assert listings["platform"]["per_platform"]["n8n"]["w_src"] == 0.8
+    assert listings["platform"]["per_platform"]["langchain"]["w_src"] == 0.9
+    # the fixture's n8n package is a community one no platform verified: the paper's "otherwise"
+    assert {k: listings["community"]["per_platform"]["n8n"][k] for k in ("w_src", "weight")} == {
+        "w_src": 0.6, "weight": "other"}  # fmt: skip
     assert all(row["w_src_rule"] and 0 <= row["reliable_share"] <= 1 for row in listings.values())
     png = (tmp / "score" / "reliability_by_platform.png").read_bytes()
     assert png.startswith(b"\x89PNG")
