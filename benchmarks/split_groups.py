@@ -1,4 +1,4 @@
-"""How many split groups the grouping rules merge on real query sets: text, + templates, + paraphrases.
+"""How many split groups the grouping rules merge on real query sets: text, + templates, + paraphrases, + gold sets.
 
     .venv/bin/python benchmarks/split_groups.py [--toolbench DIR]
 
@@ -8,8 +8,9 @@ in ToolBench's format (``--toolbench DIR``: an unpacked ToolBench release; by de
 because ToolBench itself is not on the package registries this project reaches), and counts the groups of
 :mod:`ecoagent.text.splits` under each rule in turn: the text rule alone (same normalized text, word Jaccard above
 ``label.dedup_threshold``), plus templates (a number or an entity apart), plus paraphrases (the same gold tools in
-the source and a MiniLM cosine of at least ``label.paraphrase_min_cosine``). Prints one table and a few merged
-examples of each new rule.
+the source and a MiniLM cosine of at least ``label.paraphrase_min_cosine``), plus identical gold sets (queries of
+one source written for the same tools, whatever their wording). Prints one table and a few merged examples of each
+new rule.
 """
 
 from __future__ import annotations
@@ -26,7 +27,15 @@ from ecoagent.config import load_config
 from ecoagent.retrieval.embedding import query_and_tool_encoders
 from ecoagent.text.dedup import DisjointSets, shingles
 from ecoagent.text.markdown import markdown_table
-from ecoagent.text.splits import normalize, paraphrase_key, paraphrase_pairs, similar_pairs, template_pairs
+from ecoagent.text.splits import (
+    gold_set_key,
+    normalize,
+    paraphrase_key,
+    paraphrase_pairs,
+    same_key_pairs,
+    similar_pairs,
+    template_pairs,
+)
 
 TOOLBENCH_SAMPLE = Path(__file__).resolve().parent / "data" / "toolbench_format_sample"
 
@@ -56,10 +65,13 @@ def measure(name: str, queries: list, config, encoder) -> tuple[list, list[str]]
     g_text = groups(n, text_edges)
     g_tmpl = groups(n, text_edges + templates)
     g_para = groups(n, text_edges + templates + paraphrases)
-    row = [name, n, g_text, g_tmpl, g_text - g_tmpl, g_para, g_tmpl - g_para, f"{seconds:.1f}"]
+    gold_sets = same_key_pairs([gold_set_key(q.source, q.gold_tools) for q in queries])
+    g_gold = groups(n, text_edges + templates + paraphrases + gold_sets)
+    row = [name, n, g_text, g_tmpl, g_text - g_tmpl, g_para, g_tmpl - g_para, g_gold, g_para - g_gold,
+           f"{seconds:.1f}"]  # fmt: skip
     rng = random.Random(0)
     examples = []
-    for label, pairs in (("template", templates), ("paraphrase", paraphrases)):
+    for label, pairs in (("template", templates), ("paraphrase", paraphrases), ("gold set", gold_sets)):
         fresh = [(a, b) for a, b in pairs if norms[a] != norms[b]]
         for a, b in rng.sample(fresh, min(3, len(fresh))):
             examples.append(f"{name} {label}: {texts[a][:90]!r} ~ {texts[b][:90]!r}")
@@ -93,7 +105,8 @@ def main() -> None:
         rows.append(row)
         examples += ex
     print("\n".join(markdown_table(
-        ["queries", "n", "groups: text", "+ templates", "merged", "+ paraphrases", "merged", "embed s"], rows
+        ["queries", "n", "groups: text", "+ templates", "merged", "+ paraphrases", "merged", "+ gold sets", "merged",
+         "embed s"], rows
     )))  # fmt: skip
     print()
     print("\n".join(f"- {e}" for e in examples))

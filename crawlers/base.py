@@ -71,9 +71,12 @@ class Extraction:
     ``errors`` are (source path, reason) pairs for parts that could not be read (a syntax error in
     one module, say): the rest of the package still counts. ``skipped`` counts things that were
     found but deliberately not emitted as tools, by reason (``trigger``, ``abstract_base``,
-    ``runtime_only_no_name``...), so the summary can print the counting rule.
+    ``runtime_only_no_name``...), so the summary can print the counting rule. ``tables``: rows of side
+    tables the crawl writes beside the catalog, keyed by their ``CRAWL_FILES`` name (n8n: every node version's
+    actions and defaults); a row's ``local_id`` becomes the catalog ``tool_id`` in the crawl stage.
     """
 
     tools: list[ExtractedTool] = field(default_factory=list)
     errors: list[tuple[str, str]] = field(default_factory=list)
     skipped: Counter = field(default_factory=Counter)
+    tables: dict[str, list[dict]] = field(default_factory=dict)

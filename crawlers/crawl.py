@@ -27,8 +27,10 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import polars as pl
+
 from crawlers.base import Extraction, PackageFiles
-from crawlers.normalize import deduplicate, to_record
+from crawlers.normalize import deduplicate, to_record, tool_id_of
 from crawlers.sources import PLATFORMS, dump_sources, load_sources
 from ecoagent.config import Config
 from ecoagent.errors import EXIT_PARTIAL, EcoAgentError
@@ -71,6 +73,7 @@ class PackageResult:
     drops: list[dict] = field(default_factory=list)
     fatal: bool = False  # nothing could be read from the package
     seconds: float = 0.0
+    tables: dict[str, list[dict]] = field(default_factory=dict)  # the extractor's side tables (Extraction.tables)
 
 
 def archive_limits(config: Config) -> ArchiveLimits:
@@ -110,6 +113,7 @@ def _extract_package(source: Source, archive: Path, limits: ArchiveLimits) -> Pa
         return result
     result.errors.extend(extraction.errors)
     result.skipped.update(extraction.skipped)
+    result.tables = extraction.tables
     for tool in extraction.tools:
         try:
             result.records.append(to_record(source, tool))
@@ -191,10 +195,14 @@ def crawl(
     tool_map = None
     if cfg.livemcpbench_crosscheck and "mcp" in cfg.platforms:
         summary["livemcpbench_crosscheck"], tool_map = livemcpbench_crosscheck(config, dedup.records)
+    tables = side_tables(ordered, dedup)
+    summary["side_tables"] = {name: len(frame) for name, frame in tables.items()}
 
     with folder.replace() as store:
         if tool_map is not None:
             store.write_json(tool_map, LIVEMCPBENCH_TOOL_MAP)
+        for name, frame in tables.items():
+            store.write_parquet(frame, name)
         store.write_parquet(records_to_frame(dedup.records), CRAWL_FILES.tools)
         store.write_json([p.manifest_row() for p in fetched], CRAWL_FILES.fetch_manifest)
         store.write_json(sorted([*dedup.dropped, *(d for r in ordered for d in r.drops)], key=lambda d: d["tool_id"]),
@@ -341,6 +349,27 @@ def _merge_per_listing(summaries: list[dict], records: list[ToolRecord]) -> dict
         row["tools"], row["packages_with_tools"] = len(tools), len({rec.package for rec in tools})
         row["not_counted_by_reason"] = dict(sorted(row["not_counted_by_reason"].items()))
     return dict(sorted(out.items()))
+def side_tables(results: list[PackageResult], dedup) -> dict[str, pl.DataFrame]:
+    """The extractors' side tables (:attr:`crawlers.base.Extraction.tables`) of every package, each row's
+    ``local_id`` turned into the ``tool_id`` the catalog keeps for it (an exact duplicate's survivor; null with
+    ``reason`` ``not_in_catalog`` when the crawl dropped the tool)."""
+    kept_as = {d["tool_id"]: d["kept"] for d in dedup.dropped if d.get("kept")}
+    in_catalog = {r.tool_id for r in dedup.records}
+    rows: dict[str, list[dict]] = {}
+    for result in results:
+        for name, table in result.tables.items():
+            out = rows.setdefault(name, [])
+            for row in table:
+                local_id = row.pop("local_id", None)
+                if local_id is not None:
+                    tool_id = kept_as.get(tool_id_of(result.source, local_id), tool_id_of(result.source, local_id))
+                    row["tool_id"] = tool_id if tool_id in in_catalog else None
+                    if row["tool_id"] is None:
+                        row["reason"] = "not_in_catalog"
+                else:
+                    row["tool_id"] = None
+                out.append(row)
+    return {name: pl.DataFrame(table, infer_schema_length=None) for name, table in sorted(rows.items()) if table}
 
 
 def livemcpbench_crosscheck(config: Config, records: list[ToolRecord]) -> tuple[dict, list[dict] | None]:
@@ -426,10 +455,17 @@ def merge_crawl_shards(config: Config, shard_dirs: list[str], out: str) -> Crawl
     if crosschecks:
         summary["livemcpbench_crosscheck"] = crosschecks[0]  # only the shard holding mcp computes it
     dropped = [d for s in shards for d in s.read_json(CRAWL_FILES.drops)] + dedup.dropped
+    tables = {  # the shards crawl disjoint platforms: their side tables add up
+        name: pl.concat([s.read_parquet(name) for s in shards if s.exists(name)], how="diagonal_relaxed")
+        for name in sorted({n for s in summaries for n in s.get("side_tables", {})})
+    }
+    summary["side_tables"] = {name: len(frame) for name, frame in tables.items()}
     with folder.replace() as store:
         for shard in shards:
             if shard.exists(LIVEMCPBENCH_TOOL_MAP):
                 store.write_json(shard.read_json(LIVEMCPBENCH_TOOL_MAP), LIVEMCPBENCH_TOOL_MAP)
+        for name, frame in tables.items():
+            store.write_parquet(frame, name)
         store.write_parquet(records_to_frame(dedup.records), CRAWL_FILES.tools)
         fetched = [row for s in shards for row in s.read_json(CRAWL_FILES.fetch_manifest)]
         store.write_json(fetched, CRAWL_FILES.fetch_manifest)

@@ -37,6 +37,11 @@ def content_hash(fields: dict) -> str:
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
+def tool_id_of(source: Source, local_id: str) -> str:
+    """The catalog id of a tool: ``platform:package:local_id``."""
+    return f"{source.platform}:{source.name}:{local_id}"
+
+
 def to_record(source: Source, tool: ExtractedTool) -> ToolRecord:
     """Normalize one extracted tool; raises ValueError (with the reason) for a record to drop."""
     name = (tool.name or "").strip()
@@ -46,7 +51,7 @@ def to_record(source: Source, tool: ExtractedTool) -> ToolRecord:
     if params.get("type") != "object":
         raise ValueError("parameters_not_an_object_schema")
     fields = {
-        "tool_id": f"{source.platform}:{source.name}:{tool.local_id}",
+        "tool_id": tool_id_of(source, tool.local_id),
         "platform": source.platform,
         "listing": source.listing,
         "package": source.name,

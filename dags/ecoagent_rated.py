@@ -11,7 +11,11 @@ its gate. Three tasks:
 2. ``train_encoder``: contrastive fine-tuning on Syn train, grid chosen on validation
    (:func:`rated.encoder.choose_encoder`), into ``<root>/runs/<run_id>/rated/model``;
 3. ``evaluate``: Tables 1-3, plots, ``report.md`` and ``metrics.json`` in the same folder
-   (:func:`rated.run.rated_run`, which finds the trained encoder and does not train again).
+   (:func:`rated.run.rated_to`, which finds the trained encoder and does not train again).
+
+Both read and write through the store (a local folder or object storage: the release is read from a verified local
+copy, the RATED folder is written locally and committed to the store) and run on the Celery queue ``gpu``
+(``ECOAGENT_GPU_QUEUE``), so a worker with a GPU trains and evaluates.
 
 The profile's ``rated`` section sets the work: the default profile is the quick CPU one, CI runs
 the fixture profile. XCom carries folder paths and the settings dict only. Parse time imports only
@@ -20,12 +24,18 @@ the fixture profile. XCom carries folder paths and the settings dict only. Parse
 
 from __future__ import annotations
 
+import os
+
 from airflow.sdk import Asset, Param, dag, task
 
 from pipeline.orchestration import TRIGGERED_DAG, heartbeat, rated_settings, run_context
 
 # Same name as in ecoagent_refresh.py (an asset is identified by name and URI, not by object).
 RELEASE_ASSET = Asset("ecoagent/release")
+
+# Training and evaluation go to the Celery queue of the workers with a GPU (`airflow celery worker --queues gpu`);
+# ECOAGENT_GPU_QUEUE names another queue. Other executors ignore queues.
+GPU_QUEUE = {"queue": os.environ.get("ECOAGENT_GPU_QUEUE", "gpu")}
 
 # A manual run's settings; a run triggered by a release event takes the refresh's (see choose_release).
 PARAMS = {
@@ -52,34 +62,30 @@ def ecoagent_rated():
         print(f"release {settings['folder']}, profile {settings['profile']}, root {settings['out'] or 'the store'}")
         return settings
 
-    @task
+    @task(**GPU_QUEUE)
     def train_encoder(settings: dict, run_id: str | None = None) -> str:
-        from pathlib import Path
-
+        """The run's RATED folder in the store, holding the trained encoder (committed by its record)."""
+        from ecoagent.layout import RATED_MARKER
         from ecoagent.release_format.reader import load_release
+        from ecoagent.store import StageFolder
         from rated.encoder import choose_encoder
 
         run = run_context(settings, run_id)
-        out_dir = Path(run.run.folder("rated"))
-        out_dir.mkdir(parents=True, exist_ok=True)
         cache = run.config.resolve_path(run.config.embedding.cache_dir)
-        with heartbeat("train the RATED encoder", run.config):
-            choice = choose_encoder(load_release(settings["folder"]), run.config.rated, out_dir, run.config.seed, cache)
+        folder = StageFolder(run.run.folder("rated"), marker=RATED_MARKER)
+        with heartbeat("train the RATED encoder", run.config), folder.amend() as store:
+            release = load_release(settings["folder"])
+            choice = choose_encoder(release, run.config.rated, store.local_path, run.config.seed, cache)
         print(choice.record["settings"], "steps", choice.record["steps"])
-        from ecoagent.layout import RATED_FILES
+        return folder.url()
 
-        return str(out_dir / RATED_FILES.model_folder)
-
-    @task
-    def evaluate(settings: dict, model: str, run_id: str | None = None) -> str:
-        from pathlib import Path
-
+    @task(**GPU_QUEUE)
+    def evaluate(settings: dict, rated_folder: str, run_id: str | None = None) -> str:
         from ecoagent.runtime.progress import print_line
-        from rated.run import rated_run
+        from rated.run import rated_to
 
         config = run_context(settings, run_id).config
-        result = rated_run(config, Path(settings["folder"]), Path(model).parent, progress=print_line)
-        return str(result.report_path)
+        return rated_to(config, settings["folder"], rated_folder, progress=print_line).report_path
 
     settings = choose_release()
     evaluate(settings, train_encoder(settings))

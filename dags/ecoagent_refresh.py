@@ -2,10 +2,13 @@
 build) as one Airflow 3 DAG, built from that list.
 
 Each stage becomes the tasks its capabilities call for (:mod:`ecoagent.stage`): a partitioned stage one task per
-partition and a merge, a gated stage a gate task, an LLM stage parallel shards that answer its requests before its
-own task assembles, a published stage an asset event once promoted. Every task runs the same stage object as the
-CLI (see dags/README.md) and writes under a run-scoped partition ``<root>/runs/<run_id>/<stage>/``, so a rerun of a
-task overwrites its own outputs and two runs never mix. XCom carries folder paths and small dicts only.
+partition and a merge, a gated stage a gate task, an LLM stage a plan task (once per run, written to the store),
+parallel shards that answer the planned requests into the store (in the LLM pool) and its own task that assembles
+from there, a published stage an asset event once promoted. Tasks meet only through the store (a local folder or
+object storage), so they may run on workers that share nothing else (CeleryExecutor: docs/orchestration.md).
+Every task runs the same stage object as the CLI (see dags/README.md) and writes under a run-scoped partition
+``<root>/runs/<run_id>/<stage>/``, so a rerun of a task overwrites its own outputs and two runs never mix. XCom
+carries folder paths and small dicts only.
 
 Parse time stays cheap: this module imports ``airflow.sdk``, ``datetime``, ``os``, ``pipeline.orchestration``
 (standard library only) and ``pipeline.stages`` (the stage objects, whose modules import polars, torch or
@@ -25,7 +28,7 @@ from datetime import timedelta
 from airflow.sdk import Asset, CronTriggerTimetable, Param, dag, task
 
 from ecoagent.stage import Gated, LLMStage, Partitioned, Published
-from pipeline.orchestration import answer_stage_shard, release_event_extra, run_context, run_stage
+from pipeline.orchestration import answer_stage_shard, plan_stage, release_event_extra, run_context, run_stage
 from pipeline.stages import STAGES, stage_named
 
 
@@ -54,6 +57,17 @@ NETWORK_RETRIES = {
     "retries": int(os.environ.get("ECOAGENT_NETWORK_RETRIES", "2")),
     "retry_delay": timedelta(seconds=int(os.environ.get("ECOAGENT_RETRY_DELAY_S", "60"))),
     "retry_exponential_backoff": 2.0,
+}
+
+
+# Every task that talks to the LLM endpoint (the shards, and the stage task that asks again what a shard could not
+# answer) runs in one Airflow pool, so shards x llm.concurrency never exceeds what the server takes: size the pool
+# as (concurrent requests the server serves well, e.g. vLLM's --max-num-seqs) / llm.concurrency, with
+# `airflow pools set ecoagent_llm <slots> "the LLM endpoint"`. ECOAGENT_LLM_POOL names another pool and
+# ECOAGENT_LLM_POOL_SLOTS the slots one LLM task takes (default 1).
+LLM_POOL = {
+    "pool": os.environ.get("ECOAGENT_LLM_POOL", "ecoagent_llm"),
+    "pool_slots": int(os.environ.get("ECOAGENT_LLM_POOL_SLOTS", "1")),
 }
 
 
@@ -123,23 +137,29 @@ def gate_stage(stage: str, folder: str, params: dict | None = None, run_id: str 
 
 
 @task
-def llm_shard(stage: str, shard: int, inputs: dict, params: dict | None = None, run_id: str | None = None) -> dict:
-    """One shard of an LLM stage's requests (generation or verification), answered into the response cache."""
-    return answer_stage_shard(stage_named(stage), run_context(params, run_id), dict(inputs), shard,
-                              int(params.get("shards") or 1))  # fmt: skip
+def plan_llm_stage(stage: str, inputs: dict, params: dict | None = None, run_id: str | None = None) -> dict:
+    """An LLM stage's plan, computed once for the run and written to its exchange folder in the store."""
+    return plan_stage(stage_named(stage), run_context(params, run_id), dict(inputs))
+
+
+@task
+def llm_shard(stage: str, shard: int, plan: dict, params: dict | None = None, run_id: str | None = None) -> dict:
+    """One shard of an LLM stage's planned requests (generation or verification), its answers written to the
+    run's exchange folder in the store as they arrive."""
+    return answer_stage_shard(stage_named(stage), run_context(params, run_id), shard, int(params.get("shards") or 1))
 
 
 @task
 def run_stage_task(stage: str, inputs: dict, shard_results: list[dict] | None = None, params: dict | None = None,
                    run_id: str | None = None, outlet_events=None) -> str:  # fmt: skip
-    """The stage on this run's input folders (an LLM stage finds its shards' answers in the cache and only
-    assembles); a published stage's result is then promoted to the run root and announced."""
+    """The stage on this run's input folders (an LLM stage reads its plan and its shards' answers from the store
+    and only assembles); a published stage's result is then promoted to the run root and announced."""
     if shard_results is not None:
         failed = sum(r["failed"] for r in shard_results[:])  # [:] = one XCom request
         print(f"{stage} shards done, {failed} failed requests ({stage} retries them once more)")
     run = run_context(params, run_id)
     the_stage = stage_named(stage)
-    result = run_stage(the_stage, run, dict(inputs), run.run.folder(stage))
+    result = run_stage(the_stage, run, dict(inputs), run.run.folder(stage), planned=shard_results is not None)
     if isinstance(the_stage, Published):
         result = the_stage.promote(run.config, result, run.root)
         print(result.lines[-1])
@@ -158,7 +178,7 @@ def refresh_dag(stages=STAGES, dag_id: str = "ecoagent_refresh"):
         schedule=SCHEDULE,
         start_date=None,  # see refresh_schedule: no start date, so unpausing does not start a run
         catchup=False,  # a scheduler that was down runs the latest missed tick once, not every one of them
-        max_active_runs=1,  # runs share the LLM response cache and the package cache
+        max_active_runs=1,  # runs share the package cache and each worker's LLM response cache
         tags=["ecoagent", "refresh", "dataset"],
         default_args={"owner": "ecoagent", "retries": 0},
         params=PARAMS,
@@ -178,9 +198,10 @@ def refresh_dag(stages=STAGES, dag_id: str = "ecoagent_refresh"):
                 folder = merge_partitions.override(task_id=f"merge_{stage.name}")(stage=stage.name,
                                                                                   partition_folders=done)  # fmt: skip
             elif isinstance(stage, LLMStage):
-                shard = llm_shard.override(task_id=stage.shard_task, **NETWORK_RETRIES)
-                answered = shard.partial(stage=stage.name, inputs=inputs).expand(shard=shards)
-                folder = run_stage_task.override(task_id=stage.task_id)(stage.name, inputs, answered)
+                planned = plan_llm_stage.override(task_id=stage.plan_task)(stage.name, inputs)
+                shard = llm_shard.override(task_id=stage.shard_task, **LLM_POOL, **NETWORK_RETRIES)
+                answered = shard.partial(stage=stage.name, plan=planned).expand(shard=shards)
+                folder = run_stage_task.override(task_id=stage.task_id, **LLM_POOL)(stage.name, inputs, answered)
             else:
                 outlets = [stage_asset(stage)] if isinstance(stage, Published) else []
                 folder = run_stage_task.override(task_id=stage.task_id, outlets=outlets)(stage.name, inputs)

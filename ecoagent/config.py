@@ -15,7 +15,7 @@ import os
 from functools import cache
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Annotated, Any, get_args, get_origin
+from typing import Annotated, Any, Literal, get_args, get_origin
 
 import annotated_types
 import yaml
@@ -57,6 +57,9 @@ class EmbeddingConfig(Section):
 
     cache_dir: str = "~/.cache/ecoagent/embeddings"  # vectors by (model, text hash): nothing is embedded twice
     batch_size: Count = 64
+    # where the stages' encoders run: cpu (the default: the same vectors on every machine) | cuda | auto (cuda when
+    # a GPU is visible); RATED's encoders, cross-encoder and trainer follow rated.train.device
+    device: Literal["auto", "cpu", "cuda"] = "cpu"
 
 
 class EmbeddedLLMConfig(Section):
@@ -86,7 +89,7 @@ class LLMConfig(Section):
     timeout_s: Seconds = 120
     max_retries: NonNegative = 4
     backoff_s: NonNegativeFloat = 1.0
-    cache_path: str | None = None  # response cache (SQLite); default <store>/llm/responses.sqlite
+    cache_path: str | None = None  # response cache (SQLite); default <store>/llm/responses.sqlite (a local store)
     batch_dir: str | None = None  # batch backend: where request / output JSONL files live
     embedded: EmbeddedLLMConfig = EmbeddedLLMConfig()
 

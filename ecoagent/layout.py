@@ -10,6 +10,7 @@ A run root (the artifact store, ``--out DIR`` of ``ecoagent run``, or one Airflo
     <root>/history/                            ``ecoagent history``: the catalog month by month (Figure 1)
     <root>/history_months/<YYYY-MM>/crawl|score/   one month's catalog, crawled and scored
     <root>/runs/<run_id>/                      one Airflow run: a run root of its own, same layout
+    <root>/<stage>_llm/                        an orchestrated LLM stage's plan, requests and shards' answers
     <root>/llm/responses.sqlite                the LLM response cache (a local root only)
 
 The CLI, the stages (their default input and output folders), the DAGs and the release build all ask a
@@ -29,41 +30,69 @@ if TYPE_CHECKING:
     from ecoagent.config import Config
 
 STAGES = ("crawl", "score", "synth", "label")
+_MARKERS: dict[str, str] = {}  # a declared file name -> the marker of the folder it lives in
+
+
+def commit_marker(name: str) -> str | None:
+    """The file that commits the folder ``name`` (a declared output file) lives in; None for undeclared files."""
+    return _MARKERS.get(name)
 
 
 class StageFiles:
-    """The files one stage writes into its folder, by role: ``CRAWL_FILES.tools`` is ``"tools.parquet"``."""
+    """The files one stage writes into its folder, by role: ``CRAWL_FILES.tools`` is ``"tools.parquet"``.
 
-    def __init__(self, **names: str) -> None:
+    ``marker`` names the role of the file that commits the folder on object storage (written last, see
+    :mod:`ecoagent.store`): a reader trusts a folder there only once that file is in it.
+    """
+
+    def __init__(self, *, marker: str | None = None, **names: str) -> None:
         self.__dict__.update(names)
         self._names = tuple(names.values())
+        self.marker = names[marker] if marker else None
+        if self.marker:
+            _MARKERS.update(dict.fromkeys(self._names, self.marker))
 
     def names(self) -> tuple[str, ...]:
         """Every declared file name, in declaration order."""
         return self._names
 
 
-CRAWL_FILES = StageFiles(tools="tools.parquet", summary="crawl_summary.json", fetch_manifest="fetch_manifest.json",
-                         drops="crawl_drops.json", resolved_sources="sources.resolved.yaml",
-                         livemcpbench_tool_map="livemcpbench_tool_map.json")  # fmt: skip
-SCORE_FILES = StageFiles(tools="tools_scored.parquet", summary="score_summary.json",
+CRAWL_FILES = StageFiles(marker="summary", tools="tools.parquet", summary="crawl_summary.json",
+                         fetch_manifest="fetch_manifest.json", drops="crawl_drops.json",
+                         resolved_sources="sources.resolved.yaml",
+                         livemcpbench_tool_map="livemcpbench_tool_map.json",
+                         # every n8n node version's actions, defaults and catalog tool (crawlers/n8n/action_table.py)
+                         n8n_actions="n8n_actions.parquet")  # fmt: skip
+SCORE_FILES = StageFiles(marker="summary", tools="tools_scored.parquet", summary="score_summary.json",
                          reliability_plot="reliability_by_platform.png", gate_report="scored_catalog_gate.md",
                          gate_results="scored_catalog_gate.json")  # fmt: skip
-SYNTH_FILES = StageFiles(queries="syn_queries.parquet", pairs="syn_pairs.parquet", summary="synth_summary.json")
-LABEL_FILES = StageFiles(queries="real_queries.parquet", pairs="real_pairs.parquet", review_sample="review_sample.csv",
-                         summary="label_summary.json", gold_queries="gold_queries.parquet",
-                         gold_qrels="gold_qrels.parquet", gold_mapping="gold_mapping.json",
-                         gold_pairs="gold_pairs.parquet")  # fmt: skip
+SYNTH_FILES = StageFiles(marker="summary", queries="syn_queries.parquet", pairs="syn_pairs.parquet",
+                         summary="synth_summary.json")  # fmt: skip
+LABEL_FILES = StageFiles(marker="summary", queries="real_queries.parquet", pairs="real_pairs.parquet",
+                         review_sample="review_sample.csv", summary="label_summary.json",
+                         gold_queries="gold_queries.parquet", gold_qrels="gold_qrels.parquet",
+                         gold_mapping="gold_mapping.json", gold_pairs="gold_pairs.parquet",
+                         # label.workflows (labeling/workflows): n8n workflow templates, labelled by construction
+                         workflow_queries="workflow_queries.parquet", workflow_qrels="workflow_qrels.parquet",
+                         workflow_mapping="workflow_mapping.json", workflow_pairs="workflow_pairs.parquet",
+                         workflow_review_sample="workflow_review_sample.csv",
+                         workflow_review_key="workflow_review_key.csv")  # fmt: skip
 # a release folder's own files (its data files are named by release.build.data_path)
-RELEASE_FILES = StageFiles(manifest="manifest.json", card="README.md", changelog="CHANGELOG.md",
+RELEASE_FILES = StageFiles(marker="manifest", manifest="manifest.json", card="README.md", changelog="CHANGELOG.md",
                            croissant="croissant.json", gate_folder="gate", gate_report="release_gate.md",
                            gate_leakage="leakage.json", gate_secrets="secrets.json")  # fmt: skip
 TRACKED_RELEASE_FILES = (RELEASE_FILES.manifest, RELEASE_FILES.card, RELEASE_FILES.changelog)  # in releases/<v>/
 RATED_FILES = StageFiles(metrics="metrics.json", report="report.md", model_folder="model",
                          train_record="rated_train.json")  # fmt: skip  # the record beside the chosen model
+# a RATED folder commits by the trained model's record (the training task writes the folder first, the evaluation
+# adds its metrics and report to it)
+RATED_MARKER = f"{RATED_FILES.model_folder}/{RATED_FILES.train_record}"
+# an LLM stage's exchange folder in an orchestrated run (<run>/<stage>_llm/): the plan computed once, its requests
+# (what the shard tasks answer), and one answers file per shard
+LLM_FILES = StageFiles(marker="requests", plan="plan.pkl", requests="requests.jsonl", answers="answers")
 
 # --- the history step (pipeline/history.py, `ecoagent history`): the paper's Figure 1 and every tool's first month
-HISTORY_FILES = StageFiles(table="figure1.json", markdown="figure1.md", plot="figure1.png",
+HISTORY_FILES = StageFiles(marker="summary", table="figure1.json", markdown="figure1.md", plot="figure1.png",
                            first_seen="first_seen.parquet", publish_times="publish_times.json",
                            summary="history_summary.json")  # fmt: skip
 # --- end of the history step's files
@@ -76,29 +105,31 @@ def safe_run_id(run_id: str) -> str:
     return "".join(c if c.isalnum() or c in "._-" else "_" for c in run_id)
 
 
-def newest_release(release_root: str | Path, exclude: str | None = None) -> Path | None:
-    """The most recent release folder under ``release_root`` (by version), other than ``exclude``; None if none.
+def newest_release(release_root: str | Path, exclude: str | None = None) -> str | None:
+    """The most recent release folder under ``release_root`` (a local path or an fsspec URL), by version, other than
+    ``exclude``; None if none. A folder is a release once its manifest is there (the file that commits it).
 
     Hidden folders are copies being promoted (``.<version>.tmp-*``), never a release yet.
     """
-    root = Path(release_root)
-    if not root.is_dir():
+    import fsspec
+
+    fs, root = fsspec.core.url_to_fs(str(release_root))
+    root = root.rstrip("/")
+    if not fs.isdir(root):
         return None
-    folders = sorted(
-        (
-            p
-            for p in root.iterdir()
-            if (p / "manifest.json").is_file() and p.name != exclude and not p.name.startswith(".")
-        ),
-        key=_version_key,
-    )
-    return folders[-1] if folders else None
+    names = (e["name"].rstrip("/").rsplit("/", 1)[-1] for e in fs.ls(root, detail=True) if e["type"] == "directory")
+    candidates = sorted((n for n in names if n != exclude and not n.startswith(".")), key=_version_key, reverse=True)
+    newest = next((n for n in candidates if fs.exists(f"{root}/{n}/{RELEASE_FILES.manifest}")), None)
+    if newest is None:
+        return None
+    protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
+    return f"{root}/{newest}" if protocol in ("file", "local") else f"{protocol}://{root}/{newest}"
 
 
-def _version_key(folder: Path) -> tuple:
+def _version_key(name: str) -> tuple:
     # 2026.11.3 < 2026.11.29: compare versions as numbers, not strings
-    match = SEMVER.match(folder.name)
-    return (1, *map(int, match.groups())) if match else (0, folder.name)
+    match = SEMVER.match(name)
+    return (1, *map(int, match.groups())) if match else (0, name)
 
 
 @dataclass(frozen=True)
@@ -145,6 +176,10 @@ class RunLayout:
 
     def rated(self, version: str) -> str:
         return self.folder(f"rated/{version}")
+
+    def llm_exchange(self, stage: str) -> str:
+        """Where an orchestrated run's LLM stage keeps its plan, its requests and its shards' answers."""
+        return self.folder(f"{stage}_llm")
 
     # --- the history step
     @property

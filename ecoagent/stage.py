@@ -130,8 +130,10 @@ class Published:
 class LLMStage(Stage):
     """A stage that asks the LLM: plan the requests, have them answered (from the response cache first), assemble.
 
-    The refresh DAG answers :meth:`llm_requests` in parallel shards (task ``shard_task``) into the response cache
-    before the stage's own task runs; the stage then finds every answer there and only assembles. The work itself
+    The refresh DAG plans once per run (task ``plan_task``: :meth:`write_plan` into the run's exchange folder in the
+    store), answers the requests in parallel shards (task ``shard_task``: each writes its answers file into the same
+    folder, :mod:`ecoagent.llm.exchange`), then the stage's own task reads the plan and the answers and only
+    assembles (:meth:`assemble_from`); ``ecoagent run`` does the three in one process (:meth:`run`). The work itself
     is in the module ``steps()`` returns (a function, so that the module and its heavy imports load when the stage
     runs, not when a DAG file is parsed): ``plan(config, in_dir)`` (everything before the LLM; the result has the
     ``requests`` in order) and ``assemble(config, plan, answers, folder, started) -> StageResult``.
@@ -156,6 +158,28 @@ class LLMStage(Stage):
 
     def llm_requests(self, config: Config, inputs: Mapping[str, str]) -> list:
         return self.plan(config, inputs).requests
+
+    @property
+    def plan_task(self) -> str:
+        return f"plan_{self.name}"
+
+    def write_plan(self, config: Config, inputs: Mapping[str, str], exchange: str) -> dict:
+        """Plan once and write the plan and its requests to the exchange folder ``exchange`` (in the store)."""
+        from ecoagent.llm.exchange import write_plan
+
+        return write_plan(self.plan(config, inputs), exchange)
+
+    def assemble_from(self, config: Config, exchange: str, out: str, progress: Progress | None = None) -> StageResult:
+        """Assemble from the plan and the shards' answers in ``exchange``: the orchestrated :meth:`run`."""
+        from ecoagent.llm.exchange import read_answers, read_plan
+        from ecoagent.store import StageFolder
+
+        started = time.perf_counter()
+        folder = StageFolder(out, self.outputs.names())
+        plan = read_plan(exchange)
+        answers = read_answers(config, exchange, plan.requests, progress=(
+            lambda done, total: progress(self.progress, done, total)) if progress else None)  # fmt: skip
+        return self.assemble(config, plan, answers, folder, started)
 
     def run(self, config: Config, inputs: Mapping[str, str], out: str, progress: Progress | None = None) -> StageResult:
         from ecoagent.llm.ask import ask

@@ -15,8 +15,14 @@ Leftovers of a killed run (hidden ``.tmp-``/``.old-`` siblings, ``*.tmp-*`` file
 run of the stage starts, unless the process that made them is still alive on this machine. One run writes a
 stage folder at a time (the DAG runs one refresh at a time; each Airflow run has its own partition).
 
-On a local disk the swap is two ``rename(2)`` calls; on object storage (``s3://``) a folder rename is a copy,
-so there the guarantee is per file only.
+On a local disk the swap is two ``rename(2)`` calls. On object storage (``s3://``) a folder rename is a copy, so
+a folder there commits by a **marker**: one of its own files (a stage's summary, a release's manifest), uploaded
+last. The new generation is written into a local staging folder (``<tmp>/ecoagent-staging/<pid>-<hex>``, so a stage
+writes local files either way); the commit removes the marker (the folder is uncommitted from then on), the
+previous generation's files, uploads the new files and the marker last. Readers trust only committed folders
+(:meth:`ArtifactStore.require`, :meth:`ArtifactStore.download`): a folder whose writer was killed is refused with
+a line naming it, and the next run of its writer replaces it. Leftover cleanup by process id only ever concerns
+local temporaries (hidden siblings, staging folders) of processes on this machine.
 """
 
 from __future__ import annotations
@@ -27,14 +33,17 @@ import json
 import os
 import re
 import shutil
+import tempfile
 import uuid
 from collections.abc import Collection, Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 import fsspec
 import polars as pl
 
 from ecoagent.errors import BadInput, MissingInput
+from ecoagent.layout import commit_marker
 
 # what a killed run leaves: ".<folder>.tmp-<pid>-<hex>" / ".<folder>.old-<pid>-<hex>" beside a stage folder,
 # "<file>.tmp-<pid>-<hex>" inside one (older builds wrote no pid: their owner counts as gone)
@@ -63,6 +72,9 @@ class ArtifactStore:
     def __init__(self, root: str):
         self.fs, self.root = fsspec.core.url_to_fs(str(root))
         self.protocol = self.fs.protocol if isinstance(self.fs.protocol, str) else self.fs.protocol[0]
+        if not self.is_local:
+            # fsspec caches listings per filesystem instance, shared in the process: another task's writes must show
+            self.fs.invalidate_cache()
 
     @property
     def is_local(self) -> bool:
@@ -79,8 +91,65 @@ class ArtifactStore:
     def exists(self, *parts: str) -> bool:
         return self.fs.exists(self.path(*parts))
 
+    @property
+    def local_path(self) -> Path:
+        """The folder as a local path, for steps that need one (a stage's staging folder always is local)."""
+        if not self.is_local:
+            raise ValueError(f"{self.url()} is not a local folder")
+        return Path(self.root)
+
+    def files(self) -> list[str]:
+        """Every file under the folder, as sorted paths relative to it (``corpus/corpus-00000-of-00001.parquet``)."""
+        base = self.root.rstrip("/")
+        if not self.fs.isdir(base):
+            return []
+        return sorted(p[len(base) + 1 :] for p in self.fs.find(base) if p.startswith(base + "/"))
+
+    def folders(self) -> list[str]:
+        """The names of the folder's subfolders, sorted (none when the folder is not there)."""
+        base = self.root.rstrip("/")
+        if not self.fs.isdir(base):
+            return []
+        entries = self.fs.ls(base, detail=True)
+        return sorted(e["name"].rstrip("/").rsplit("/", 1)[-1] for e in entries if e["type"] == "directory")
+
+    def checksum(self, *parts: str) -> int:
+        """A token of a file's current version (its size and modification time, an object's ETag): it changes when
+        the file is written again."""
+        return self.fs.checksum(self.path(*parts))
+
+    def committed(self, marker: str | None) -> bool:
+        """Whether readers may trust the folder: always on a local disk (folders are renamed into place), on object
+        storage when its ``marker`` (the file its writer uploads last) is there."""
+        return self.is_local or marker is None or self.exists(marker)
+
+    def require_committed(self, marker: str | None, producer: str) -> None:
+        if not self.committed(marker):
+            raise MissingInput(
+                f"{self.url()} is not committed (no {marker}: its writer is still running or was killed): "
+                f"rerun `ecoagent {producer}`"
+            )
+
+    def download(self, dest: str | Path) -> Path:
+        """Copy every file of the folder into the local folder ``dest`` (hard links on a local disk)."""
+        dest = Path(dest)
+        dest.mkdir(parents=True, exist_ok=True)
+        for rel in self.files():
+            target = dest / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if self.is_local:
+                with contextlib.suppress(FileNotFoundError):
+                    target.unlink()
+                os.link(self.path(rel), target)
+            else:
+                self.fs.get_file(self.path(rel), str(target))
+        return dest
+
     def write_bytes(self, data: bytes, *parts: str) -> str:
         final = self.path(*parts)
+        if not self.is_local:  # one PUT: an object appears whole or not at all (a rename there would be a copy)
+            self.fs.pipe_file(final, data)
+            return self.url(*parts)
         self.fs.makedirs(final.rsplit("/", 1)[0], exist_ok=True)
         tmp = f"{final}.tmp-{_token()}"
         with self.fs.open(tmp, "wb") as fh:
@@ -110,6 +179,7 @@ class ArtifactStore:
             raise MissingInput(
                 f"no {name} in {self.url()}: run `ecoagent {producer}` first or pass {option} DIR with its outputs"
             )
+        self.require_committed(commit_marker(name), producer)
         return self.path(name)
 
     def read_table(self, name: str, producer: str, columns: Iterable[str] = (), option: str = "--in") -> pl.DataFrame:
@@ -176,7 +246,7 @@ class StageFolder:
     :meth:`amend` adds files to the current generation the same way (the score gate's report).
     """
 
-    def __init__(self, final: str, outputs: Collection[str] | None = None):
+    def __init__(self, final: str, outputs: Collection[str] | None = None, marker: str | None = None):
         self.store = ArtifactStore(final)
         self.final = self.store.root.rstrip("/")
         if not self.final.strip("/"):
@@ -184,6 +254,11 @@ class StageFolder:
         parent, self.name = self.final.rsplit("/", 1) if "/" in self.final else ("", self.final)
         self.parent = parent or "/"
         self.outputs = frozenset(outputs) if outputs is not None else None
+        # the file a commit on object storage uploads last (see the module docstring)
+        self.marker = marker or next((commit_marker(n) for n in sorted(self.outputs or ()) if commit_marker(n)), None)
+        if not self.store.is_local and self.marker is None:
+            raise ValueError(f"{self.url()}: a stage folder on object storage needs a marker (the file written last)")
+        _clean_staging()
         self.clean()
         self._check_owned()
 
@@ -197,7 +272,10 @@ class StageFolder:
     # ----------------------------------------------------------------- leftovers of killed runs
 
     def clean(self) -> None:
-        """Put back a generation a killed swap left aside, and remove dead runs' temporaries of this folder."""
+        """Put back a generation a killed swap left aside, and remove dead runs' temporaries of this folder (object
+        storage has none: the generations are staged on the local disk)."""
+        if not self.store.is_local:
+            return
         siblings = self._leftover_siblings()
         if not self.fs.exists(self.final):
             aside = sorted((s for s in siblings if s[0] == "old"), key=lambda s: self._mtime(s[1]))
@@ -242,35 +320,46 @@ class StageFolder:
 
     @contextlib.contextmanager
     def replace(self) -> Iterator[ArtifactStore]:
-        """A fresh generation: what the block writes, and nothing else, becomes the folder."""
-        tmp = self._sibling("tmp")
-        self.fs.makedirs(tmp, exist_ok=False)
+        """A fresh generation: what the block writes, and nothing else, becomes the folder. The yielded store is
+        always a local folder (a hidden sibling, or a staging folder for object storage)."""
+        tmp = self._sibling("tmp") if self.store.is_local else _staging()
+        os.makedirs(tmp, exist_ok=False)
         with self._committed(tmp):
-            yield self._store_at(tmp)
+            yield ArtifactStore(tmp)
 
     @contextlib.contextmanager
     def amend(self) -> Iterator[ArtifactStore]:
         """The next generation is the current one plus what the block writes (a file of the same name replaced)."""
-        tmp = self._sibling("tmp")
-        self.fs.makedirs(self.parent, exist_ok=True)
-        if self.fs.exists(self.final):
-            if self.store.is_local:
+        if self.store.is_local:
+            tmp = self._sibling("tmp")
+            self.fs.makedirs(self.parent, exist_ok=True)
+            if self.fs.exists(self.final):
                 # hard links: no copy of the data, and a rewritten file gets a new inode, never the old one's
                 shutil.copytree(self.final, tmp, copy_function=os.link)
             else:
-                self.fs.copy(self.final, tmp, recursive=True)
+                os.makedirs(tmp, exist_ok=False)
         else:
-            self.fs.makedirs(tmp, exist_ok=False)
+            tmp = _staging()
+            self.store.download(tmp)
         with self._committed(tmp):
-            yield self._store_at(tmp)
+            yield ArtifactStore(tmp)
 
     @contextlib.contextmanager
     def _committed(self, tmp: str) -> Iterator[None]:
         try:
             yield
         except BaseException:
-            self._remove(tmp)
+            if self.store.is_local:
+                self._remove(tmp)
+            else:
+                shutil.rmtree(tmp, ignore_errors=True)
             raise
+        if not self.store.is_local:
+            try:
+                self._upload(tmp)
+            finally:
+                shutil.rmtree(tmp, ignore_errors=True)
+            return
         aside = None
         if self.fs.exists(self.final):
             aside = self._sibling("old")
@@ -284,8 +373,17 @@ class StageFolder:
     def _sibling(self, kind: str) -> str:
         return f"{self.parent.rstrip('/')}/.{self.name}.{kind}-{_token()}"
 
-    def _store_at(self, path: str) -> ArtifactStore:
-        return ArtifactStore(path if self.store.is_local else f"{self.store.protocol}://{path}")
+    def _upload(self, staged: str) -> None:
+        """Commit a staged generation to object storage: uncommit, drop the old files, upload, the marker last."""
+        files = ArtifactStore(staged).files()
+        if self.marker not in files:
+            raise ValueError(f"{self.url()}: the generation has no {self.marker}, the file that commits it")
+        if self.fs.exists(self.final):
+            with contextlib.suppress(FileNotFoundError):
+                self.fs.rm(self.store.path(self.marker))
+            self.fs.rm(self.final, recursive=True)
+        for rel in [f for f in files if f != self.marker] + [self.marker]:
+            self.fs.put_file(os.path.join(staged, rel), self.store.path(rel))
 
     def _rename(self, src: str, dst: str) -> None:
         if self.store.is_local:
@@ -309,3 +407,27 @@ class StageFolder:
             return os.stat(path).st_mtime if self.store.is_local else 0.0
         except OSError:
             return 0.0
+
+
+# ----------------------------------------------------------------- staging folders (object storage)
+
+_STAGING = re.compile(r"^(?P<pid>\d+)-[0-9a-f]{8}$")
+
+
+def _staging_root() -> str:
+    return os.path.join(tempfile.gettempdir(), "ecoagent-staging")
+
+
+def _staging() -> str:
+    """A new local folder for a generation bound for object storage, named by this process."""
+    return os.path.join(_staging_root(), _token())
+
+
+def _clean_staging() -> None:
+    """Remove the staging folders of processes of this machine that are gone (killed mid-stage)."""
+    root = _staging_root()
+    with contextlib.suppress(FileNotFoundError):
+        for name in os.listdir(root):
+            match = _STAGING.match(name)
+            if match and not _owner_alive(match["pid"]) and int(match["pid"]) != os.getpid():
+                shutil.rmtree(os.path.join(root, name), ignore_errors=True)

@@ -82,7 +82,8 @@ GOLD_PAIR_SCHEMA = {
     "retrieval_cosine": pl.Float64,
     "agreement_score": pl.Float64,
     "llm_score": pl.Float64,
-    "gold": pl.Boolean,
+    "gold": pl.Boolean,  # a required gold tool of the query
+    "alternative": pl.Boolean,  # an alternative of the query (acceptable, not required)
 }
 
 
@@ -145,6 +146,7 @@ class LabelPlan:
     gold_pairs: list[dict]
     asked: list[dict] = field(default_factory=list)  # the pairs the LLM verifier is asked about: Real, then gold
     requests: list = field(default_factory=list)  # one verification request per asked pair
+    workflows: object | None = None  # labeling.workflows.stage.WorkflowPlan (label.workflows)
 
 
 def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
@@ -185,8 +187,9 @@ def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
         kept = short
 
     cache_dir = config.resolve_path(config.embedding.cache_dir)
-    query_encoder, tool_encoder = query_and_tool_encoders(cfg.retriever, cache_dir, "label.retriever")
-    agree_q, agree_t = query_and_tool_encoders(cfg.agreement_embedder, cache_dir, "label.agreement_embedder")
+    device = config.embedding.device
+    query_encoder, tool_encoder = query_and_tool_encoders(cfg.retriever, cache_dir, "label.retriever", device)
+    agree_q, agree_t = query_and_tool_encoders(cfg.agreement_embedder, cache_dir, "label.agreement_embedder", device)
     texts = [tool_text(n, d) for n, d in zip(catalog["name"], catalog["description"], strict=True)]
     tool_vecs = tool_encoder.encode(texts)
     tools = catalog.select("tool_id", "name", "description", "content_hash", "platform").to_dicts()
@@ -213,9 +216,15 @@ def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
     gold_pairs: list[dict] = []
     if gold is not None and len(gold.queries):
         _, gold_pairs = candidate_pairs(gold.queries["query_id"].to_list(), gold.queries["text"].to_list())
+    # label.workflows: workflow templates, labelled by construction; the labeler measured on them
+    from labeling.workflows.stage import plan_workflows
+
+    workflows = plan_workflows(config, catalog, source.url(), agree_q.encode, candidate_pairs)
     asked = pairs_for_llm(config, pairs) + pairs_for_llm(config, gold_pairs)
+    if workflows is not None:
+        asked += pairs_for_llm(config, workflows.pairs)
     return LabelPlan(catalog, kept, candidates, pairs, drops, len(raw), gold, gold_pairs, asked,
-                     verify_requests(config, asked))  # fmt: skip
+                     verify_requests(config, asked), workflows)  # fmt: skip
 
 
 def pairs_for_llm(config: Config, pairs: list[dict]) -> list[dict]:
@@ -287,8 +296,19 @@ def assemble(config: Config, the_plan: LabelPlan, answers: LLMAnswers, folder: S
             gold_llm = [verdicts.by_key.get((p["query_id"], p["tool_id"]), (None, None))[0]
                         for p in the_plan.gold_pairs]  # fmt: skip
             summary["gold"] = _write_gold(config, store, the_plan.gold, the_plan.gold_pairs, gold_llm)
+        if the_plan.workflows is not None:
+            summary["workflows"] = _write_workflows(config, store, the_plan, verdicts)
         store.write_json(summary, LABEL_FILES.summary)
     return StageResult(folder.url(), summary, summary_lines(summary, folder.url()))
+
+
+def _write_workflows(config: Config, store, the_plan: LabelPlan, verdicts: Verdicts) -> dict:
+    from labeling.workflows.stage import write_workflows
+
+    workflow_llm = [verdicts.by_key.get((p["query_id"], p["tool_id"]), (None, None))[0]
+                    for p in the_plan.workflows.pairs]  # fmt: skip
+    return write_workflows(config, store, the_plan.workflows, workflow_llm,
+                           lambda a, llm, v: _verified(config, a, llm, v), the_plan.catalog)  # fmt: skip
 
 
 @dataclass
@@ -338,7 +358,8 @@ def _query_frame(config: Config, the_plan: LabelPlan, labels: list[int]) -> pl.D
     )
     # paraphrases: queries the source wrote for the same tools, close in the agreement embedder's space
     agree_q, _ = query_and_tool_encoders(
-        cfg.agreement_embedder, config.resolve_path(config.embedding.cache_dir), "label.agreement_embedder"
+        cfg.agreement_embedder, config.resolve_path(config.embedding.cache_dir), "label.agreement_embedder",
+        config.embedding.device,
     )
     vectors = agree_q.encode(qframe["text"].to_list()) if len(qframe) else None
     qframe = assign_splits(
@@ -408,13 +429,13 @@ def _group_stats(qframe: pl.DataFrame) -> dict:
 
 def _write_gold(config: Config, store: ArtifactStore, gold, gold_pairs: list[dict], gold_llm: list) -> dict:
     """Write the gold tables, the mapping report and the scored gold pairs; the summary's ``gold`` section."""
-    from labeling.gold import gold_by_query, precision_recall
+    from labeling.gold import gold_truth, precision_recall
 
     cfg = config.label
     store.write_parquet(gold.queries, LABEL_FILES.gold_queries)
     store.write_parquet(gold.qrels, LABEL_FILES.gold_qrels)
     store.write_json(gold.report, LABEL_FILES.gold_mapping)
-    truth = gold_by_query(gold.qrels)
+    truth = gold_truth(gold.qrels)
     frame = pl.DataFrame(
         {
             "query_id": [p["query_id"] for p in gold_pairs],
@@ -422,7 +443,8 @@ def _write_gold(config: Config, store: ArtifactStore, gold, gold_pairs: list[dic
             "retrieval_cosine": [p["retrieval_cosine"] for p in gold_pairs],
             "agreement_score": [p["agreement_score"] for p in gold_pairs],
             "llm_score": gold_llm,
-            "gold": [p["tool_id"] in truth.get(p["query_id"], set()) for p in gold_pairs],
+            "gold": [p["tool_id"] in truth.required.get(p["query_id"], set()) for p in gold_pairs],
+            "alternative": [p["tool_id"] in truth.acceptable.get(p["query_id"], set()) for p in gold_pairs],
         },
         schema=GOLD_PAIR_SCHEMA,
     ).sort("query_id", "tool_id")
@@ -437,21 +459,28 @@ def _write_gold(config: Config, store: ArtifactStore, gold, gold_pairs: list[dic
 
     # the agreement scores every pair; the LLM every pair under "llm", only those the agreement passed under "both"
     ran = {"embedding": ["embedding"], "llm": ["embedding", "llm"], "both": ["embedding", "both"]}[cfg.verifier]
-    per_verifier = {v: precision_recall(predicted(v), truth) for v in ran}
+    per_verifier = {v: precision_recall(predicted(v), truth, seed=config.seed) for v in ran}
     report = {k: v for k, v in gold.report.items() if k not in ("pairs", "tasks_without_gold", "rule")}
     return {
         **report,
         "evaluation": {
             "what": "the label stage's path (retrieval top-k above the cosine floor, then each verifier that ran) "
             "on the gold questions with the gold hidden; precision, recall and F1 of the verified pairs against "
-            "the gold qrels (micro, over the gold queries)",
+            "the gold qrels (micro, over the gold queries, 95 % bootstrap intervals over the queries); "
+            "alternatives are acceptable, not required: recall counts the required tools only and a verified "
+            "alternative counts neither for nor against precision (labeling/workflows/measure.py)",
             "decided_by": cfg.verifier,
             "precision": per_verifier[cfg.verifier]["precision"],
-            "candidates": precision_recall(predicted(None), truth),
+            "candidates": precision_recall(predicted(None), truth, seed=config.seed),
             "verifiers": per_verifier,
+            # the 95 % bootstrap intervals over gold queries, as the workflow measure gives them
+            "verifiers_ci95": {v: {k: row[k] for k in CI_KEYS if k in row} for v, row in per_verifier.items()},
             "not_run": {v: f"label.verifier={cfg.verifier}" for v in VERIFIERS if v not in per_verifier},
         },
     }
+
+
+CI_KEYS = ("precision_ci95", "recall_ci95", "f1_ci95")  # precision_recall's 95 % bootstrap intervals
 
 
 def read_verdicts(config: Config, answers: LLMAnswers) -> tuple[list, list, dict]:

@@ -26,7 +26,7 @@ from typing import Any
 
 import polars as pl
 
-from ecoagent.release_format.review import REVIEW_COLUMNS, trim_text
+from ecoagent.release_format.review import BLIND_COLUMNS, REVIEW_COLUMNS, trim_text
 
 # Which score decides the label for each value of the pairs' `verifier` column (config label.verifier).
 # "both": the LLM is asked last, about the pairs the agreement passed
@@ -113,8 +113,14 @@ def export_review_sample(
     *,
     size: int = 200,
     seed: int,
+    blind_key: str | Path | None = None,
 ) -> int:
     """Write a review CSV for a stratified sample of ``size`` queries; return the number of rows written.
+
+    With ``blind_key`` the sheet is blind: its retrieval_cosine, verifier_score and verifier_label are blank, the
+    rows of a query come in a seeded random order (sorted by retrieval rank they would tell which pairs were
+    retrieved), and those columns go to ``blind_key`` (query_id, tool_id and the three), which
+    :func:`ecoagent.release_format.review.read_agreement` joins back (``key=``).
 
     Strata are (query source, band of the query's best deciding score); quotas are proportional with at least
     one query per non-empty stratum (see :func:`allocate`). Only queries with at least one candidate pair can be
@@ -162,24 +168,47 @@ def export_review_sample(
         .join(tool_info, on="tool_id", how="left")
         .sort(["query_id", "retrieval_cosine", "tool_id"], descending=[False, True, False], nulls_last=True)
     )
-    out: list[list[str]] = []
-    for r in rows.iter_rows(named=True):
-        out.append(
-            [
-                str(r["query_id"]),
-                r["text"] or "",
-                str(r["tool_id"]),
-                r["name"] or "",
-                trim_text(r["description"], DESCRIPTION_CHARS),
-                _fmt(r["retrieval_cosine"]),
-                _fmt(r["_deciding"]),
-                "" if r["label"] is None else str(int(r["label"])),
-                "",
-                "",
-            ]
-        )
+    out = _sheet_rows(rows)
+    if blind_key is not None:
+        out = _blinded(out, Path(blind_key), seed)
     _write_csv_atomic(Path(path), REVIEW_COLUMNS, out)
     return len(out)
+
+
+def _sheet_rows(rows: pl.DataFrame) -> list[list[str]]:
+    """The review sheet's rows (:data:`REVIEW_COLUMNS`) of the sampled pairs."""
+    return [
+        [
+            str(r["query_id"]),
+            r["text"] or "",
+            str(r["tool_id"]),
+            r["name"] or "",
+            trim_text(r["description"], DESCRIPTION_CHARS),
+            _fmt(r["retrieval_cosine"]),
+            _fmt(r["_deciding"]),
+            "" if r["label"] is None else str(int(r["label"])),
+            "",
+            "",
+        ]
+        for r in rows.iter_rows(named=True)
+    ]
+
+
+_HIDDEN = [REVIEW_COLUMNS.index(c) for c in BLIND_COLUMNS]
+
+
+def _blinded(rows: list[list[str]], key: Path, seed: int) -> list[list[str]]:
+    """The sheet's rows with the :data:`BLIND_COLUMNS` blank and shuffled within each query; the key written."""
+    _write_csv_atomic(key, ["query_id", "tool_id", *BLIND_COLUMNS], [[r[0], r[2], *(r[i] for i in _HIDDEN)]
+                                                                     for r in rows])  # fmt: skip
+    by_query: dict[str, list[list[str]]] = {}
+    for row in rows:
+        by_query.setdefault(row[0], []).append([("" if i in _HIDDEN else v) for i, v in enumerate(row)])
+    out: list[list[str]] = []
+    for query_id, members in by_query.items():
+        random.Random(f"{seed}:{query_id}").shuffle(members)
+        out.extend(members)
+    return out
 
 
 def _write_csv_atomic(path: Path, header: list[str], rows: list[list[str]]) -> None:

@@ -5,6 +5,39 @@ from __future__ import annotations
 from ecoagent.config import Cosine, Count, NonNegative, Section, Share
 
 
+# ---- label.workflows: EcoAgent-Real from n8n workflow templates (labeling/workflows, issue 25) -------------------
+class WorkflowsConfig(Section):
+    """Workflow templates whose tools are known by construction: queries, graded qrels, the labeler measured on them."""
+
+    enabled: bool = True
+    package: str = "n8n-mcp@2.87.0"  # npm data package (MIT): read statically, never installed or run
+    package_sha256: str | None = "b2058edf68ac764a5679a2b89c4ac30fd0d5e0457de36665bfd5477ed9b3b31b"
+    database: str = "data/nodes.db"  # the SQLite member of the package
+    crawl_dir: str | None = None  # the crawl holding n8n_actions.parquet; default: the crawl beside the score input
+    description_chars: Count = 1500  # of the cleaned description in the task view (service mentions: median ~800)
+    # AI-agent tools that could serve any task (their codex does not say so; n8n's core nodes are set apart by theirs)
+    generic_nodes: list[str] = [
+        "@n8n/n8n-nodes-langchain.toolCode", "@n8n/n8n-nodes-langchain.toolHttpRequest",
+        "@n8n/n8n-nodes-langchain.toolWorkflow", "@n8n/n8n-nodes-langchain.toolThink",
+        "@n8n/n8n-nodes-langchain.toolCalculator", "@n8n/n8n-nodes-langchain.toolVectorStore",
+        "@n8n/n8n-nodes-langchain.agentTool", "@n8n/n8n-nodes-langchain.mcpClientTool",
+        "@n8n/n8n-nodes-langchain.mcpClient", "@n8n/n8n-nodes-langchain.code",
+    ]  # fmt: skip
+    # an "all operations" template (kept apart): this many labelled tools of one node, and this share of its tools
+    all_operations_min_tools: Count = 4
+    all_operations_min_share: Share = 0.5
+    # the description speaks of another workflow: fewer of the title's content words in it than this share, and a
+    # title-description cosine (label.agreement_embedder) below this (5 of 2,352 templates in 2.87.0, all read)
+    off_topic_max_title_overlap: Share = 0.3
+    off_topic_max_cosine: Cosine = 0.35
+    split_shares: tuple[Share, Share] = (0.1, 0.2)  # validation, test: the newest whole months holding these shares
+    title_similarity: Share = 0.6  # word Jaccard of two titles above which same-author / same-tool-set ones are clones
+    measure_sample: Count | None = None  # workflow queries the labeler is measured on (seeded); null = all
+    measure_title: bool = True  # also on the title view (retrieval and the agreement; never sent to the LLM)
+    review_sample: NonNegative = 100  # queries in the blind review sample of the native labels
+    bootstrap_resamples: Count = 1000  # for the 95 % intervals of precision, recall and F1
+
+
 class LabelConfig(Section):
     """EcoAgent-Real: real queries mapped to catalog tools by retrieval plus verification."""
 
@@ -35,3 +68,4 @@ class LabelConfig(Section):
     dedup_threshold: Share = 0.7
     # same gold tools in the source and this agreement-embedder cosine: one split group (ecoagent.text.splits)
     paraphrase_min_cosine: Cosine = 0.8
+    workflows: WorkflowsConfig = WorkflowsConfig()  # label.workflows (issue 25)

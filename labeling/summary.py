@@ -18,8 +18,10 @@ def summary_lines(summary: dict, out: str) -> list[str]:
         lines.append(
             f"gold set (LiveMCPBench, human-annotated): {gold['gold_queries']} of {gold['tasks']} tasks, "
             f"{gold['gold_qrels']} qrels; annotated tool names mapped {gold['mapped']['pairs']} of "
-            f"{gold['annotated']['pairs']} ({gold['ambiguous']['pairs']} ambiguous), "
-            f"unmapped {gold['unmapped']['pairs']}"
+            f"{gold['annotated']['pairs']} ({gold['ambiguous']['pairs']} ambiguous: alternatives only, "
+            f"{(gold.get('mapped_affix') or {}).get('pairs', 0)} by affix), unmapped {gold['unmapped']['pairs']}; "
+            f"{(gold.get('unannotated_server') or {}).get('tasks', 0)} tasks name a server none of their "
+            "annotated tools is on"
         )
         evaluation = gold["evaluation"]
         rows = {"candidates (top-k)": evaluation["candidates"], **evaluation["verifiers"]}
@@ -28,5 +30,22 @@ def summary_lines(summary: dict, out: str) -> list[str]:
             f"({row['correct_pairs']} of {row['verified_pairs']} pairs right)"
             for name, row in rows.items()
         ]
+    if "workflows" in summary:
+        lines += workflow_lines(summary["workflows"])
     return [*lines, f"review sample: {summary['review_sample_rows']} rows; total {summary['seconds']}s",
             f"outputs: {out}"]  # fmt: skip
+
+
+def workflow_lines(w: dict) -> list[str]:
+    """label.workflows: the set, its mapping share and the labeler measured on it (labeling/workflows)."""
+    share = w["mapping"]["official_packages"]
+    evaluation = w["evaluation"]
+    return [
+        f"workflows ({w['package']}): {w['queries_kept']} queries kept ({w['queries_kept_with_exact_label']} with an "
+        f"exact label), splits {w['splits']}; n8n app nodes mapped {share['mapped_share']:.1%} "
+        f"({share['mapped_exact_share']:.1%} exactly)",
+        *(f"  vs workflow labels, {name}: precision {levels['tool']['precision']} "
+          f"{levels['tool'].get('precision_ci95')}, recall {levels['tool']['recall']} "
+          f"{levels['tool'].get('recall_ci95')}, F1 {levels['tool']['f1']} {levels['tool'].get('f1_ci95')} "
+          f"({evaluation['queries']} queries)" for name, levels in evaluation["verifiers"].items()),
+    ]  # fmt: skip

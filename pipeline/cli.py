@@ -248,12 +248,15 @@ def label_command(
 
 
 @label_app.command("agreement")
-def label_agreement(file: Annotated[Path, typer.Argument(help="A filled review_sample.csv.")]) -> None:
+def label_agreement(
+    file: Annotated[Path, typer.Argument(help="A filled review_sample.csv.")],
+    key: Annotated[Path | None, typer.Option(help="The key of a blind sheet (its hidden labels).")] = None,
+) -> None:
     """Agreement of the people's labels with the verifier: share, Cohen's kappa, the disagreements."""
     from ecoagent.release_format.review import format_agreement, read_agreement
 
     try:
-        report = read_agreement(file)
+        report = read_agreement(file, key)
     except (OSError, ValueError) as exc:  # the argument is what must change, as with a setting
         console.print(f"[red]cannot read {file}:[/] {escape(str(exc))}")
         raise typer.Exit(EXIT_CONFIG) from exc
@@ -344,7 +347,9 @@ def run_command(
 
 @app.command("rated")
 def rated_command(
-    release: Annotated[Path | None, typer.Option(help="A release folder (default: the newest release).")] = None,
+    release: Annotated[
+        str | None, typer.Option(help="A release folder or store URL (default: the newest release in the store).")
+    ] = None,
     out: OutOpt = None,
     profile: ProfileOpt = None,
     overrides: SetOpt = None,
@@ -352,7 +357,7 @@ def rated_command(
 ) -> None:
     """RATED on a release: train, Table 1 (offline), Table 2 (failure injection), Table 3 (latency), report."""
     from ecoagent.layout import newest_release
-    from rated.run import rated_run
+    from rated.run import rated_to
 
     config = _config(profile, overrides)
     layout = RunLayout.of(config)
@@ -360,10 +365,10 @@ def rated_command(
     if folder is None:
         console.print(f"[red]no release under {escape(layout.releases)}:[/] run `ecoagent run` or pass --release")
         raise typer.Exit(EXIT_CONFIG)
-    out_dir = Path(out) if out else Path(layout.rated(folder.name))
+    out_dir = out or layout.rated(folder.rstrip("/").rsplit("/", 1)[-1])
     with UsageRecorder(usage).stage("rated"):
         result = _attempt(
-            "rated failed", lambda: rated_run(config, folder, out_dir, progress=lambda msg: console.print(escape(msg)))
+            "rated failed", lambda: rated_to(config, folder, out_dir, progress=lambda msg: console.print(escape(msg)))
         )
     console.print(f"report: {result.report_path}\nmetrics: {result.metrics_path}")
 

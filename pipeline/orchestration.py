@@ -100,7 +100,7 @@ def rated_settings(params: dict, triggering_asset_events: dict | None = None) ->
     newest = newest_release(root.releases)
     if newest is None:
         raise FileNotFoundError(f"no release under {root.releases}: run ecoagent_refresh first")
-    return {"folder": str(newest), **settings}
+    return {"folder": newest, **settings}
 
 
 @contextmanager
@@ -112,28 +112,36 @@ def heartbeat(description: str, config: Config, total: int | None = None) -> Ite
         yield log
 
 
-def answer_stage_shard(stage: LLMStage, run: RunContext, inputs: dict[str, str], shard: int, shards: int) -> dict:
-    """Ask the LLM one shard of an LLM stage's requests (generation or verification), filling the response cache;
-    progress lines in the task log as answers arrive."""
-    from ecoagent.llm.ask import answer_shard
+def plan_stage(stage: LLMStage, run: RunContext, inputs: dict[str, str]) -> dict:
+    """Plan an LLM stage once for the run, into its exchange folder in the store (``<run>/<stage>_llm/``)."""
+    with heartbeat(f"{stage.name}: plan the LLM requests", run.config):
+        return stage.write_plan(run.config, inputs, run.run.llm_exchange(stage.name))
 
-    requests = stage.llm_requests(run.config, inputs)
+
+def answer_stage_shard(stage: LLMStage, run: RunContext, shard: int, shards: int) -> dict:
+    """Ask the LLM one shard of an LLM stage's planned requests (generation or verification), its answers written to
+    the run's exchange folder as they arrive; progress lines in the task log."""
+    from ecoagent.llm.exchange import answer_shard
+
     with heartbeat(f"{stage.name} shard {shard + 1}/{shards}: requests answered", run.config) as log:
-        return answer_shard(run.config, requests, shard, shards, progress=log.update)
+        return answer_shard(run.config, run.run.llm_exchange(stage.name), shard, shards, progress=log.update)
 
 
 def run_stage(stage: Stage, run: RunContext, inputs: dict[str, str], out: str,
-              partition: str | None = None) -> StageResult:  # fmt: skip
+              partition: str | None = None, planned: bool = False) -> StageResult:  # fmt: skip
     """Run a stage (or one ``partition`` of a partitioned one) in a DAG task; its progress and the lines it says
-    go to the task log. A published stage also gets the run root's folder of its earlier results."""
+    go to the task log. A published stage also gets the run root's folder of its earlier results; a ``planned`` LLM
+    stage assembles from its exchange folder (the plan and the shards' answers)."""
     from ecoagent.runtime.progress import print_line, stage_progress
-    from ecoagent.stage import Published
+    from ecoagent.stage import LLMStage, Published
 
     if isinstance(stage, Published):
         inputs = {**inputs, stage.earlier_results: run.root.folder(stage.name)}
     interval = run.config.progress_interval_s
     with stage_progress(stage.progress, phased=stage.phased, interval_s=interval, emit=print_line) as progress:
-        if partition is None:
+        if planned and isinstance(stage, LLMStage):
+            result = stage.assemble_from(run.config, run.run.llm_exchange(stage.name), out, progress)
+        elif partition is None:
             result = stage.run(run.config, inputs, out, progress)
         else:
             result = stage.run_partition(run.config, partition, inputs, out, progress)

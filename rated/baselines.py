@@ -40,6 +40,7 @@ def offline_baselines(config: RatedConfig, corpus: Corpus, cache_dir: Path | Non
             query_prefix=config.query_prefixes.get(name, ""),
             tool_prefix=config.tool_prefixes.get(name, ""),
             setting=f"rated.dense_models[{name!r}]",
+            device=config.train.device,
         )
         try:
             out.retrievers.append(retriever.fit(corpus))
@@ -55,6 +56,8 @@ def reranker(config: RatedConfig, first_stage: Retriever, corpus: Corpus) -> tup
         return None, "no cross-encoder configured (rated.reranker)"
     name = f"Cross-encoder re-ranker ({config.reranker.rsplit('/', 1)[-1]}, top {config.reranker_top_n})"
     try:
-        return CrossEncoderReranker(name, config.reranker, first_stage, config.reranker_top_n).fit(corpus), None
+        reranking = CrossEncoderReranker(name, config.reranker, first_stage, config.reranker_top_n,
+                                         device=config.train.device)  # fmt: skip
+        return reranking.fit(corpus), None
     except (ModelUnavailable, OSError) as exc:
         return None, str(exc).splitlines()[0][:300]

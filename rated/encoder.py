@@ -42,10 +42,11 @@ def selection_queries(release: Release, config: RatedConfig) -> QuerySet | None:
 
 
 def trained_retriever(
-    path: Path, fingerprint: str, cache_dir: Path | None, name: str = "RATED (Full)"
+    path: Path, fingerprint: str, cache_dir: Path | None, name: str = "RATED (Full)", device: str = "cpu"
 ) -> DenseRetriever:
     # the weights' fingerprint keys the vector cache: a retrained model never reuses stale vectors
-    return DenseRetriever(name, str(path), cache_dir=cache_dir / f"trained-{fingerprint}" if cache_dir else None)
+    cache = cache_dir / f"trained-{fingerprint}" if cache_dir else None
+    return DenseRetriever(name, str(path), cache_dir=cache, device=device)
 
 
 def choose_encoder(
@@ -54,7 +55,8 @@ def choose_encoder(
     train = config.train
     # a shared encoder is named by its spec, so its vectors are the same cache entries as the baseline's
     untrained_spec = str(save_untrained(train, out_dir / "model-untrained")) if train.tool_encoder else train.encoder
-    untrained = DenseRetriever("RATED (w/o Contrastive)", untrained_spec, cache_dir=cache_dir).fit(release.corpus)
+    untrained = DenseRetriever("RATED (w/o Contrastive)", untrained_spec, cache_dir=cache_dir,
+                               device=train.device).fit(release.corpus)  # fmt: skip
     grid = train.grid or [{}]
     wanted = {"release": release.version, "seed": seed, "train": train.model_dump(mode="json")}
     final = out_dir / RATED_FILES.model_folder
@@ -63,7 +65,8 @@ def choose_encoder(
         record = json.loads(record_path.read_text())
         if record.get("wanted") == wanted:
             log.info("reusing the trained encoder in %s", final)
-            retriever = trained_retriever(final, record["fingerprint"], cache_dir).fit(release.corpus)
+            retriever = trained_retriever(final, record["fingerprint"], cache_dir, device=train.device)
+            retriever.fit(release.corpus)
             return EncoderChoice(retriever, untrained, record)
 
     pairs = training_pairs(release)
@@ -72,7 +75,8 @@ def choose_encoder(
     best: tuple[float, TrainedEncoder] | None = None
     for i, overrides in enumerate(grid):
         trained = train_encoder(pairs, release.corpus, train, out_dir / "models" / str(i), seed, overrides)
-        retriever = trained_retriever(trained.path, trained.fingerprint, cache_dir).fit(release.corpus)
+        retriever = trained_retriever(trained.path, trained.fingerprint, cache_dir, device=train.device)
+        retriever.fit(release.corpus)
         mrr = None
         if selection is not None and len(grid) > 1:
             mrr = evaluate(retriever.score(selection.texts), selection, release.corpus)["mrr"]
@@ -96,5 +100,5 @@ def choose_encoder(
         "candidates": candidates,
     }
     (final / TRAIN_RECORD).write_text(json.dumps(record, indent=2))
-    retriever = trained_retriever(final, chosen.fingerprint, cache_dir).fit(release.corpus)
+    retriever = trained_retriever(final, chosen.fingerprint, cache_dir, device=train.device).fit(release.corpus)
     return EncoderChoice(retriever, untrained, record)

@@ -5,6 +5,11 @@ run's scores are rank-derived (``depth - position``) from our own stable orderin
 corpus order here, once, and not by ranx's or trec_eval's document-id rule (pytrec_eval issue #56).
 Recall@k is the share of a query's relevant tools in its top k, averaged over queries (ranx's
 definition); with one relevant tool per query it is the hit rate the paper reports.
+
+Graded qrels (the workflow set: 2 where the title names the tool's service, 1 where only the description supports it)
+are nDCG's gains (ranx's linear gain); MRR and recall count every grade > 0 alike. Alternatives follow
+:data:`ecoagent.release_format.qrels.ALTERNATIVE_RULE`: not in the judged set, and taken out of each query's ranking
+before it is scored (:meth:`~ecoagent.release_format.reader.QuerySet.condensed`).
 """
 
 from __future__ import annotations
@@ -18,12 +23,16 @@ METRICS = ("mrr", "recall@1", "recall@5", "ndcg@10")
 
 
 def ranx_run(scores: np.ndarray, queries: QuerySet, corpus: Corpus, depth: int = 100) -> dict[str, dict[str, float]]:
-    """``{query_id: {tool_id: score}}`` of each query's top ``depth`` tools, scores strictly decreasing."""
-    ranked = top_k(scores, depth)
-    return {
-        qid: {corpus.ids[j]: float(depth - pos) for pos, j in enumerate(row)}
-        for qid, row in zip(queries.ids, ranked, strict=True)
-    }
+    """``{query_id: {tool_id: score}}`` of each query's top ``depth`` tools, scores strictly decreasing; a query's
+    acceptable tools are out of its ranking (:meth:`QuerySet.condensed`)."""
+    condensed = queries.condensed(scores)
+    extra = max((len(a) for a in queries.acceptable or []), default=0)
+    ranked = top_k(condensed, depth + extra)
+    run = {}
+    for qid, row, values in zip(queries.ids, ranked, condensed, strict=True):
+        kept = [j for j in row.tolist() if np.isfinite(values[j])][:depth]
+        run[qid] = {corpus.ids[j]: float(depth - pos) for pos, j in enumerate(kept)}
+    return run
 
 
 def evaluate(

@@ -7,6 +7,7 @@ meets the acceptance is decided in :mod:`rated.acceptance`; the report states it
 
 from __future__ import annotations
 
+from ecoagent.release_format.qrels import ALTERNATIVE_RULE
 from ecoagent.text.markdown import markdown_table
 from rated.acceptance import (
     ACCEPT_FSR,
@@ -58,13 +59,18 @@ def table1(metrics: dict) -> list[str]:
     lines.append(
         "ranx, strict ranking (ties broken by corpus order). Paper values in parentheses (its own release, "
         "DRAGON+ on a GPU); `–` = no paper value for that row. `gold/test` is LiveMCPBench's human-annotated tasks "
-        "(several relevant tools per query, recall@k = the share of them in the top k); the paper has no such set."
+        "(several relevant tools per query, recall@k = the share of them in the top k); the paper has no such set. "
+        "`workflows/test` is n8n workflow templates (a template's title and cleaned description; its tools known by "
+        "construction, graded 2 where the title names the tool's service, 1 where only the description does), "
+        "`workflows-title/test` the same queries by their title alone; their splits are temporal (test = the newest "
+        f"months). Every set: {ALTERNATIVE_RULE}."
     )
     for set_name, results in metrics["table1"].items():
         lines += ["", f"### {set_name}", ""]
         if "skipped" in results:
             lines.append(f"Not evaluated: {results['skipped']}.")
             continue
+        lines += _judged(metrics.get("table1_sets", {}).get(set_name))
         subset = set_name.split("/")[0]
         rows = []
         for name, values in results.items():
@@ -78,6 +84,17 @@ def table1(metrics: dict) -> list[str]:
             ["Method", "Queries", "MRR (paper)", "Recall@1 (paper)", "Recall@5 (paper)", "nDCG@10"], rows, 1
         )
     return lines
+
+
+def _judged(judged: dict | None) -> list[str]:
+    """What a Table 1 set judges, in one line: grades, alternatives, queries left out (nothing when plain)."""
+    if not judged or not (judged["graded"] or judged["alternatives"] or judged["left_out_only_alternatives"]):
+        return []
+    parts = ["graded qrels (nDCG gains 2 and 1)" if judged["graded"] else "binary qrels"]
+    parts.append(f"{judged['alternatives']} alternatives on {judged['queries_with_alternatives']} queries taken out of "
+                 "their rankings")  # fmt: skip
+    parts.append(f"{judged['left_out_only_alternatives']} queries left out (only alternatives)")
+    return [f"{judged['queries']} queries: " + "; ".join(parts) + ".", ""]
 
 
 def _pct(summary: dict) -> str:
@@ -229,9 +246,10 @@ def table2(metrics: dict) -> list[str]:
             continue
         cfg = stream["config"]
         chosen = stream.get("chosen", {})
+        role = " (for comparison)" if stream.get("role") == "comparison" else ""
         lines += [
-            f"### Stream {stream['stream']} ({stream['queries']} queries, {stream['distinct_gold_tools']} distinct "
-            f"gold tools; {len(cfg['seeds'])} seeds {cfg['seeds']}; simulated in {stream['seconds']} s)",
+            f"### Stream {stream['stream']}{role} ({stream['queries']} queries, {stream['distinct_gold_tools']} "
+            f"distinct gold tools; {len(cfg['seeds'])} seeds {cfg['seeds']}; simulated in {stream['seconds']} s)",
             "",
             f"Why this stream: {stream.get('note', stream['stream'])}.",
             *calibration(stream),
@@ -425,12 +443,28 @@ def acceptance(metrics: dict) -> list[str]:
             "meets the acceptance target"
         )
         lines += ["", f"**Verdict: RATED (Full) {outcome}.**"]
+        lines += _comparison_check(metrics)
         if reasons:
             lines.append(
                 "Every variant tried is listed under Validation above with its numbers; the diagnosis below says "
                 "what keeps each from the target."
             )
     return lines
+
+
+def _comparison_check(metrics: dict) -> list[str]:
+    """RATED (Full) against the best static ranker on the comparison stream, stated beside the verdict."""
+    stream = next((s for s in metrics["table2"] if s.get("role") == "comparison" and "results" in s), None)
+    check = accepted(stream, "RATED (Full)") if stream else None
+    if stream is None or check is None:
+        return []
+    return [
+        "",
+        f"On {stream['stream']} (for comparison, {stream['queries']} queries, {stream['distinct_gold_tools']} gold "
+        f"tools): RATED (Full) Post-Fail SR {100 * check['sr']:.1f}, FSR {100 * check['fsr']:.1f} vs "
+        f"{check['static']} {100 * check['static_sr']:.1f}; FSR target {_met(check['fsr_met'])}, SR target "
+        f"{_met(check['sr_met'])}.",
+    ]
 
 
 def _met(met: bool) -> str:
@@ -612,6 +646,8 @@ def render_report(metrics: dict) -> str:
         "encoders on Real. Compare rows within this report; compare with the paper's columns only for shape.",
         "- With few stream queries, few distinct gold tools exist and rho N rounds to a handful of failing tools: "
         "that is why a release whose real queries are too few is simulated on the catalog-anchored stream, which is "
-        "a model of real traffic (calibrated on the release's real queries), not real traffic.",
+        "a model of real traffic (calibrated on the release's real queries), not real traffic. The workflow stream "
+        "is real tasks drawn by their real popularity (n8n.io views); the anchored stream beside it shows how far "
+        "the model stands from them.",
     ]
     return "\n".join(lines) + "\n"

@@ -21,7 +21,6 @@ encoder with ``rated_train.json``; reused by a rerun with the same release and s
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Callable
@@ -31,11 +30,11 @@ from pathlib import Path
 import numpy as np
 
 from ecoagent.config import Config
-from ecoagent.layout import RATED_FILES
-from ecoagent.release_format.reader import Release, load_release, query_set
+from ecoagent.layout import RATED_FILES, RATED_MARKER
+from ecoagent.release_format.reader import QuerySet, Release, load_release, query_set
 from ecoagent.retrieval.rankers import DenseRetriever, Retriever, top_k
 from ecoagent.runtime.progress import ProgressLog
-from ecoagent.store import ArtifactStore
+from ecoagent.store import ArtifactStore, StageFolder
 from rated.anchored import anchored_streams
 from rated.bandit import MAX_INVERSE
 from rated.paper import ALGORITHM1
@@ -52,7 +51,9 @@ from rated.tuning import bandit_options
 
 log = logging.getLogger(__name__)
 
-TABLE1_SETS = ("syn/test", "real/test", "gold/test", "syn/cold_start", "real/cold_start")
+# workflows-title: the same workflow queries by their title alone (the underspecified track)
+TABLE1_SETS = ("syn/test", "real/test", "workflows/test", "workflows-title/test", "gold/test", "syn/cold_start",
+               "real/cold_start", "workflows/cold_start")  # fmt: skip
 AS_WRITTEN = "RATED (Full, Algorithm 1 as written)"
 
 
@@ -96,9 +97,9 @@ def dynamic_policies(config: Config, chosen: dict) -> dict[str, tuple[str, dict,
 
 @dataclass
 class RatedResult:
-    out_dir: Path
-    report_path: Path
-    metrics_path: Path
+    out_dir: str  # a local path or the store's URL
+    report_path: str
+    metrics_path: str
     metrics: dict
 
 
@@ -125,10 +126,45 @@ def simulation_inputs(
     r_static: np.ndarray,
     k: int,
     tool_vectors: np.ndarray | None = None,
+    popularity: np.ndarray | None = None,
 ) -> SimulationInputs:
     candidates = top_k(scores, k)
     sem = np.take_along_axis(scores, candidates, axis=1)
-    return SimulationInputs(query_vectors, candidates, sem, gold, r_static, tool_vectors=tool_vectors)
+    # a tool taken out of a query's ranking (-inf: an alternative) enters its K candidates only when the catalog has
+    # fewer than K others; it stays last, at the lowest cosine, so the fused score stays finite
+    sem = np.where(np.isfinite(sem), sem, -1.0)
+    return SimulationInputs(query_vectors, candidates, sem, gold, r_static, tool_vectors=tool_vectors,
+                            popularity=popularity)  # fmt: skip
+
+
+def stream_popularity(queries: QuerySet, config: Config) -> tuple[np.ndarray | None, str]:
+    """``(draw weights or None for uniform, how the stream is drawn in words)`` under ``rated.stream_popularity``:
+    weight = the query's views where the split carries them, uniform otherwise."""
+    if config.rated.stream_popularity == "views" and queries.views is not None and sum(queries.views) > 0:
+        views = np.asarray(queries.views, dtype=np.float64)
+        unseen = int((views <= 0).sum())
+        return views, (
+            f"drawn by views (weight = views, median {np.median(views):.0f}, max {views.max():.0f}"
+            + (f"; {unseen} queries with no views are never drawn)" if unseen else ")")
+        )
+    why = "rated.stream_popularity = uniform" if config.rated.stream_popularity == "uniform" else "no views"
+    return None, f"drawn uniformly ({why})"
+
+
+def query_inputs(
+    retriever: Retriever,
+    queries: QuerySet,
+    vectors: np.ndarray,
+    release: Release,
+    config: Config,
+    tool_vectors: np.ndarray | None = None,
+) -> SimulationInputs:
+    """A retriever's simulation inputs on a release split: its scores with each query's acceptable tools out of the
+    ranking (:meth:`QuerySet.condensed`), the judged tools as gold, drawn by :func:`stream_popularity`."""
+    popularity, _ = stream_popularity(queries, config)
+    scores = queries.condensed(retriever.score(queries.texts))
+    return simulation_inputs(scores, vectors, queries.relevant, release.corpus.r_static, config.rated.top_k,
+                             tool_vectors, popularity)  # fmt: skip
 
 
 @dataclass
@@ -147,64 +183,95 @@ def _distinct_gold(queries) -> int:
     return len({t for rel in queries.relevant for t in rel})
 
 
-def choose_streams(release: Release, statics: list[Retriever], ranker: DenseRetriever, config: Config) -> dict:
-    """``{"validation": Stream, "test": Stream}`` (either may be None): the release's splits when they are
-    big enough (``rated.min_stream_queries`` queries, ``rated.min_stream_gold_tools`` gold tools), else the
-    catalog-anchored streams built from the release's real queries."""
-    rated = config.rated
-    r_static = release.corpus.r_static
-    assert ranker.tool_vectors is not None
-    anchored: dict = {}
+def _size(spec: str, queries: QuerySet | None) -> str:
+    if queries is None:
+        return f"{spec}: absent"
+    left_out = f", {queries.left_out} with only alternatives left out" if queries.left_out else ""
+    return f"{queries.name}: {len(queries)} queries, {_distinct_gold(queries)} gold tools{left_out}"
 
-    def anchored_stream(role: str) -> Stream | None:
-        if not anchored:
-            templates = query_set(release, rated.anchored.templates)
+
+def first_query_set(release: Release, specs: list[str]) -> QuerySet | None:
+    """The first of ``specs`` the release has (any size)."""
+    return next((q for q in (query_set(release, spec) for spec in specs) if q is not None), None)
+
+
+def _release_stream(
+    role: str, queries: QuerySet, release: Release, statics: list[Retriever], ranker: DenseRetriever, config: Config
+) -> Stream:
+    """A release split as a stream: the trained ranker's inputs, and every other retriever's on the test stream."""
+    vectors = ranker.encode_queries(queries.texts)
+    inputs = query_inputs(ranker, queries, vectors, release, config, ranker.tool_vectors)
+    rows = []
+    if role == "test":
+        rows = [Method(f"{r.name} (static)", "static", query_inputs(r, queries, vectors, release, config))
+                for r in statics]  # fmt: skip
+    _, drawn = stream_popularity(queries, config)
+    return Stream(queries.name, "release", inputs, rows, f"{_size(queries.name, queries)}; {drawn}")
+
+
+class AnchoredStreams:
+    """The catalog-anchored streams of a release (:mod:`rated.anchored`), built once when first asked for."""
+
+    def __init__(self, release: Release, ranker: DenseRetriever, config: Config) -> None:
+        self.release, self.ranker, self.config = release, ranker, config
+        self.built: dict | None = None
+
+    def get(self, role: str) -> Stream | None:
+        rated = self.config.rated
+        if self.built is None:
+            templates = query_set(self.release, rated.anchored.templates)
             if templates is None:
                 return None
+            assert self.ranker.tool_vectors is not None
             validation, test = anchored_streams(
-                ranker.tool_vectors,
-                r_static,
-                ranker.encode_queries(templates.texts),
+                self.ranker.tool_vectors,
+                self.release.corpus.r_static,
+                self.ranker.encode_queries(templates.texts),
                 templates.relevant,
                 n_queries=rated.anchored.queries,
                 zipf=rated.anchored.zipf,
                 k=rated.top_k,
-                seed=config.seed,
+                seed=self.config.seed,
             )
-            anchored.update(validation=validation, test=test, templates=templates.name)
-        stream = anchored[role]
+            self.built = {"validation": validation, "test": test, "templates": templates.name}
+        stream = self.built[role]
         note = (
-            f"catalog-anchored: {len(stream.inputs.gold)} real queries of {anchored['templates']} moved onto "
+            f"catalog-anchored: {len(stream.inputs.gold)} real queries of {self.built['templates']} moved onto "
             f"distinct catalog tools, Zipf({rated.anchored.zipf:g}) popularity (rated/anchored.py)"
         )
         return Stream(stream.name, "anchored", stream.inputs, [], note, stream.calibration)
 
+
+def choose_streams(release: Release, statics: list[Retriever], ranker: DenseRetriever, config: Config) -> dict:
+    """``{"validation": Stream, "test": Stream, "comparison": Stream}`` (any may be None): for each role the first
+    split of ``rated.stream`` / ``rated.validation_stream`` that is big enough (``rated.min_stream_queries`` queries,
+    ``rated.min_stream_gold_tools`` gold tools), else the catalog-anchored stream built from the release's real
+    queries; ``comparison`` is the anchored test stream beside a release test stream (``rated.anchored.compare``)."""
+    rated = config.rated
+    anchored = AnchoredStreams(release, ranker, config)
     streams: dict[str, Stream | None] = {}
-    for role, spec in (("validation", rated.validation_stream), ("test", rated.stream)):
-        queries = query_set(release, spec)
-        size = "absent" if queries is None else f"{len(queries)} queries, {_distinct_gold(queries)} gold tools"
-        if queries is not None and len(queries) >= rated.min_stream_queries and (
-            _distinct_gold(queries) >= rated.min_stream_gold_tools
-        ):
-            vectors = ranker.encode_queries(queries.texts)
-            inputs = simulation_inputs(ranker.score(queries.texts), vectors, queries.relevant, r_static, rated.top_k,
-                                       ranker.tool_vectors)  # fmt: skip
-            rows = []
-            if role == "test":
-                rows = [
-                    Method(f"{r.name} (static)", "static",
-                           simulation_inputs(r.score(queries.texts), vectors, queries.relevant, r_static, rated.top_k))
-                    for r in statics
-                ]  # fmt: skip
-            streams[role] = Stream(queries.name, "release", inputs, rows, f"{queries.name}: {size}")
+    for role, specs in (("validation", rated.validation_stream), ("test", rated.stream)):
+        tried = [(spec, query_set(release, spec)) for spec in specs]
+        chosen = next((q for _, q in tried if q is not None and len(q) >= rated.min_stream_queries
+                       and _distinct_gold(q) >= rated.min_stream_gold_tools), None)  # fmt: skip
+        if chosen is not None:
+            streams[role] = _release_stream(role, chosen, release, statics, ranker, config)
             continue
-        stream = anchored_stream(role)
+        stream = anchored.get(role)
         if stream is not None:
+            sizes = "; ".join(_size(spec, q) for spec, q in tried)
             stream.note = (
-                f"{spec} ({size}) is below rated.min_stream_queries = {rated.min_stream_queries} / "
+                f"{sizes}: below rated.min_stream_queries = {rated.min_stream_queries} / "
                 f"rated.min_stream_gold_tools = {rated.min_stream_gold_tools}; {stream.note}"
             )
         streams[role] = stream
+    test = streams["test"]
+    streams["comparison"] = None
+    if test is not None and test.kind == "release" and rated.anchored.compare:
+        comparison = anchored.get("test")
+        if comparison is not None:
+            comparison.note = f"for comparison with {test.name}: {comparison.note}"
+        streams["comparison"] = comparison
     return streams
 
 
@@ -232,11 +299,10 @@ def _release_stream_rule(
     release: Release, ranker: DenseRetriever, config: Config, sim_config: SimulationConfig, test: Stream
 ) -> dict | None:
     """When the anchored stream replaced ``rated.stream``, the failing-set rule's effect on that small split."""
-    queries = query_set(release, config.rated.stream)
+    queries = first_query_set(release, config.rated.stream)
     if test.kind != "anchored" or queries is None:
         return None
-    inputs = simulation_inputs(ranker.score(queries.texts), ranker.encode_queries(queries.texts), queries.relevant,
-                               release.corpus.r_static, config.rated.top_k)  # fmt: skip
+    inputs = query_inputs(ranker, queries, ranker.encode_queries(queries.texts), release, config)
     return {"stream": queries.name, "queries": len(queries), **failing_rule_effect(inputs, config, sim_config)}
 
 
@@ -247,19 +313,25 @@ def dynamic_evaluation(
     config: Config,
     plots_dir: Path,
     progress: Callable[[str], None] = log.info,
-) -> tuple[dict, dict, dict]:
-    """Table 2 on the test stream with RATED (Full)'s settings chosen on the validation stream.
+) -> tuple[list[dict], dict, dict]:
+    """Table 2 on the test stream with RATED (Full)'s settings chosen on the validation stream, and on the
+    catalog-anchored test stream beside it for comparison when the test stream is a release split.
 
-    Returns ``(table2 stream entry, validation record, figure 4 grids)``.
+    Returns ``(table2 stream entries, the main one first; validation record, figure 4 grids)``.
     """
     streams = choose_streams(release, statics, ranker, config)
     test, validation = streams["test"], streams["validation"]
     if test is None:
-        skipped = {"stream": config.rated.stream, "skipped": "the release has no queries to simulate on"}
-        return skipped, {"skipped": skipped["skipped"]}, {}
+        skipped = {"stream": "+".join(config.rated.stream), "skipped": "the release has no queries to simulate on"}
+        return [skipped], {"skipped": skipped["skipped"]}, {}
     validation_record, fig4 = _validation_sweeps(test, validation, config, plots_dir, progress)
-    stream_record = _table2_stream(test, release, ranker, config, plots_dir, validation_record["chosen"], progress)
-    return stream_record, validation_record, fig4
+    chosen = validation_record["chosen"]
+    records = [_table2_stream(test, release, ranker, config, plots_dir, chosen, progress)]
+    if streams["comparison"] is not None:
+        comparison = _table2_stream(streams["comparison"], release, ranker, config, plots_dir, chosen, progress,
+                                    role="comparison")  # fmt: skip
+        records.append(comparison)
+    return records, validation_record, fig4
 
 
 def _validation_sweeps(
@@ -304,8 +376,12 @@ def _table2_stream(
     plots_dir: Path,
     chosen: dict,
     progress: Callable[[str], None],
+    role: str = "main",
 ) -> dict:
-    """Table 2's simulations on the test stream with the chosen settings, the fault diagnosis and the plots."""
+    """Table 2's simulations on the test stream with the chosen settings, the fault diagnosis and the plots.
+
+    ``role``: ``main`` (the test stream the acceptance is decided on) or ``comparison`` (the anchored stream beside
+    a release stream)."""
     from rated.diagnosis import decompose_faults
     from rated.plots import plot_traces
 
@@ -335,6 +411,7 @@ def _table2_stream(
     return {
         "stream": test.name,
         "kind": test.kind,
+        "role": role,
         "note": test.note,
         "queries": test.inputs.n_queries,
         "distinct_gold_tools": len({t for g in test.inputs.gold for t in g}),
@@ -344,7 +421,9 @@ def _table2_stream(
         "seconds": round(seconds, 1),
         "plots": [str(p.relative_to(plots_dir.parent)) for p in plots],
         "failing_rule": failing_rule_effect(test.inputs, config, sim_config),
-        "failing_rule_release_stream": _release_stream_rule(release, ranker, config, sim_config, test),
+        "failing_rule_release_stream": (
+            _release_stream_rule(release, ranker, config, sim_config, test) if role == "main" else None
+        ),
         "rows": [m.name for m in methods],  # Table 2's order (metrics.json sorts keys)
         "diagnosis": diagnosis,
         **experiment.summary,
@@ -354,7 +433,7 @@ def _table2_stream(
 def latency_table(ranker: DenseRetriever, release: Release, config: Config) -> dict:
     from rated.latency import measure_latency
 
-    queries = query_set(release, config.rated.stream) or query_set(release, config.rated.anchored.templates)
+    queries = first_query_set(release, [*config.rated.stream, config.rated.anchored.templates])
     texts = queries.texts if queries else ["find a tool"]
     assert ranker.tool_vectors is not None
     import torch
@@ -375,15 +454,53 @@ def latency_table(ranker: DenseRetriever, release: Release, config: Config) -> d
         torch.set_num_threads(threads)
 
 
+def rated_to(config: Config, release: str, out: str, progress: Callable[[str], None] = log.info) -> RatedResult:
+    """:func:`rated_run` on ``release`` into the folder ``out`` (a local path or the store's URL) as its next
+    generation: what is there already (a trained encoder) is kept and reused, and on object storage the folder
+    commits by the trained encoder's record, uploaded last (:data:`ecoagent.layout.RATED_MARKER`)."""
+    folder = StageFolder(out, marker=RATED_MARKER)
+    with folder.amend() as store:
+        metrics = rated_run(config, release, store.local_path, progress).metrics
+    return RatedResult(folder.url(), folder.url(RATED_FILES.report), folder.url(RATED_FILES.metrics), metrics)
+
+
+def offline_table(
+    release: Release, retrievers: list[Retriever], config: Config, progress: Callable[[str], None] = log.info
+) -> tuple[dict[str, dict], dict[str, dict]]:
+    """Table 1 on every set of ``TABLE1_SETS``: ``({set: {retriever: metrics} or {"skipped": why}}, {set: what is
+    judged})``, the second saying per set how many queries, graded or not, alternatives and queries left out."""
+    from rated.offline import evaluate
+
+    table1: dict[str, dict] = {}
+    judged: dict[str, dict] = {}
+    with ProgressLog("Table 1: query sets", len(TABLE1_SETS), interval_s=config.progress_interval_s,
+                     emit=progress) as bar:  # fmt: skip
+        for done, name in enumerate(TABLE1_SETS, 1):
+            queries = release.queries(name)
+            if queries is None:
+                table1[name] = {"skipped": f"no {name} queries in release {release.version}"}
+            else:
+                table1[name] = {r.name: evaluate(r.score(queries.texts), queries, release.corpus) for r in retrievers}
+                judged[name] = {
+                    "queries": len(queries),
+                    "graded": any(g > 1 for grades in queries.grades or [] for g in grades),
+                    "alternatives": sum(len(a) for a in queries.acceptable or []),
+                    "queries_with_alternatives": sum(bool(a) for a in queries.acceptable or []),
+                    "left_out_only_alternatives": queries.left_out,
+                }
+            bar.update(done)
+    return table1, judged
+
+
 def rated_run(
     config: Config,
-    release_folder: Path,
+    release_folder: str | Path,
     out_dir: Path,
     progress: Callable[[str], None] = log.info,
 ) -> RatedResult:
+    """RATED on a release (a local path or the store's URL) into the local working folder ``out_dir``."""
     from rated.baselines import offline_baselines, reranker
     from rated.encoder import choose_encoder
-    from rated.offline import evaluate
     from rated.report import render_report
 
     started = time.perf_counter()
@@ -408,15 +525,7 @@ def rated_run(
     if rerank is not None:
         retrievers.append(rerank)
     retrievers.append(encoder.trained)
-    table1: dict[str, dict] = {}
-    with ProgressLog("Table 1: query sets", len(TABLE1_SETS), interval_s=interval, emit=progress) as bar:
-        for done, name in enumerate(TABLE1_SETS, 1):
-            queries = release.queries(name)
-            if queries is None:
-                table1[name] = {"skipped": f"no {name} queries in release {release.version}"}
-            else:
-                table1[name] = {r.name: evaluate(r.score(queries.texts), queries, release.corpus) for r in retrievers}
-            bar.update(done)
+    table1, judged = offline_table(release, retrievers, config, progress)
     progress("Table 1 done")
 
     statics = [r for r in retrievers if r is not encoder.trained]
@@ -427,24 +536,26 @@ def rated_run(
     progress("Table 3 done")
 
     metrics = {
-        "release": {"folder": str(release.folder), "version": release.version},
+        "release": {"folder": release.location, "version": release.version},
         "profile": config.profile,
         "seed": config.seed,
         "settings": config.rated.model_dump(mode="json"),
         "encoder": encoder.record,
         "skipped": skipped,
         "table1": table1,
+        "table1_sets": judged,
         "validation": validation,
         "figure4": fig4,
-        "table2": [table2],
+        "table2": table2,
         "table3": table3,
         "seconds": round(time.perf_counter() - started, 1),
     }
     store = ArtifactStore(str(out_dir))
-    metrics_path = Path(store.write_json(metrics, RATED_FILES.metrics))
-    report_path = Path(store.write_text(render_report(metrics), RATED_FILES.report))
-    return RatedResult(out_dir, report_path, metrics_path, metrics)
+    metrics_path = store.write_json(metrics, RATED_FILES.metrics)
+    report_path = store.write_text(render_report(metrics), RATED_FILES.report)
+    return RatedResult(str(out_dir), report_path, metrics_path, metrics)
 
 
-def read_metrics(out_dir: Path) -> dict:
-    return json.loads((out_dir / RATED_FILES.metrics).read_text())
+def read_metrics(out: str) -> dict:
+    """A RATED folder's ``metrics.json`` (a local path or the store's URL)."""
+    return ArtifactStore(str(out)).read_json(RATED_FILES.metrics)

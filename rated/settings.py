@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
 
 from ecoagent.config import Count, NonNegative, NonNegativeFloat, Positive, Section, Share
 
@@ -52,6 +52,9 @@ class SimulationConfig(Section):
 class AnchoredStreamConfig(Section):
     """The catalog-anchored stream Table 2 runs on when the release's real queries are too few (rated/anchored.py)."""
 
+    # when Table 2 runs on a release stream, also simulate the anchored test stream beside it (a second Table 2
+    # block, RATED (Full) with the settings chosen on the validation stream), for comparison
+    compare: bool = True
     queries: Count = 200  # distinct queries per stream (validation and test each), one catalog tool anchors each
     zipf: NonNegativeFloat = 1.0  # query popularity: weight 1 / rank^zipf
     templates: str = "real/train+real/validation+real/test"  # the real queries moved onto the anchors
@@ -73,6 +76,14 @@ class TuningConfig(Section):
     figure4_w3: list[Share] = [0.05, 0.1, 0.15]
     figure4_gammas: list[Annotated[float, Field(gt=0, le=1)]] = [0.8, 0.85, 0.9, 0.95, 0.99]
     figure4_alphas: list[NonNegativeFloat] = [0.05, 0.1, 0.2]
+
+
+def _as_list(value: object) -> object:
+    return [value] if isinstance(value, str) else value
+
+
+# query splits in order of preference (a bare string is a list of one): the first that meets the stream criterion
+StreamChoice = Annotated[list[str], BeforeValidator(_as_list)]
 
 
 class RatedConfig(Section):
@@ -99,8 +110,13 @@ class RatedConfig(Section):
     # (A^-1 grows like gamma^-n, shown in the report), capped = A^-1's eigenvalues held below 1e9
     full_matrix: list[Literal["faithful", "capped"]] = ["faithful"]
     batch_period: Count = 500  # the ToolRL-like batch proxy updates every this many steps
-    stream: str = "real/test"  # the query split Table 2 draws from, when it is big enough
-    validation_stream: str = "real/validation"  # where reward, context and gamma are chosen, when big enough
+    # the query splits Table 2 draws from: the first big enough (min_stream_*) wins, else the catalog-anchored stream;
+    # the validation stream likewise: where RATED (Full)'s reward, context and gamma are chosen
+    stream: StreamChoice = ["workflows/test", "real/test"]
+    validation_stream: StreamChoice = ["workflows/validation", "real/validation"]
+    # how a release stream draws its queries: views = by the source's popularity (workflows: n8n.io views) where
+    # the split carries it, uniform where it does not (Real); uniform = every query alike
+    stream_popularity: Literal["views", "uniform"] = "views"
     # a stream smaller than this is too small for the failing set to mean anything: the catalog-anchored
     # stream (rated.anchored) replaces it, and the report says so
     min_stream_queries: NonNegative = 200

@@ -43,11 +43,9 @@ class TrainedEncoder:
 
 
 def pick_device(setting: str) -> str:
-    if setting != "auto":
-        return setting
-    import torch
+    from ecoagent.retrieval.embedding import resolve_device
 
-    return "cuda" if torch.cuda.is_available() else "cpu"
+    return resolve_device(setting)
 
 
 def build_encoder(config: TrainConfig, device: str = "cpu"):

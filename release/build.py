@@ -20,12 +20,38 @@ writes, into ``out_dir`` (the lead's ``<store>/release/<version>/``):
   ``gold-corpus``               the corpus file                        ``corpus``
   ``gold-queries``              ``_id``, ``text``, category,           ``test`` only
                                 complete, ambiguous
-  ``gold-qrels``                ``query-id``, ``corpus-id``, ``score`` ``test`` only (several tools per query)
+  ``gold-qrels``                ``query-id``, ``corpus-id``, ``score``, ``test`` only (several tools per query)
+                                alternative (score 0: acceptable, not
+                                required)
+  ``workflows-corpus``,         the corpus file                        ``corpus``
+  ``workflows-title-corpus``
+  ``workflows-queries``         ``_id``, ``text`` (the task: title +   train / validation / test / cold_start
+                                cleaned description), title,
+                                template_id, views, created_at,
+                                author_name, author_username,
+                                author_verified, url, stripped,
+                                test_cold_start
+  ``workflows-qrels``           ``query-id``, ``corpus-id``, ``score`` train / validation / test / cold_start
+                                (the grade: 2 or 1; 0 for an
+                                alternative), alternative
+  ``workflows-title-queries``   ``_id``, ``text`` (the title)          train / validation / test / cold_start
+  ``workflows-title-qrels``     the rows of ``workflows-qrels``        train / validation / test / cold_start
   ============================  =====================================  ==========================================
 
   The gold configs (the human-annotated LiveMCPBench tasks mapped to catalog tools by the label stage,
   :mod:`labeling.gold`) are there when the label stage wrote them (``label.gold``); their mapping report is
   ``gold-mapping.json``, listed in the manifest like every other file.
+
+  The workflows configs (n8n.io workflow templates labelled by construction, :mod:`labeling.workflows`) are there
+  when the label stage wrote the workflow set (``label.workflows.enabled``): the queries of status ``kept`` with at
+  least one qrel on this catalog, in the label stage's grouped temporal split (clone families together, the newest
+  months test). ``score`` is the grade (2: the title names the tool's service; 1: only the description does);
+  ``alternative`` marks a tool of a node stored without parameters (operation unknown): acceptable, not required.
+  ``test_cold_start`` marks a test query with a tool no train or validation query has (the label stage's
+  cold-start view); the ``cold_start`` split is the release's, as for Real (tools new since the previous release).
+  The title track shares the queries' ids and qrels, its text the title alone. Their mapping report, per node
+  type, is ``workflow-mapping.json``, listed in the manifest. A label folder without workflow files gives the same
+  release, byte for byte, as before the workflow set existed.
 
   Configs and file names follow MTEB's multi-subset retrieval layout (``{subset}-corpus``, ``{subset}-queries``,
   ``{subset}-qrels``), so ``mteb``'s ``RetrievalDatasetLoader(..., config="syn")`` reads a split directly.
@@ -67,7 +93,6 @@ import json
 import logging
 import os
 import re
-import shutil
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -83,7 +108,7 @@ from ecoagent.text.redaction import redact, redact_frame, redact_value
 from release.changelog import changelog
 from release.inputs import ReleaseInputs, read_inputs, read_previous
 from release.manifest import release_info, release_manifest
-from release.tables import CORPUS_SPLIT, GOLD_SPLIT, file_table, release_tables
+from release.tables import CORPUS_SPLIT, GOLD_SPLIT, WORKFLOWS, file_table, release_tables
 
 __all__ = ["ReleaseInputs", "ReleaseResult", "build_release", "build_time", "data_path", "release_version"]
 
@@ -92,15 +117,16 @@ log = logging.getLogger(__name__)
 CORPUS_FILE = f"corpus/{CORPUS_SPLIT}-00000-of-00001.parquet"
 GOLD_MAPPING = "gold-mapping.json"
 FIGURE_1 = HISTORY_FILES.plot  # the newest `ecoagent history` curve, embedded in the card
+WORKFLOW_MAPPING = "workflow-mapping.json"
 
 
 @dataclass
 class ReleaseResult:
-    folder: Path
+    folder: str  # a local path or an fsspec URL (the store's)
     version: str
     manifest: dict
     gate: GateResult
-    previous: Path | None = None
+    previous: str | None = None
 
 
 def default_version(now: datetime | None = None) -> str:
@@ -132,7 +158,7 @@ def build_time() -> str:
 
 
 def build_release(
-    inputs: ReleaseInputs, out_dir: Path, *, version: str, config: Config, previous: Path | None = None,
+    inputs: ReleaseInputs, out_dir: str | Path, *, version: str, config: Config, previous: str | Path | None = None,
     created: str | None = None, min_split_rows: int = 1,
 ) -> ReleaseResult:  # fmt: skip
     """Build, gate and finalize the release folder ``out_dir``; see the module docstring.
@@ -141,14 +167,15 @@ def build_release(
     cold-start split. ``created``: ISO timestamp recorded in the manifest and card (default: now, UTC).
     ``min_split_rows``: the gate's minimum rows of the train and test splits of queries and qrels.
     """
-    out_dir = Path(out_dir)
+    out_dir, previous = str(out_dir), str(previous) if previous is not None else None
     _check_folders(version, out_dir, previous)
     created = created or build_time()
-    # the whole folder is written beside its place and renamed in once gated (ecoagent.store.StageFolder);
-    # a killed build's hidden folder is removed here, before anything else
-    folder = StageFolder(str(out_dir))
+    # the whole folder is written beside its place (a local staging folder for object storage) and renamed in
+    # (uploaded, the manifest last) once gated (ecoagent.store.StageFolder); a killed build's hidden folder is
+    # removed here, before anything else
+    folder = StageFolder(out_dir, marker=RELEASE_FILES.manifest)
     stage = read_inputs(inputs)
-    prev = read_previous(Path(previous)) if previous is not None else None
+    prev = read_previous(previous) if previous is not None else None
     tables, stats = release_tables(stage, config, prev)
     # Every table and text file passes the one redaction (ecoagent.text.redaction); the gate then checks none is left.
     stats["redacted_values"] = 0
@@ -158,26 +185,28 @@ def build_release(
 
     with folder.replace() as store:
         layout = _write_tables(store, tables)
-        info = release_info(stage, config, prev, version, created, layout, file_table(Path(store.root), layout, tables),
+        info = release_info(stage, config, prev, version, created, layout, file_table(store.local_path, layout, tables),
                             stats)  # fmt: skip
-        _write_text_files(store, info, stage, prev, gold=("gold-queries", GOLD_SPLIT) in tables)
-        gate = _run_gate(Path(store.root), out_dir, info, config, min_split_rows)
+        _write_text_files(store, info, stage, prev, _mapping_reports(stage, tables))
+        gate = _run_gate(store.local_path, out_dir, info, config, min_split_rows)
         manifest = redact_value(release_manifest(info, gate))[0]
         store.write_json(manifest, RELEASE_FILES.manifest)
-    shutil.rmtree(_gate_failed_folder(out_dir), ignore_errors=True)
-    report_name = Path(gate.report_path or RELEASE_FILES.gate_report).name
-    gate.report_path = str(out_dir / RELEASE_FILES.gate_folder / report_name)
+    failed = ArtifactStore(_gate_failed_folder(out_dir))
+    if failed.exists():
+        failed.fs.rm(failed.root, recursive=True)
+    report_name = (gate.report_path or RELEASE_FILES.gate_report).rsplit("/", 1)[-1]
+    gate.report_path = folder.url(RELEASE_FILES.gate_folder, report_name)
     log.info("release %s written to %s", version, out_dir)
-    return ReleaseResult(folder=out_dir, version=version, manifest=manifest, gate=gate, previous=previous)
+    return ReleaseResult(folder=folder.url(), version=version, manifest=manifest, gate=gate, previous=previous)
 
 
-def _check_folders(version: str, out_dir: Path, previous: Path | None) -> None:
+def _check_folders(version: str, out_dir: str, previous: str | None) -> None:
     """The version must name a folder and a Hub tag; the previous release must not be the folder being built."""
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", version):
         raise ValueError(
             f"release version {version!r} must be usable as a folder and a Hub tag (letters, digits . _ -)"
         )
-    if previous is not None and Path(previous).resolve() == out_dir.resolve():
+    if previous is not None and ArtifactStore(previous).url() == ArtifactStore(out_dir).url():
         raise ValueError(f"the previous release {previous} is the folder being built; pass the one before it")
 
 
@@ -189,22 +218,33 @@ def _write_tables(store: ArtifactStore, tables: dict[tuple[str, str], pl.DataFra
             continue  # an empty listed split does not load (see the module docstring)
         path = data_path(config_name, split)
         layout.setdefault(config_name, {})[split] = path
-        if not (Path(store.root) / path).exists():  # the two corpus configs share one file
+        if not store.exists(path):  # the two corpus configs share one file
             store.write_parquet(frame, *path.split("/"))
     return layout
 
 
-def _write_text_files(store: ArtifactStore, info: dict, stage: dict, prev: dict | None, *, gold: bool) -> None:
-    """The gold mapping (when the release has gold tables), card, Croissant file and changelog, each redacted, and
-    their checksums in ``info["files"]``; the Croissant file's validation warnings in ``info``."""
+def _mapping_reports(stage: dict, tables: dict[tuple[str, str], pl.DataFrame]) -> dict[str, dict]:
+    """``{file name: report}``: the label stage's mapping report of each set the release carries (gold, workflows)."""
+    reports = {}
+    if stage["gold_mapping"] is not None and ("gold-queries", GOLD_SPLIT) in tables:
+        reports[GOLD_MAPPING] = stage["gold_mapping"]
+    if stage["workflow_mapping"] is not None and (f"{WORKFLOWS}-corpus", CORPUS_SPLIT) in tables:
+        reports[WORKFLOW_MAPPING] = stage["workflow_mapping"]
+    return reports
+
+
+def _write_text_files(store: ArtifactStore, info: dict, stage: dict, prev: dict | None,
+                      reports: dict[str, dict]) -> None:  # fmt: skip
+    """The mapping reports, card, Croissant file and changelog, each redacted, and their checksums in
+    ``info["files"]``; the Croissant file's validation warnings in ``info``."""
     from release.card import render_card
     from release.croissant import build_croissant, validate_croissant
 
-    folder = Path(store.root)
+    folder = store.local_path
     text_files = [RELEASE_FILES.card, RELEASE_FILES.croissant, RELEASE_FILES.changelog]
-    if stage["gold_mapping"] is not None and gold:
-        store.write_text(_json_text(redact_value(stage["gold_mapping"])[0]), GOLD_MAPPING)
-        text_files.append(GOLD_MAPPING)
+    for name, report in reports.items():
+        store.write_text(_json_text(redact_value(report)[0]), name)
+        text_files.append(name)
     if stage.get("history"):
         store.write_bytes(stage["history"]["plot"], FIGURE_1)
         text_files.append(FIGURE_1)
@@ -220,9 +260,9 @@ def _json_text(value: object) -> str:
     return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def _run_gate(folder: Path, out_dir: Path, info: dict, config: Config, min_split_rows: int) -> GateResult:
-    """The gate verifies the folder against the file table the manifest will hold, then checks the data; a failed
-    gate's report moves to ``<out_dir>.gate-failed/`` and :class:`QualityGateFailed` is raised."""
+def _run_gate(folder: Path, out_dir: str, info: dict, config: Config, min_split_rows: int) -> GateResult:
+    """The gate verifies the (local, staged) folder against the file table the manifest will hold, then checks the
+    data; a failed gate's report is copied to ``<out_dir>.gate-failed/`` and :class:`QualityGateFailed` is raised."""
     from release.gate import run_release_gate
 
     gate = run_release_gate(
@@ -230,16 +270,19 @@ def _run_gate(folder: Path, out_dir: Path, info: dict, config: Config, min_split
         dedup_threshold=config.label.dedup_threshold, files=info["files"],
     )  # fmt: skip
     if not gate.success:
-        failed_dir = _gate_failed_folder(out_dir)
-        shutil.rmtree(failed_dir, ignore_errors=True)
-        shutil.move(str(folder / RELEASE_FILES.gate_folder), str(failed_dir))
-        gate.report_path = str(failed_dir / Path(gate.report_path or RELEASE_FILES.gate_report).name)
+        failed = ArtifactStore(_gate_failed_folder(out_dir))
+        if failed.exists():
+            failed.fs.rm(failed.root, recursive=True)
+        reports = ArtifactStore(str(folder / RELEASE_FILES.gate_folder))
+        for name in reports.files():
+            failed.write_bytes(reports.fs.cat(reports.path(name)), *name.split("/"))
+        gate.report_path = failed.url((gate.report_path or RELEASE_FILES.gate_report).rsplit("/", 1)[-1])
         raise QualityGateFailed(gate)
     return gate
 
 
-def _gate_failed_folder(out_dir: Path) -> Path:
-    return out_dir.parent / f"{out_dir.name}.gate-failed"
+def _gate_failed_folder(out_dir: str) -> str:
+    return f"{out_dir.rstrip('/')}.gate-failed"
 
 
 def data_path(config_name: str, split: str) -> str:

@@ -144,10 +144,12 @@ def card_values(info: dict) -> dict:
         "syn": syn,
         "syn_coverage": f"{syn['coverage']:.1%}",
         "roundtrip_top_k": info["config"]["synth"]["roundtrip_top_k"],
+        "syn_drop_off_topic": info["config"]["synth"]["drop_off_topic"],
         "on_topic_share": _percent(syn["on_topic_share"]),
         "syn_drops": _by_reason(syn["drops_by_reason"]),
         **_real_values(real),
         **_gold_values(info.get("gold")),
+        **_workflows_values(info),
     }
 
 
@@ -165,6 +167,7 @@ def _release_values(info: dict) -> dict:
         "license": LICENSE,
         "tools": info["tools"],
         "packages": len(info["packages"]),
+        **_catalog_values(info["catalog"]),
         "platforms": ", ".join(info["platforms"]),
         "reliable_share": f"{info['reliable_share']:.1%}",
         "readings": _readings(info),
@@ -197,6 +200,23 @@ def _listings_table(per_listing: dict) -> str:
         for listing, row in per_listing.items()
     ]  # fmt: skip
     return "\n".join(markdown_table(["listing", "tools", "reliable", "w_src", "why this w_src"], rows)) if rows else ""
+
+
+def _catalog_values(catalog: dict) -> dict:
+    """The catalog as the card states it: packages with and without a tool (each with the crawl's reason), the
+    de-duplication that was done and what it left, empty descriptions."""
+    without = [[w["platform"], w["package"], w["version"], w["reason"]] for w in catalog["packages_without_tools"]]
+    near = catalog["near_duplicates"]
+    return {
+        "catalog": catalog,
+        "packages_with_tools": catalog["packages_with_tools"],
+        "packages_without_tools": len(without),
+        "without_tools_table": "\n".join(markdown_table(["platform", "package", "version", "why no tool"], without)),
+        "same_description_groups": near.get("same_description_groups", 0),
+        "same_description_tools": near.get("same_description_tools", 0),
+        "identical_ungrouped_by_reason": _by_reason({r.replace("_", " "): n for r, n in
+                                                     catalog["identical_ungrouped_by_reason"].items()}),
+    }
 
 
 def _real_values(real: dict) -> dict:
@@ -237,8 +257,58 @@ def _gold_values(gold: dict | None) -> dict:
         "gold_source": gold["source"] or {},
         "mapped_by": gold["mapped_by_resolution"] or {},
         "unmapped_by_reason": ", ".join(f"{k} {v}" for k, v in gold["unmapped_by_reason"].items()),
+        "gold_alternative_qrels": gold.get("gold_qrels_alternative") or 0,
+        "gold_alternatives_only": len(gold.get("gold_queries_alternatives_only") or []),
+        "gold_unannotated": (gold.get("unannotated_server") or {}).get("tasks", 0),
         "livemcpbench_citation": LIVEMCPBENCH_CITATION,
     }
+
+
+def _workflows_values(info: dict) -> dict:
+    """The workflow set: what it holds, its rules and attribution, the labeler measured on it and on gold."""
+    wf = info.get("workflows")
+    if not wf:
+        return {"workflows": None}
+    summary, totals = wf["summary"], wf["totals"]
+    evaluation = summary.get("evaluation") or {}
+    header = ["path", "precision [95 % CI]", "recall [95 % CI]", "F1 [95 % CI]"]
+    rows = []
+    if evaluation:
+        rows = [["candidates (top-k, no verifier)", *_with_ci(evaluation["candidates"]["tool"])]]
+        rows += [[f"{name} verifier", *_with_ci(levels["tool"])] for name, levels in evaluation["verifiers"].items()]
+    gold = info["real"].get("gold_evaluation") or {}
+    gold_rows = [[f"{name} verifier", *_with_ci(row, gold.get("verifiers_ci95", {}).get(name))]
+                 for name, row in (gold.get("verifiers") or {}).items()]  # fmt: skip
+    counts = info["counts"]
+    return {
+        "workflows": wf,
+        "wf_source": wf["source"],
+        "wf_summary": summary,
+        "wf_queries": sum(counts.get("workflows-queries", {}).values()),
+        "wf_splits": ", ".join(f"{s} {n}" for s, n in counts.get("workflows-queries", {}).items()),
+        "wf_qrels": sum(counts.get("workflows-qrels", {}).values()),
+        "wf_statuses": _by_reason(wf["templates_by_status"]),
+        "wf_official": totals.get("official_packages") or {},
+        "wf_unmapped": _by_reason(totals.get("unmapped_by_reason") or {}),
+        "wf_non_gold": _by_reason(totals.get("non_gold") or {}),
+        "wf_evaluation": evaluation,
+        "wf_table": "\n".join(markdown_table([*header, "queries"], [[*r, evaluation.get("queries")] for r in rows])),
+        "wf_gold_table": "\n".join(markdown_table(header, gold_rows)) if gold_rows else "",
+        "wf_gold_decided_by": gold.get("decided_by"),
+    }
+
+
+def _ci_text(value: float | None, ci: list | None) -> str:
+    """``0.5 [0.25, 0.75]``; the interval left out when the stage recorded none."""
+    if value is None:
+        return "n/a"
+    return f"{value} [{ci[0]}, {ci[1]}]" if ci and None not in ci else f"{value} (no interval)"
+
+
+def _with_ci(row: dict, cis: dict | None = None) -> list[str]:
+    """Precision, recall and F1 of one measured row with their 95 % intervals (from ``cis`` when given)."""
+    cis = cis or row
+    return [_ci_text(row.get(k), cis.get(f"{k}_ci95")) for k in ("precision", "recall", "f1")]
 
 
 def _pr(row: dict) -> list:

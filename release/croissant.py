@@ -38,7 +38,14 @@ RECORD_SETS = {
     "real-queries": ("real-queries", "EcoAgent-Real queries (MTEB _id/text)."),
     "real-qrels": ("real-qrels", "EcoAgent-Real verified relevance judgments (MTEB query-id/corpus-id/score)."),
     "gold-queries": ("gold-queries", "Gold set: LiveMCPBench's human-annotated tasks (test only)."),
-    "gold-qrels": ("gold-qrels", "Gold set: the annotated tools mapped to catalog tools (several per query)."),
+    "gold-qrels": ("gold-qrels", "Gold set: the annotated tools mapped to catalog tools (several per query; "
+                   "alternative: acceptable, not required, score 0)."),
+    "workflows-queries": ("workflows-queries", "Workflows: n8n.io workflow templates as tasks (title + cleaned "
+                          "description), with their author, link, views and creation date."),
+    "workflows-qrels": ("workflows-qrels", "Workflows: the catalog tools each template runs, graded 2 (the title "
+                        "names the service) or 1 (only the description does); alternative: acceptable, not required."),
+    "workflows-title-queries": ("workflows-title-queries", "Workflows, title track: the template title alone."),
+    "workflows-title-qrels": ("workflows-title-qrels", "Workflows, title track: the same qrels as workflows-qrels."),
 }
 
 
@@ -182,8 +189,14 @@ def _responsible_ai(info: dict) -> dict:
                  "mapped to catalog tools by name on LiveMCPBench's servers (gold-mapping.json)."]
                 if info.get("gold") else []
             ),
+            *(
+                ["Workflows: the catalog tools of the app nodes each n8n.io template runs, by construction "
+                 "(workflow-mapping.json), graded by whether the title or only the description names the service."]
+                if info.get("workflows") else []
+            ),
         ],
-        "data_annotation_platform": ["EcoAgent pipeline (automatic)", *(["LiveMCPBench"] if info.get("gold") else [])],
+        "data_annotation_platform": ["EcoAgent pipeline (automatic)", *(["LiveMCPBench"] if info.get("gold") else []),
+                                     *(["n8n.io workflow templates"] if info.get("workflows") else [])],
         "data_annotation_analysis": [
             f"Verifier agreement with people on {review['labelled_pairs']} pairs: {review['agreement']:.1%}, "
             f"Cohen's kappa {review['cohen_kappa']:.2f}."

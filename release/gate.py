@@ -5,14 +5,15 @@ load, and checks:
 
 - per row (one long frame, one column per check; GX skips the nulls of the other tables' rows): tools'
   ``r_static`` in [0, 1] and ``tool_id`` present, query length 1..300 words, qrels ``score`` in {0, 1, 2, 3}
-  (graded relevance allowed, our qrels are binary);
-- per release (run-level metrics): rows of the train and test splits of ``{syn,real}-{queries,qrels}`` at least
-  ``min_split_rows``; no leakage across train/validation/test (:func:`ecoagent.text.splits.check_no_leakage`: the
-  number of problems must be 0) nor between ``cold_start`` and the other splits; no query id in two splits; no
-  duplicate tool id; every qrel's ``query-id`` among the queries of the same split and its ``corpus-id`` in the
+  (graded relevance allowed: the workflow qrels carry grades 1 and 2);
+- per release (run-level metrics): rows of the train and test splits of ``{syn,real}-{queries,qrels}`` (and of
+  ``workflows-*`` and ``workflows-title-*`` when the release has the workflow set) at least ``min_split_rows``;
+  no leakage across train/validation/test (:func:`ecoagent.text.splits.check_no_leakage`: the number of
+  problems must be 0) nor between ``cold_start`` and the other splits; no query id in two splits; no duplicate
+  tool id; every qrel's ``query-id`` among the queries of the same split and its ``corpus-id`` in the
   corpus. The gold subset (test only, when the release has it) gets the same id checks, and no gold question
-  (nor its near-duplicate or template) may sit in a train or validation split of Syn or Real: ``gold_in_training``
-  must be 0, since the gold set is never trained or tuned on.
+  (nor its near-duplicate or template) may sit in a train or validation split of Syn, Real or Workflows:
+  ``gold_in_training`` must be 0, since the gold set is never trained or tuned on.
 
 Before any of that, the folder is verified against its manifest
 (:func:`ecoagent.release_format.integrity.verify_release`;
@@ -49,6 +50,7 @@ log = logging.getLogger(__name__)
 
 GATE_NAME = "release"
 SUBSETS = ("syn", "real")  # split into train / validation / test
+WORKFLOW_SUBSETS = ("workflows", "workflows-title")  # split too; checked like Syn and Real when present
 GOLD = "gold"  # test only
 REQUIRED_SPLITS = ("train", "test")
 MIN_QUERY_WORDS = 1
@@ -58,11 +60,13 @@ QREL_SCORES = (0, 1, 2, 3)
 def release_expectations(
     min_split_rows: int = 1,
     *,
+    subsets: tuple[str, ...] = SUBSETS,
     min_query_words: int = MIN_QUERY_WORDS,
     max_query_words: int = MAX_QUERY_WORDS,
     qrel_scores: tuple[int, ...] = QREL_SCORES,
 ) -> list[Expectation]:
-    """The release gate's expectations; ``min_split_rows`` is the minimum of each train and test split."""
+    """The release gate's expectations; ``min_split_rows`` is the minimum of each train and test split of each of
+    ``subsets`` (Syn, Real and the workflow subsets the release has)."""
     import great_expectations as gx
 
     E = gx.expectations
@@ -81,13 +85,13 @@ def release_expectations(
         ),
         E.ExpectColumnValuesToNotBeNull(column="table"),
     ]
-    for subset in SUBSETS:
+    for subset in subsets:
         exps += _subset_expectations(subset, min_split_rows)
     exps += [
         _zero(f"dangling_query_ids.{GOLD}", "gold-qrels: every query-id is in gold-queries"),
         _zero(f"dangling_corpus_ids.{GOLD}", "gold-qrels: every corpus-id is in the corpus"),
         _zero("gold_in_training", "no gold question (nor a near-duplicate or template of it) in a train or validation "
-              "split of syn or real"),
+              "split of " + " or ".join(subsets)),
         _zero("duplicate_tool_ids", "tools: tool_id unique"),
         _zero("secret_matches", "no file matches a secret format (secrets.json)"),
     ]  # fmt: skip
@@ -190,8 +194,9 @@ def release_metrics(folder: Path, dedup_threshold: float = 0.7) -> tuple[pl.Data
         metrics["duplicate_tool_ids"] = float(len(tools) - tools["tool_id"].n_unique())
     else:
         metrics["duplicate_tool_ids"] = 0.0
-    trained: list[pl.DataFrame] = []  # syn and real train / validation queries: no gold question may be there
-    for subset in (*SUBSETS, GOLD):
+    trained: list[pl.DataFrame] = []  # every train / validation query: no gold question may be there
+    present = tuple(s for s in WORKFLOW_SUBSETS if f"{s}-queries" in configs)
+    for subset in (*SUBSETS, *present, GOLD):
         queries = _read(folder, configs.get(f"{subset}-queries", {}))
         qrels = _read(folder, configs.get(f"{subset}-qrels", {}))
         corpus = _read(folder, configs.get(f"{subset}-corpus", {}))
@@ -255,6 +260,7 @@ def run_release_gate(
     """
     verify_release(folder, files)
     frame, metrics, problems = release_metrics(Path(folder), dedup_threshold)
+    subsets = (*SUBSETS, *(s for s in WORKFLOW_SUBSETS if f"leakage.{s}" in metrics))
     secrets = secret_matches(Path(folder))
     metrics["secret_matches"] = float(sum(n for hits in secrets.values() for n in hits.values()))
     if secrets:
@@ -266,7 +272,7 @@ def run_release_gate(
     result = run_gate(
         GATE_NAME,
         frame,
-        release_expectations(min_split_rows),
+        release_expectations(min_split_rows, subsets=subsets),
         None if out_dir is None else str(out_dir),
         metrics=metrics,
     )

@@ -7,13 +7,13 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from ecoagent.layout import CRAWL_FILES, HISTORY_FILES, LABEL_FILES, RELEASE_FILES, SCORE_FILES, SYNTH_FILES, RunLayout
 from ecoagent.release_format.integrity import verify_release
+from ecoagent.release_format.reader import local_release
 from ecoagent.store import ArtifactStore
 
 log = logging.getLogger(__name__)
@@ -23,10 +23,11 @@ log = logging.getLogger(__name__)
 class ReleaseInputs:
     """The stage output folders a release is built from."""
 
-    crawl_dir: str  # fetch_manifest.json, crawl_summary.json
+    crawl_dir: str  # fetch_manifest.json, crawl_summary.json, crawl_drops.json
     score_dir: str  # tools_scored.parquet, score_summary.json
     synth_dir: str  # syn_queries.parquet, syn_pairs.parquet, synth_summary.json
-    label_dir: str  # real_*.parquet, label_summary.json, review_sample.csv; gold_*.parquet, gold_mapping.json
+    label_dir: str  # real_*.parquet, label_summary.json, review_sample.csv; gold_*.parquet, gold_mapping.json;
+    # workflow_*.parquet, workflow_mapping.json (label.workflows)
     # `ecoagent history` folders (figure1.*, first_seen.parquet), optional: the newest curve found is used
     history_dirs: tuple[str, ...] = ()
 
@@ -57,12 +58,18 @@ def read_inputs(inputs: ReleaseInputs) -> dict[str, Any]:
         "real_pairs": label.read_table(LABEL_FILES.pairs, "label"),
         "fetch_manifest": _read_optional_json(crawl, CRAWL_FILES.fetch_manifest) or [],
         "crawl_summary": _read_optional_json(crawl, CRAWL_FILES.summary) or {},
+        "crawl_drops": _read_optional_json(crawl, CRAWL_FILES.drops) or [],
         "synth_summary": _read_optional_json(synth, SYNTH_FILES.summary) or {},
         "label_summary": _read_optional_json(label, LABEL_FILES.summary) or {},
         "review": _review_agreement(label),
         "gold_queries": _read_optional_parquet(label, LABEL_FILES.gold_queries),
         "gold_qrels": _read_optional_parquet(label, LABEL_FILES.gold_qrels),
         "gold_mapping": _read_optional_json(label, LABEL_FILES.gold_mapping),
+        "workflow_queries": _read_optional_parquet(label, LABEL_FILES.workflow_queries),
+        "workflow_qrels": _read_optional_parquet(label, LABEL_FILES.workflow_qrels),
+        "workflow_mapping": _read_optional_json(label, LABEL_FILES.workflow_mapping),
+        "workflow_review": _review_agreement(label, LABEL_FILES.workflow_review_sample,
+                                             LABEL_FILES.workflow_review_key),
         "history": read_history(inputs.history_dirs),
     }
 
@@ -88,33 +95,43 @@ def read_history(folders: tuple[str, ...]) -> dict[str, Any] | None:
     }  # fmt: skip
 
 
-def _review_agreement(label: ArtifactStore) -> dict | None:
-    """Agreement of a filled review sample with the verifier, when people have labelled some of it."""
-    from ecoagent.release_format.review import read_agreement
+def _review_agreement(label: ArtifactStore, sample: str = LABEL_FILES.review_sample,
+                      key: str | None = None) -> dict | None:  # fmt: skip
+    """Agreement of a filled review sample with the labels it shows (the verifier's, or a blind sheet's hidden
+    ``key``), when people have labelled some of it; ``label_precision``: the share of the shown positive labels
+    people confirmed, with its 95 % Wilson interval."""
+    from ecoagent.release_format.review import read_agreement, wilson_interval
 
-    if label.protocol not in ("file", "local") or not label.exists(LABEL_FILES.review_sample):
+    if label.protocol not in ("file", "local") or not label.exists(sample):
         return None
     try:
-        report = read_agreement(label.path(LABEL_FILES.review_sample))
+        report = read_agreement(label.path(sample), label.path(key) if key and label.exists(key) else None)
     except ValueError as exc:  # not a review CSV: the card says no review, the build goes on
         log.warning("review sample not used: %s", exc)
         return None
     if not report.labelled:
         return None
-    return {
+    out = {
         "labelled_pairs": report.labelled,
         "agreement": round(report.agreement, 4),
         "cohen_kappa": round(report.cohen_kappa, 4),
     }
+    if key is not None:  # the blind sheet of the workflow labels: how many of the native labels are right
+        tp, fp = report.confusion["tp"], report.confusion["fp"]
+        out["label_precision"] = round(tp / (tp + fp), 4) if tp + fp else None
+        out["label_precision_ci95"] = [round(v, 4) for v in wilson_interval(tp, tp + fp)] if tp + fp else None
+        out["labels_checked"] = tp + fp
+    return out
 
 
-def read_previous(folder: Path) -> dict[str, Any]:
-    """The previous release folder (verified against its manifest): its tools' ids and content hashes, manifest,
-    changelog and version."""
+def read_previous(release: str) -> dict[str, Any]:
+    """The previous release folder (a local path or the store's URL, verified against its manifest): its tools' ids
+    and content hashes, manifest, changelog and version."""
+    folder = local_release(release)
     parquet = sorted((folder / "tools").glob("*.parquet"))
     if not parquet:
         raise FileNotFoundError(
-            f"previous release {folder} has no tools/*.parquet: pass the previous release folder of the data store "
+            f"previous release {release} has no tools/*.parquet: pass the previous release folder of the data store "
             "(<store>/release/<version>/), not its text-only copy under releases/"
         )
     verify_release(folder)  # its tools decide the cold-start split and the changelog
@@ -123,7 +140,7 @@ def read_previous(folder: Path) -> dict[str, Any]:
     manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
     changelog = changelog_path.read_text() if changelog_path.exists() else ""
     return {
-        "folder": str(folder),
+        "folder": release,
         "tools": tools,
         "manifest": manifest,
         "changelog": changelog,

@@ -64,6 +64,7 @@ def release_info(stage, config, prev, version, created, layout, files, stats) ->
         "platforms": _unique(stage["tools"], "platform"),
         "platform_counts": dict(sorted(Counter(stage["tools"]["platform"].to_list()).items())),
         "tools": len(stage["tools"]),
+        "catalog": catalog_info(stage),
         "reliable_share": round(float(stage["tools"]["reliable"].mean()), 4) if len(stage["tools"]) else 0.0,
         # other readings of eq. 4-5 measured by the score stage (score.readings), e.g. paper_compatible
         "reliable_share_readings": {
@@ -80,6 +81,7 @@ def release_info(stage, config, prev, version, created, layout, files, stats) ->
         "syn": _syn_info(stage),
         "gold": _gold_info(stage, layout),
         "history": _history_info(stage),
+        "workflows": _workflows_info(stage, layout, stats),
         "models": {
             "embedder": config.score.embedder,
             "tokenizer": config.score.tokenizer,
@@ -107,6 +109,71 @@ def release_info(stage, config, prev, version, created, layout, files, stats) ->
         },
         "config": _scrub(config.model_dump(mode="json")),
     }
+
+
+# the crawl's near-duplicate rule (crawlers.normalize.deduplicate): a normalized description this short is no group
+MIN_GROUP_DESCRIPTION_CHARS = 20
+NOTHING_FOUND = "nothing found: the extractor found no tool definition in the package's files"
+
+
+def _normalized(text: str | None) -> str:
+    return re.sub(r"[^a-z0-9]+", " ", (text or "").lower()).strip()
+
+
+def catalog_info(stage: dict) -> dict:
+    """What the card says about the catalog, from the release's own tools and the crawl's records: the packages
+    that yield a tool, each package fetched and read that yields none with the crawl's reason, the identical (name,
+    description) groups left and why some carry no ``duplicate_group``, the tools with an empty description."""
+    tools = stage["tools"]
+    with_tools = set(zip(tools["platform"], tools["package"], strict=True))
+    errors: dict[str, list[str]] = {}
+    for e in stage["crawl_summary"].get("package_errors", []):
+        errors.setdefault(e["package"], []).append(f"{e['where']}: {str(e['reason'])[:160]}")
+    drops: dict[str, Counter] = {}
+    for d in stage["crawl_drops"]:
+        platform_package = ":".join(str(d["tool_id"]).split(":")[:2])  # tool ids are platform:package:...
+        drops.setdefault(platform_package, Counter())[str(d["reason"]).split(":")[0]] += 1
+    without = []
+    for p in stage["fetch_manifest"]:
+        if p.get("error") or (p["platform"], p["name"]) in with_tools:  # a fetch error is listed on its own
+            continue
+        key = f"{p.get('registry')}:{p['name']}@{p.get('version')}"
+        if key in errors:
+            reason = "could not be read: " + "; ".join(errors[key])
+        elif dropped := drops.get(f"{p['platform']}:{p['name']}"):
+            reason = "every tool found was dropped: " + ", ".join(f"{r} {n}" for r, n in sorted(dropped.items()))
+        else:
+            reason = NOTHING_FOUND
+        without.append({"platform": p["platform"], "package": p["name"], "version": p.get("version"),
+                        "reason": reason})  # fmt: skip
+    return {
+        "packages_with_tools": len(with_tools),
+        "packages_without_tools": sorted(without, key=lambda w: (str(w["platform"]), str(w["package"]))),
+        "exact_duplicates_dropped": stage["crawl_summary"].get("drops_by_reason", {}).get("exact_duplicate", 0),
+        "near_duplicates": stage["crawl_summary"].get("near_duplicates") or {},
+        **_identical_groups(tools),
+        "empty_description": int((tools["description"].fill_null("").str.strip_chars() == "").sum()),
+    }
+
+
+def _identical_groups(tools: pl.DataFrame) -> dict:
+    """Groups of tools with an identical (name, description) and, for the tools without a ``duplicate_group``, why
+    the crawl's near-duplicate rule gave them none (one package; a description too short to group)."""
+    frame = tools.select("tool_id", "package", "name", pl.col("description").fill_null(""), "duplicate_group")
+    sizes = frame.group_by("name", "description").agg(pl.len().alias("n"), pl.col("package").n_unique().alias("p"))
+    groups = sizes.filter(pl.col("n") > 1)
+    rows = frame.join(groups, on=["name", "description"], how="inner")
+    ungrouped = rows.filter(pl.col("duplicate_group").is_null())
+    why: Counter = Counter()
+    for description, packages in ungrouped.select("description", "p").iter_rows():
+        if len(_normalized(description)) < MIN_GROUP_DESCRIPTION_CHARS:
+            why["description_under_20_characters"] += 1
+        elif packages == 1:
+            why["all_copies_in_one_package"] += 1
+        else:
+            why["other"] += 1
+    return {"identical_groups": len(groups), "identical_tools": len(rows), "identical_ungrouped": len(ungrouped),
+            "identical_ungrouped_by_reason": dict(sorted(why.items()))}  # fmt: skip
 
 
 def _real_info(stage: dict, config: Config) -> dict:
@@ -175,12 +242,35 @@ def _gold_info(stage: dict, layout: dict) -> dict | None:
     if "gold-queries" not in layout or stage["gold_mapping"] is None:
         return None
     report = stage["gold_mapping"]
-    keep = ("source", "rule", "tasks", "gold_queries", "gold_queries_complete", "gold_qrels", "annotated", "mapped",
-            "mapped_by_resolution", "ambiguous", "unmapped")  # fmt: skip
+    keep = ("source", "rule", "scoring", "tasks", "gold_queries", "gold_queries_complete",
+            "gold_queries_alternatives_only", "gold_qrels", "gold_qrels_alternative", "annotated", "mapped",
+            "mapped_by_resolution", "mapped_affix", "ambiguous", "unmapped")  # fmt: skip
     info = {k: report.get(k) for k in keep}
+    unannotated = report.get("unannotated_server") or {}
+    info["unannotated_server"] = {k: unannotated.get(k) for k in ("what", "tasks")}
     by_reason = (report.get("unmapped") or {}).get("by_reason", {})
     info["unmapped_by_reason"] = {reason: v.get("pairs") for reason, v in by_reason.items()}
     return info
+
+
+def _workflows_info(stage: dict, layout: dict, stats: dict) -> dict | None:
+    """The workflow set's source, rules, mapping totals, label-stage summary, released qrel counts and the filled
+    blind review of its labels, when the release has it."""
+    if "workflows-queries" not in layout:
+        return None
+    report = stage["workflow_mapping"] or {}
+    return {
+        "source": report.get("source") or {},
+        "non_gold_rule": report.get("non_gold_rule"),
+        "mapping_rule": report.get("mapping_rule"),
+        "grade_rule": report.get("grade_rule"),
+        "templates_by_status": report.get("templates_by_status") or {},
+        "totals": report.get("totals") or {},
+        "summary": (stage["label_summary"] or {}).get("workflows") or {},
+        "qrels": stats.get("workflows_qrels") or {},
+        "queries_stripped": stats.get("workflows_queries_stripped"),
+        "review": stage.get("workflow_review"),
+    }
 
 
 def release_manifest(info: dict, gate: GateResult) -> dict:
@@ -195,6 +285,7 @@ def release_manifest(info: dict, gate: GateResult) -> dict:
             "package_errors": info["package_errors"],
             "real_query_sources": info["real"]["sources"],
             **({"gold": info["gold"]["source"]} if info["gold"] else {}),
+            **({"workflows": info["workflows"]["source"]} if info.get("workflows") else {}),
         },
         "labels": {
             "real_decided_by": info["real"]["decided_by"],

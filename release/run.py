@@ -1,18 +1,15 @@
 """Build a release from one run's stage folders: what the release stage (:mod:`release.stage`) runs for
 ``ecoagent run``, ``ecoagent release build`` and the refresh DAG alike.
 
-The stage folders (``ReleaseInputs``) -> ``<root>/release/<version>/`` (the Hub-ready folder), and a copy of its
-manifest, card and changelog in the repository's ``releases/<version>/``.
+The stage folders (``ReleaseInputs``) -> ``<root>/release/<version>/`` (the Hub-ready folder; the root a local folder
+or object storage), and a copy of its manifest, card and changelog in the repository's ``releases/<version>/``.
 """
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 from ecoagent.config import Config
 from ecoagent.layout import TRACKED_RELEASE_FILES, newest_release
-from ecoagent.store import StageFolder
+from ecoagent.store import ArtifactStore, StageFolder
 from release.build import ReleaseInputs, ReleaseResult, build_release, release_version
 
 TRACKED_FILES = TRACKED_RELEASE_FILES
@@ -35,13 +32,13 @@ def release_run(
     newest release under ``previous_releases`` (default: ``releases``), other than this version.
     """
     version = release_version(config, version)
-    prev = previous or config.release.previous
-    prev_path = Path(prev) if prev else newest_release(previous_releases or releases, exclude=version)
-    result = build_release(inputs, Path(releases) / version, version=version, config=config, previous=prev_path,
-                           created=created)  # fmt: skip
+    prev = previous or config.release.previous or newest_release(previous_releases or releases, exclude=version)
+    result = build_release(inputs, f"{str(releases).rstrip('/')}/{version}", version=version, config=config,
+                           previous=prev, created=created)  # fmt: skip
     if track:  # the three files replaced together, like a stage folder
         tracked = config.resolve_path(config.release.repo_releases_dir) / version
+        built = ArtifactStore(result.folder)
         with StageFolder(str(tracked), TRACKED_FILES).replace() as store:
             for name in TRACKED_FILES:
-                shutil.copyfile(result.folder / name, Path(store.root) / name)
+                store.write_bytes(built.fs.cat(built.path(name)), name)
     return result

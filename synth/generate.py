@@ -254,7 +254,7 @@ def _round_trip(queries: pl.DataFrame, catalog: pl.DataFrame, config: Config,
         return empty, {}
     cache_dir = config.resolve_path(config.embedding.cache_dir)
     rt = round_trip_ranks(queries["text"].to_list(), queries["tool_id"].to_list(), catalog, cfg.roundtrip_embedder,
-                          cache_dir, progress=progress)  # fmt: skip
+                          cache_dir, config.embedding.device, progress=progress)  # fmt: skip
     queries = queries.with_columns(
         pl.Series("roundtrip_rank", rt.rank, dtype=pl.Int64),
         pl.Series("same_service_rank", rt.same_service_rank, dtype=pl.Int64),
@@ -289,7 +289,8 @@ def _pairs(queries: pl.DataFrame, catalog: pl.DataFrame, config: Config,
     if queries.is_empty():
         return positives.cast(PAIR_SCHEMA)
     embedder = Embedder(cfg.negative_embedder, config.resolve_path(config.embedding.cache_dir),
-                        config.embedding.batch_size, setting="synth.negative_embedder")  # fmt: skip
+                        config.embedding.batch_size, setting="synth.negative_embedder",
+                        device=config.embedding.device)  # fmt: skip
     negatives = mine_negatives(
         queries.select("query_id", "tool_id", "text"),
         catalog,

@@ -48,6 +48,7 @@ def round_trip_ranks(
     catalog: pl.DataFrame,
     embedder_spec: str,
     cache_dir: Path | None,
+    device: str = "cpu",
     progress: Progress | None = None,
 ) -> RoundTrip:
     """Rank every query's own tool (``query_tool_ids``) among all ``catalog`` tools (tool_id, name, description,
@@ -65,7 +66,7 @@ def round_trip_ranks(
         raise ValueError(f"{len(missing)} query tool ids are not in the catalog, e.g. {missing[0]!r}")
 
     query_encoder, tool_encoder = query_and_tool_encoders(
-        embedder_spec, Path(cache_dir) if cache_dir else None, setting="synth.roundtrip_embedder"
+        embedder_spec, Path(cache_dir) if cache_dir else None, setting="synth.roundtrip_embedder", device=device
     )
     texts = [tool_text(n, d) for n, d in zip(catalog["name"].to_list(), catalog["description"].to_list(), strict=True)]
     tool_vectors = tool_encoder.encode(texts, progress=phase(progress, "round trip: embed the catalog (e5 passages)"))

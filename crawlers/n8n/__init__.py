@@ -28,6 +28,7 @@ Counting rule (``COUNTING_RULE``, printed by the summary):
 from __future__ import annotations
 
 from crawlers.base import Extraction, PackageFiles
+from crawlers.n8n.action_table import action_rows
 from crawlers.n8n.catalog import (
     CREDENTIALS_JSON,
     KNOWN_CREDENTIALS_JSON,
@@ -37,8 +38,9 @@ from crawlers.n8n.catalog import (
     load_json,
     package_json_node_paths,
 )
-from crawlers.n8n.nodes import extract_node
+from crawlers.n8n.nodes import extract_node, view_node
 from crawlers.n8n.tools import Context
+from ecoagent.layout import CRAWL_FILES
 
 COUNTING_RULE = (
     "n8n: one tool per node x resource x operation at the node's default version (the nodes.json entry whose "
@@ -104,6 +106,7 @@ def extract(package: PackageFiles) -> Extraction:
         groups.setdefault(entry["name"], []).append(entry)
 
     seen_ids: set[str] = set()
+    table = out.tables.setdefault(CRAWL_FILES.n8n_actions, [])
     for name, entries in groups.items():
         try:
             tools = extract_node(name, entries, ctx, out.skipped)
@@ -111,11 +114,17 @@ def extract(package: PackageFiles) -> Extraction:
             # One malformed node must not cost the rest of the catalog.
             out.errors.append((NODES_JSON, f"node {name}: {type(exc).__name__}: {exc}"))
             continue
+        kept = []
         for tool in tools:
             if tool.local_id in seen_ids:
                 # Two names with the same short form (prefixed and unprefixed); keep the first.
                 out.skipped["duplicate_local_id"] += 1
                 continue
             seen_ids.add(tool.local_id)
-            out.tools.append(tool)
+            kept.append(tool)
+        out.tools.extend(kept)
+        try:
+            table.extend(action_rows(package.name, name, entries, view_node(name, entries), kept))
+        except (TypeError, ValueError, KeyError, AttributeError) as exc:  # the node's tools are still in the catalog
+            out.errors.append((NODES_JSON, f"node {name}: action table: {type(exc).__name__}: {exc}"))
     return out

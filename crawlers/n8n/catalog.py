@@ -60,3 +60,18 @@ def add_new(items: list[str], value: str) -> None:
     """Append ``value`` unless it is empty or already there."""
     if value and value not in items:
         items.append(value)
+
+
+def codex_categories(entry: dict) -> list[str]:
+    """A node's codex categories, then its subcategories, in order, each once."""
+    codex = entry.get("codex") if isinstance(entry.get("codex"), dict) else {}
+    categories: list[str] = []
+    for cat in codex.get("categories") or []:
+        if isinstance(cat, str):
+            add_new(categories, cat.strip())
+    subcategories = codex.get("subcategories") if isinstance(codex.get("subcategories"), dict) else {}
+    for values in subcategories.values():
+        for sub in values if isinstance(values, list) else []:
+            if isinstance(sub, str):
+                add_new(categories, sub.strip())
+    return categories

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any
 
 from crawlers.base import ExtractedTool
@@ -87,41 +88,62 @@ def _not_a_tool_reason(entry: dict, outputs: list[str] | None, has_actions: bool
     return None
 
 
-def extract_node(name: str, entries: list[dict], ctx: Context, skipped: Counter) -> list[ExtractedTool]:
-    """The tools of one node (all its version entries), counting what is skipped and why in ``skipped``."""
+@dataclass
+class NodeView:
+    """What the catalog reads of one node: its default version and entry, and why it yields no tool (or None)."""
+
+    short: str
+    version: float
+    entry: dict
+    props: list[dict]  # the properties shown at the default version
+    actions: list[tuple[str | None, str | None, str | None, dict | None]]
+    native_tool: bool
+    tool_mode: dict | None  # the 'retrieve-as-tool' option of a vector store that is called only in that mode
+    skip: str | None  # trigger | ui_only | ai_<kind>: the node is no tool; None: it yields tools
+
+
+def view_node(name: str, entries: list[dict]) -> NodeView:
+    """The node as the catalog reads it (the counting rule), without building its tools."""
     short = _short_name(name)
     version, entry = pick_default(entries)
-    if len(entries) > 1:
-        skipped["other_version_entry"] += len(entries) - 1
+    view = NodeView(short, version, entry, [], [], False, None, None)
     if _is_trigger(entry, short):
-        skipped["trigger"] += 1
-        return []
+        view.skip = "trigger"
+        return view
     outputs = _static_connection_types(entry.get("outputs"))
     inputs = _static_connection_types(entry.get("inputs"))
     if outputs == [] and inputs == []:
-        skipped["ui_only"] += 1
-        return []
-
+        view.skip = "ui_only"
+        return view
     properties = [p for p in entry.get("properties") or [] if isinstance(p, dict) and isinstance(p.get("name"), str)]
-    at_version = [p for p in properties if admits(p.get("displayOptions"), {"@version": version})]
-    actions = _actions(at_version, version)
-    has_actions = any(r is not None or o is not None for r, o, *_ in actions)
-    native_tool = outputs is not None and "ai_tool" in outputs
-    tool_mode = _tool_mode_option(at_version)
+    view.props = [p for p in properties if admits(p.get("displayOptions"), {"@version": version})]
+    view.actions = actions_at(view.props, version)
+    has_actions = any(r is not None or o is not None for r, o, *_ in view.actions)
+    view.native_tool = outputs is not None and "ai_tool" in outputs
+    if not view.native_tool and entry.get("usableAsTool") is not True:
+        view.tool_mode = _tool_mode_option(view.props)
+        if view.tool_mode is None:
+            view.skip = _not_a_tool_reason(entry, outputs, has_actions)
+    return view
 
-    if not native_tool and entry.get("usableAsTool") is not True:
-        if tool_mode is not None:
-            if _mode_count(at_version) > 1:
-                skipped["non_tool_mode"] += _mode_count(at_version) - 1
-            return [build_mode_tool(short, entry, version, at_version, tool_mode, ctx)]
-        reason = _not_a_tool_reason(entry, outputs, has_actions)
-        if reason is not None:
-            skipped[reason] += 1
-            return []
+
+def extract_node(name: str, entries: list[dict], ctx: Context, skipped: Counter) -> list[ExtractedTool]:
+    """The tools of one node (all its version entries), counting what is skipped and why in ``skipped``."""
+    view = view_node(name, entries)
+    short, version, entry, at_version = view.short, view.version, view.entry, view.props
+    if len(entries) > 1:
+        skipped["other_version_entry"] += len(entries) - 1
+    if view.skip is not None:
+        skipped[view.skip] += 1
+        return []
+    if view.tool_mode is not None:
+        if _mode_count(at_version) > 1:
+            skipped["non_tool_mode"] += _mode_count(at_version) - 1
+        return [build_mode_tool(short, entry, version, at_version, view.tool_mode, ctx)]
 
     tools: list[ExtractedTool] = []
     by_key: dict[tuple[str | None, str | None], ExtractedTool] = {}
-    for resource, operation, resource_label, option in actions:
+    for resource, operation, resource_label, option in view.actions:
         key = (resource, operation)
         if key in by_key:
             # Same action defined again for another API flavour: its parameters are already in the union.
@@ -130,7 +152,7 @@ def extract_node(name: str, entries: list[dict], ctx: Context, skipped: Counter)
                 by_key[key].flags.append("merged_duplicate_operation")
             continue
         tool = build_tool(short, entry, version, at_version, resource, operation, resource_label, option, ctx)
-        if native_tool:
+        if view.native_tool:
             tool.flags.append("native_ai_tool")
             tool.usable_as_tool = True
         by_key[key] = tool
@@ -142,8 +164,9 @@ def _option_label(option: dict) -> str:
     return str(option.get("name") or option.get("value") or "")
 
 
-def _actions(props: list[dict], version: float) -> list[tuple[str | None, str | None, str | None, dict | None]]:
-    """(resource, operation, resource label, operation option) in catalog order; [(None, None, ...)] if none."""
+def actions_at(props: list[dict], version: float) -> list[tuple[str | None, str | None, str | None, dict | None]]:
+    """(resource, operation, resource label, operation option) shown at ``version``, in catalog order;
+    [(None, None, None, None)] if none."""
     base_selector: dict[str, Any] = {"@version": version}
     resources: dict[str, str | None] = {}
     for prop in props:
@@ -246,6 +269,14 @@ def _tool_mode_option(props: list[dict]) -> dict | None:
                 if isinstance(option, dict) and option.get("value") == TOOL_MODE:
                     return option
     return None
+
+
+def mode_options(props: list[dict]) -> list[tuple[str, dict]]:
+    """(value, option) of each choice of the first ``mode`` property (a vector store's modes)."""
+    for prop in props:
+        if prop["name"] == "mode" and isinstance(prop.get("options"), list):
+            return [(str(o["value"]), o) for o in prop["options"] if isinstance(o, dict) and "value" in o]
+    return []
 
 
 def _mode_count(props: list[dict]) -> int:

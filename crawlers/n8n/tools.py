@@ -14,7 +14,7 @@ from crawlers.n8n.auth import (
     credential_docs,
     credential_kind,
 )
-from crawlers.n8n.catalog import NODES_JSON, add_new, clean_text
+from crawlers.n8n.catalog import NODES_JSON, add_new, clean_text, codex_categories
 from crawlers.n8n.parameters import parameters_schema
 
 TOOL_MODE = "retrieve-as-tool"
@@ -37,6 +37,11 @@ class Context:
         if name not in self._kind_cache:
             self._kind_cache[name] = credential_kind(name, self.credentials, set())
         return self._kind_cache[name]
+
+
+def local_id_of(short: str, resource: str | None, operation: str | None) -> str:
+    """The catalog's id of an action inside its package: ``node:resource:operation``, ``-`` for an absent part."""
+    return f"{short}:{resource if resource is not None else '-'}:{operation if operation is not None else '-'}"
 
 
 def _sentence(text: str) -> str:
@@ -73,15 +78,7 @@ def _node_common(short: str, entry: dict, ctx: Context) -> dict[str, Any]:
                 add_new(doc_urls, item["url"])
     if isinstance(entry.get("documentationUrl"), str) and entry["documentationUrl"].startswith("http"):
         add_new(doc_urls, entry["documentationUrl"])
-    categories: list[str] = []
-    for cat in codex.get("categories") or []:
-        if isinstance(cat, str):
-            add_new(categories, cat.strip())
-    subcategories = codex.get("subcategories") if isinstance(codex.get("subcategories"), dict) else {}
-    for values in subcategories.values():
-        for sub in values if isinstance(values, list) else []:
-            if isinstance(sub, str):
-                add_new(categories, sub.strip())
+    categories = codex_categories(entry)
     display = clean_text(entry.get("displayName")) or short
     hidden = entry.get("hidden") is True
     flags = ["hidden"] if hidden else []
@@ -110,6 +107,33 @@ def _source_path(short: str, ctx: Context) -> str:
     return NODES_JSON
 
 
+def _action_text(resource: str | None, operation: str | None, resource_label: str | None, option: dict | None,
+                 flags: list[str]) -> tuple[str, str, bool]:  # fmt: skip
+    """(action, detail, legacy) of one action, its flags appended to ``flags``."""
+    if resource is None and operation is None:
+        flags.append("node_level")
+        return "", "", False
+    if option is DYNAMIC_OPERATIONS:
+        flags.append("dynamic_operations")
+    option = option or {}
+    op_label = clean_text(option.get("name")) or (operation or "")
+    action = clean_text(option.get("action"))
+    if operation is None:
+        action = f"{clean_text(resource_label) or resource} operations"
+    elif not option and resource is None:
+        action = ""  # the single value of a hidden 'operation' property: the node itself is the action
+    elif not action:
+        # A bare "Create" is ambiguous between resources: say what is created.
+        action = " ".join(x for x in (op_label, clean_text(resource_label) or resource or "") if x)
+    detail = clean_text(option.get("description"))
+    legacy = bool(_LEGACY_RE.search(f"{operation or ''} {option.get('name') or ''} {option.get('description') or ''}"))
+    if legacy:
+        flags.append("legacy_operation")
+    if resource is None or operation is None:
+        flags.append("resource_only" if operation is None else "operation_only")
+    return action, detail, legacy
+
+
 def build_tool(
     short: str,
     entry: dict,
@@ -133,31 +157,8 @@ def build_tool(
         selector["operation"] = operation
 
     flags = list(common["flags"])
-    deprecated = common["deprecated"]
-    if resource is None and operation is None:
-        action = ""
-        detail = ""
-        flags.append("node_level")
-    else:
-        if option is DYNAMIC_OPERATIONS:
-            flags.append("dynamic_operations")
-        option = option or {}
-        op_label = clean_text(option.get("name")) or (operation or "")
-        action = clean_text(option.get("action"))
-        if operation is None:
-            action = f"{clean_text(resource_label) or resource} operations"
-        elif not option and resource is None:
-            action = ""  # the single value of a hidden 'operation' property: the node itself is the action
-        elif not action:
-            # A bare "Create" is ambiguous between resources: say what is created.
-            action = " ".join(x for x in (op_label, clean_text(resource_label) or resource or "") if x)
-        detail = clean_text(option.get("description"))
-        legacy_text = f"{operation or ''} {option.get('name') or ''} {option.get('description') or ''}"
-        if _LEGACY_RE.search(legacy_text):
-            deprecated = True
-            flags.append("legacy_operation")
-        if resource is None or operation is None:
-            flags.append("resource_only" if operation is None else "operation_only")
+    action, detail, legacy = _action_text(resource, operation, resource_label, option, flags)
+    deprecated = common["deprecated"] or legacy
 
     name = f"{display}: {action}" if action else display
     description = _compose_description(node_description, action, detail)
@@ -174,7 +175,7 @@ def build_tool(
         flags.append("auth_optional")
 
     return ExtractedTool(
-        local_id=f"{short}:{resource if resource is not None else '-'}:{operation if operation is not None else '-'}",
+        local_id=local_id_of(short, resource, operation),
         name=name,
         description=description,
         source_path=common["source_path"],
@@ -201,7 +202,7 @@ def build_mode_tool(
     tool = build_tool(short, entry, version, props, None, None, None, None, ctx)
     selector = {"@version": version, "mode": TOOL_MODE}
     action = clean_text(option.get("action")) or clean_text(option.get("name")) or TOOL_MODE
-    tool.local_id = f"{short}:-:{TOOL_MODE}"
+    tool.local_id = local_id_of(short, None, TOOL_MODE)
     tool.name = f"{tool.display_name}: {action}"
     tool.description = _compose_description(
         clean_text(entry.get("description")), action, clean_text(option.get("description"))

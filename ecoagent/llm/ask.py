@@ -46,31 +46,6 @@ def ask(
     return LLMAnswers(list(responses), cached, time.perf_counter() - started)
 
 
-def answer_shard(
-    config: Config,
-    requests: Sequence[LLMRequest],
-    shard: int,
-    shards: int,
-    progress: Callable[[int, int], None] | None = None,
-) -> dict:
-    """Answer one shard of a deterministic request list (every ``shards``-th request), filling the response cache.
-
-    The refresh DAG maps this over shards in parallel; the stage afterwards finds every answer in the cache and
-    only assembles. Shards are by position in the list, so they never overlap. ``progress(done, total)`` is
-    called as the shard's requests are answered.
-    """
-    from ecoagent.llm.backends import answer
-
-    if not 0 <= shard < shards:
-        raise ValueError(f"shard {shard} is not in [0, {shards})")
-    part = list(requests)[shard::shards]
-    if progress:
-        progress(0, len(part))
-    responses, cached = answer(config, part, on_done=_counting(len(part), progress))
-    failed = sum(1 for r in responses if r.error)
-    return {"shard": shard, "requests": len(part), "sent": len(part) - cached, "failed": failed}
-
-
 def _counting(total: int, progress: Callable[[int, int], None] | None) -> Callable[[LLMResponse], None]:
     """An ``on_done`` callback that reports ``progress(done, total)`` as responses arrive."""
     done = 0

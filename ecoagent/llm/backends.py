@@ -6,8 +6,8 @@
 - ``batch``: the same requests written as an OpenAI Batch JSONL file for ``vllm run-batch``, and its output imported
   into the response cache (:mod:`ecoagent.llm.batch`); after that the client answers from the cache.
 
-:func:`answer` and :func:`answer_shard` are what the stages and the DAG's shard tasks call: answers from the cache,
-the missing ones from the configured backend.
+:func:`answer` is what the stages and the DAG's shard tasks (:mod:`ecoagent.llm.exchange`) call: answers from the
+cache, the missing ones from the configured backend.
 """
 
 from __future__ import annotations
@@ -26,15 +26,17 @@ from ecoagent.llm.errors import LLMBackendError
 from ecoagent.llm.request import LLMRequest, LLMResponse
 from ecoagent.runtime.usage import llm_phase
 
+# the response cache of a worker whose store is object storage: SQLite wants a local file, and the cache is only the
+# worker's own accelerator (the tasks of a run meet through the store: ecoagent.llm.exchange)
+LOCAL_CACHE = "~/.cache/ecoagent/llm/responses.sqlite"
+
 
 def default_cache_path(config: Config) -> Path:
-    """``llm.cache_path``, else ``<store>/llm/responses.sqlite`` (SQLite needs a local store)."""
+    """``llm.cache_path``, else ``<store>/llm/responses.sqlite`` for a local store, else :data:`LOCAL_CACHE`."""
     if config.llm.cache_path:
         return config.resolve_path(config.llm.cache_path)
-    try:
-        return RunLayout.of(config).llm_cache
-    except ValueError as exc:
-        raise LLMBackendError(str(exc)) from exc
+    layout = RunLayout.of(config)
+    return layout.llm_cache if layout.is_local else config.resolve_path(LOCAL_CACHE)
 
 
 @contextlib.contextmanager

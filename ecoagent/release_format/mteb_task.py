@@ -9,8 +9,12 @@
 A release is laid out as MTEB's multi-subset retrieval datasets are (``{subset}-corpus``, ``{subset}-queries``,
 ``{subset}-qrels`` configs, see :mod:`release.build`), so the task is only its metadata: MTEB's own loader
 (``RetrievalDatasetLoader`` through ``datasets.load_dataset``) reads the folder or the Hub repo, and MTEB's own
-evaluator scores it. The subsets are ``syn`` and ``real``; the splits ``train``, ``validation``, ``test`` and,
-from a release's second version on, ``cold_start``.
+evaluator scores it. The subsets are ``syn``, ``real``, ``gold`` (test only) and, when the release carries the
+n8n workflow set, ``workflows`` (title + description of a workflow template) and ``workflows-title`` (its title
+alone); the splits ``train``, ``validation``, ``test`` and, from a release's second version on, ``cold_start``.
+Workflow qrels are graded (2: the title names the tool's service, 1: only the description does) and MTEB's
+evaluator uses the grade as the gain of nDCG; an ``alternative`` qrel has score 0 (as in ``gold-qrels``), so it is
+not relevant there.
 
 MTEB joins a document's title and text with one space; the project does the same
 (:func:`ecoagent.release_format.reader.document_text`), so a model's nDCG@10 here equals its figure in RATED's Table 1
@@ -29,7 +33,7 @@ from ecoagent.layout import RELEASE_FILES
 if TYPE_CHECKING:
     from mteb.abstasks.retrieval import AbsTaskRetrieval
 
-SUBSETS = ("syn", "real", "gold")  # gold: the human-annotated set, split test only
+SUBSETS = ("syn", "real", "gold", "workflows", "workflows-title")  # gold: the human-annotated set, test only
 TASK_NAME = "EcoAgentRetrieval"
 
 
@@ -72,7 +76,8 @@ def ecoagent_task(
         name=TASK_NAME,
         description="EcoAgent: retrieve the agent tool a query asks for from the crawled tool catalog "
         "(RATED, CIKM 2026). Subsets: syn (generated queries), real (real user queries), gold (LiveMCPBench's "
-        "human-annotated tasks, test only).",
+        "human-annotated tasks, test only), workflows and workflows-title (n8n.io workflow templates: title and "
+        "description, or the title alone; the tools each runs, graded).",
         reference=None,
         dataset=_dataset(release, revision),
         type="Retrieval",

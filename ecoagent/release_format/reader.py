@@ -9,11 +9,18 @@ scores: that is :mod:`ecoagent.retrieval.rankers`.
 Errors name the release folder and the missing config, so a reader knows which release is broken. Before anything
 is read, every file is checked against the manifest (:mod:`ecoagent.release_format.integrity`): an edited or unlisted
 file refuses the release (:class:`~ecoagent.release_format.integrity.ReleaseIntegrityError`, exit 1).
+
+A release on object storage (``s3://bucket/ecoagent/release/2026.12.1``) is read from a local copy
+(:func:`local_release`): downloaded once per manifest into ``~/.cache/ecoagent/releases`` (``ECOAGENT_RELEASE_CACHE``)
+once its manifest (the file that commits it) is there, and verified like a local folder: the same bytes.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,8 +30,10 @@ import polars as pl
 from ecoagent.errors import EcoAgentError
 from ecoagent.layout import RELEASE_FILES
 from ecoagent.release_format.integrity import verify_release
+from ecoagent.release_format.qrels import judge
+from ecoagent.store import ArtifactStore
 
-SUBSETS = ("syn", "real", "gold")  # gold: the human-annotated set, test only
+SUBSETS = ("syn", "real", "gold", "workflows", "workflows-title")  # gold: the human-annotated set, test only
 QUERY_SPLITS = ("train", "validation", "test", "cold_start")
 
 
@@ -67,19 +76,52 @@ class Corpus:
 
 @dataclass(frozen=True)
 class QuerySet:
-    """Queries of one subset and split, each with the corpus rows of its relevant tools."""
+    """Queries of one subset and split, each with the corpus rows of its relevant tools.
+
+    ``relevant`` is each query's judged set by :mod:`ecoagent.release_format.qrels` (alternatives are not in it; a
+    query whose qrels are all alternatives is not in the set, it is counted in ``left_out``).
+    """
 
     name: str  # e.g. "real/test"
     ids: list[str]
     texts: list[str]
     relevant: list[list[int]]  # sorted corpus rows per query, never empty
+    grades: list[list[int]] | None = None  # the grade of each ``relevant`` row (nDCG's gain); None: all 1
+    acceptable: list[list[int]] | None = None  # rows acceptable, not required, per query; None: none
+    views: list[int] | None = None  # the source's popularity per query (workflows: n8n.io views); None: unknown
+    left_out: int = 0  # queries of the split whose every qrel is an alternative: nothing required to find
 
     def __len__(self) -> int:
         return len(self.ids)
 
     def qrels(self, corpus: Corpus) -> dict[str, dict[str, int]]:
-        """``{query_id: {tool_id: 1}}``, the shape ``ranx.Qrels`` takes."""
-        return {q: {corpus.ids[r]: 1 for r in rel} for q, rel in zip(self.ids, self.relevant, strict=True)}
+        """``{query_id: {tool_id: grade}}``, the shape ``ranx.Qrels`` takes."""
+        grades = self.grades or [[1] * len(rel) for rel in self.relevant]
+        return {
+            q: {corpus.ids[r]: g for r, g in zip(rel, grade, strict=True)}
+            for q, rel, grade in zip(self.ids, self.relevant, grades, strict=True)
+        }
+
+    def condensed(self, scores: np.ndarray) -> np.ndarray:
+        """``scores`` (queries x tools) with each query's acceptable tools at ``-inf``: out of its ranking."""
+        if not self.acceptable or not any(self.acceptable):
+            return scores
+        out = np.array(scores, dtype=np.float64, copy=True)
+        for i, rows in enumerate(self.acceptable):
+            out[i, rows] = -np.inf
+        return out
+
+    @classmethod
+    def concat(cls, name: str, parts: list[QuerySet]) -> QuerySet:
+        """The query sets ``parts`` one after the other, under ``name``; ``views`` only when every part has them."""
+        grades = None if all(p.grades is None for p in parts) else [
+            g for p in parts for g in (p.grades or [[1] * len(rel) for rel in p.relevant])]  # fmt: skip
+        acceptable = None if all(p.acceptable is None for p in parts) else [
+            a for p in parts for a in (p.acceptable or [[] for _ in p.ids])]  # fmt: skip
+        views = None if any(p.views is None for p in parts) else [v for p in parts for v in p.views or []]
+        return cls(name, [i for p in parts for i in p.ids], [t for p in parts for t in p.texts],
+                   [r for p in parts for r in p.relevant], grades, acceptable, views,
+                   sum(p.left_out for p in parts))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -96,14 +138,44 @@ class TrainingPairs:
 
 @dataclass(frozen=True)
 class Release:
-    folder: Path
+    folder: Path  # where it is read: the release itself, or the local copy of one on object storage
     version: str
     corpus: Corpus
     tools: pl.DataFrame  # the ``tools`` config, same row order as ``corpus``
     query_sets: dict[str, QuerySet]  # "syn/test", "real/validation", ... (only non-empty splits)
+    source: str = ""  # the release as it was named: a local path or the store's URL
+
+    @property
+    def location(self) -> str:
+        return self.source or str(self.folder)
 
     def queries(self, name: str) -> QuerySet | None:
         return self.query_sets.get(name)
+
+
+def release_cache() -> Path:
+    return Path(os.environ.get("ECOAGENT_RELEASE_CACHE") or "~/.cache/ecoagent/releases").expanduser()
+
+
+def local_release(release: str | Path) -> Path:
+    """A release folder on the local disk: ``release`` itself, or a copy of a release on object storage (downloaded
+    once per manifest, into ``<release_cache()>/<protocol>/<path>/<manifest sha256[:16]>/<version folder>``)."""
+    store = ArtifactStore(str(release))
+    if store.is_local:
+        return store.local_path
+    store.require_committed(RELEASE_FILES.manifest, "release build")
+    digest = hashlib.sha256(store.fs.cat(store.path(RELEASE_FILES.manifest))).hexdigest()[:16]
+    name = store.root.rstrip("/").rsplit("/", 1)[-1]
+    copy = release_cache() / store.protocol / store.root.strip("/") / digest / name
+    if (copy / RELEASE_FILES.manifest).is_file():
+        return copy
+    tmp = copy.with_name(f".{name}.tmp-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    store.download(tmp)
+    try:
+        os.rename(tmp, copy)
+    except OSError:  # another process put the same copy there meanwhile
+        ArtifactStore(str(tmp)).fs.rm(str(tmp), recursive=True)
+    return copy
 
 
 def _layout(folder: Path) -> tuple[dict, dict[str, dict[str, str]]]:
@@ -119,9 +191,10 @@ def _read(folder: Path, layout: dict, config: str, split: str) -> pl.DataFrame |
     return pl.read_parquet(folder / path) if path else None
 
 
-def load_release(folder: str | Path) -> Release:
-    """Read the corpus, the tools table and every non-empty query split of a release folder, once it is verified."""
-    folder = Path(folder)
+def load_release(release: str | Path) -> Release:
+    """Read the corpus, the tools table and every non-empty query split of a release folder (a local path or the
+    store's URL), once it is verified."""
+    folder = local_release(release)
     manifest, layout = _layout(folder)
     verify_release(folder)
     tools = _read(folder, layout, "tools", "train")
@@ -149,19 +222,31 @@ def load_release(folder: str | Path) -> Release:
             qrels = _read(folder, layout, f"{subset}-qrels", split)
             if queries is None or qrels is None:
                 continue
-            relevant: dict[str, set[int]] = {}
-            for qid, doc, score in qrels.select("query-id", "corpus-id", "score").iter_rows():
-                if score > 0 and doc in rows:
-                    relevant.setdefault(qid, set()).add(rows[doc])
-            kept = queries.sort("_id").filter(pl.col("_id").is_in(list(relevant)))
-            if kept.height:
-                query_sets[f"{subset}/{split}"] = QuerySet(
-                    name=f"{subset}/{split}",
-                    ids=kept["_id"].to_list(),
-                    texts=kept["text"].to_list(),
-                    relevant=[sorted(relevant[q]) for q in kept["_id"]],
-                )
-    return Release(folder, str(manifest.get("version", folder.name)), corpus, tools, query_sets)
+            query_set_ = _query_set(f"{subset}/{split}", queries, qrels, rows)
+            if query_set_ is not None:
+                query_sets[query_set_.name] = query_set_
+    return Release(folder, str(manifest.get("version", folder.name)), corpus, tools, query_sets,
+                   source=ArtifactStore(str(release)).url())  # fmt: skip
+
+
+def _query_set(name: str, queries: pl.DataFrame, qrels: pl.DataFrame, rows: dict[str, int]) -> QuerySet | None:
+    """The queries of one split with their judged tools (:func:`ecoagent.release_format.qrels.judge`); None: none."""
+    judged = judge(qrels, rows)
+    kept = queries.sort("_id").filter(pl.col("_id").is_in(list(judged.required)))
+    if not kept.height:
+        return None
+    ids = kept["_id"].to_list()
+    ordered = [sorted(judged.required[q].items(), key=lambda item: rows[item[0]]) for q in ids]
+    return QuerySet(
+        name=name,
+        ids=ids,
+        texts=kept["text"].to_list(),
+        relevant=[[rows[doc] for doc, _ in pairs] for pairs in ordered],
+        grades=[[grade for _, grade in pairs] for pairs in ordered],
+        acceptable=[sorted(rows[d] for d in judged.acceptable.get(q, ())) for q in ids],
+        views=kept["views"].fill_null(0).cast(pl.Int64).to_list() if "views" in kept.columns else None,
+        left_out=len(judged.only_acceptable & set(queries["_id"].to_list())),
+    )
 
 
 def training_pairs(release: Release, split: str = "train") -> TrainingPairs:
@@ -205,9 +290,15 @@ def query_set(release: Release, spec: str) -> QuerySet | None:
         return None
     if len(parts) == 1:
         return parts[0]
-    return QuerySet(
-        name="+".join(p.name for p in parts),
-        ids=[i for p in parts for i in p.ids],
-        texts=[t for p in parts for t in p.texts],
-        relevant=[r for p in parts for r in p.relevant],
-    )
+    return QuerySet.concat("+".join(p.name for p in parts), parts)
+
+
+def hf_data_files(release: str | Path, config: str) -> dict[str, str]:
+    """One config of a release as ``{split: file URL}``, what ``datasets.load_dataset("parquet", data_files=...)``
+    reads wherever the release is (a local folder, or object storage through fsspec: the same files, no copy)."""
+    store = ArtifactStore(str(release))
+    store.require_committed(RELEASE_FILES.manifest, "release build")
+    layout = store.read_json(RELEASE_FILES.manifest).get("configs") or {}
+    if config not in layout:
+        raise ReleaseUnreadable(f"{store.url()}: no config {config!r} in manifest.json; it has {sorted(layout)}")
+    return {split: store.url(path) for split, path in layout[config].items()}

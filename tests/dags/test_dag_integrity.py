@@ -42,17 +42,71 @@ def test_refresh_structure(dagbag: DagBag) -> None:
     dag = dagbag.dags["ecoagent_refresh"]
     assert set(dag.task_dict) == {
         "platforms", "crawl_platform", "merge_crawl", "score", "score_gate", "shard_ids",
-        "generate_shard", "synth", "verify_shard", "label", "build_release",
+        "plan_synth", "generate_shard", "synth", "plan_label", "verify_shard", "label", "build_release",
     }  # fmt: skip
     up = {t: set(dag.task_dict[t].upstream_task_ids) for t in dag.task_dict}
     assert up["crawl_platform"] == {"platforms"}
     assert up["score_gate"] == {"score"}
     # nothing that calls the LLM or builds the release runs before the scored-catalog gate passed
-    assert "score_gate" in up["generate_shard"] and "score_gate" in up["verify_shard"]
+    assert "score_gate" in up["plan_synth"] and "score_gate" in up["plan_label"]
+    # each LLM stage is planned once; its shards answer that plan, then the stage assembles
+    assert up["generate_shard"] == {"plan_synth", "shard_ids"} and up["verify_shard"] == {"plan_label", "shard_ids"}
+    assert {"generate_shard", "score_gate"} <= up["synth"] and {"verify_shard", "score_gate"} <= up["label"]
     assert {"synth", "label", "merge_crawl", "score_gate"} <= up["build_release"]
     assert [a.name for a in dag.task_dict["build_release"].outlets] == ["ecoagent/release"]
     assert set(dag.params) >= {"profile", "sample_size", "shards", "overrides", "out"}
     assert dag.params["profile"] == "default"
+
+
+def _dag_module(name: str):
+    """A DAG file imported as a module of its own (dags/ is a folder of files, not a package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"{name}_file", DAGS_FOLDER / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_llm_task_uses_the_llm_pool(dagbag: DagBag) -> None:
+    """The shards and the LLM stages' own tasks (which ask again what a shard could not answer), found from the stage
+    list, run in the LLM endpoint's pool; nothing else does."""
+    from pipeline.stages import llm_stages
+
+    LLM_POOL = _dag_module("ecoagent_refresh").LLM_POOL
+
+    dag = dagbag.dags["ecoagent_refresh"]
+    llm_tasks = {t for s in llm_stages() for t in (s.shard_task, s.task_id)}
+    assert llm_tasks == {"generate_shard", "synth", "verify_shard", "label"}
+    for task_id, task in dag.task_dict.items():
+        if task_id in llm_tasks:
+            assert (task.pool, task.pool_slots) == (LLM_POOL["pool"], LLM_POOL["pool_slots"]), task_id
+        else:
+            assert task.pool != LLM_POOL["pool"], task_id
+    assert LLM_POOL["pool"] == "ecoagent_llm"
+
+
+def test_training_and_evaluation_carry_the_gpu_queue(dagbag: DagBag) -> None:
+    GPU_QUEUE = _dag_module("ecoagent_rated").GPU_QUEUE
+    dag = dagbag.dags["ecoagent_rated"]
+    assert GPU_QUEUE == {"queue": "gpu"}  # ECOAGENT_GPU_QUEUE unset
+    assert dag.task_dict["train_encoder"].queue == "gpu" and dag.task_dict["evaluate"].queue == "gpu"
+    assert dag.task_dict["choose_release"].queue != "gpu"
+
+
+def test_the_queue_and_the_pool_are_settings(tmp_path) -> None:
+    """ECOAGENT_GPU_QUEUE and ECOAGENT_LLM_POOL(_SLOTS) set them when the DAG files are parsed (a fresh interpreter)."""
+    code = (
+        f"import json; from airflow.models import DagBag; b = DagBag(dag_folder={str(DAGS_FOLDER)!r});"
+        "r, t = b.dags['ecoagent_rated'], b.dags['ecoagent_refresh'];"
+        "print(json.dumps([r.task_dict['evaluate'].queue, t.task_dict['verify_shard'].pool,"
+        " t.task_dict['verify_shard'].pool_slots]))"
+    )
+    env = {**os.environ, **AIRFLOW_ENV, "ECOAGENT_GPU_QUEUE": "a100", "ECOAGENT_LLM_POOL": "vllm",
+           "ECOAGENT_LLM_POOL_SLOTS": "4", "PYTHONPATH": str(REPO)}  # fmt: skip
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == ["a100", "vllm", 4]
 
 
 def test_retries_only_on_network_facing_tasks(dagbag: DagBag) -> None:

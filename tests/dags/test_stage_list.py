@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import importlib.util
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -31,9 +32,16 @@ class PlantedStage(Stage):
         return StageResult(out, {"planted": True}, ["planted: ran"])
 
 
+@dataclass
+class PlantedPlan:
+    """A plan as LLM stages make them (a dataclass with its ``requests``): written to the store once per run."""
+
+    requests: list = field(default_factory=list)
+
+
 def _planted_steps() -> SimpleNamespace:
     return SimpleNamespace(
-        plan=lambda config, in_dir: SimpleNamespace(requests=[]),  # nothing to ask: no server starts
+        plan=lambda config, in_dir: PlantedPlan(),  # nothing to ask: no server starts
         assemble=lambda config, plan, answers, folder, started, progress=None: StageResult(
             folder.url(), {}, ["planted_llm: done"]),
     )
@@ -64,20 +72,23 @@ def test_the_cli_run_runs_a_planted_stage(tmp_path, monkeypatch) -> None:
 def test_the_refresh_dag_has_tasks_for_a_planted_stage() -> None:
     dag = _refresh_module().refresh_dag([*stages.STAGES, PLANTED, PLANTED_LLM], dag_id="planted_refresh")
     up = {t: set(dag.task_dict[t].upstream_task_ids) for t in dag.task_dict}
-    assert {"planted", "planted_shard", "planted_llm"} <= set(dag.task_dict)
-    assert up["planted_shard"] >= {"planted", "shard_ids"}
+    assert {"planted", "plan_planted_llm", "planted_shard", "planted_llm"} <= set(dag.task_dict)
+    assert up["plan_planted_llm"] >= {"planted"}  # planned once per run, from its input
+    assert up["planted_shard"] >= {"plan_planted_llm", "shard_ids"}
     assert up["planted_llm"] >= {"planted", "planted_shard"}
     assert dag.task_dict["planted_shard"].retries >= 1  # an LLM shard talks to a server
 
 
 def test_the_shard_task_answers_a_planted_llm_stage(tmp_path, monkeypatch) -> None:
-    from pipeline.orchestration import answer_stage_shard, run_context
+    from pipeline.orchestration import answer_stage_shard, plan_stage, run_context
 
     monkeypatch.setattr(stages, "STAGES", (*stages.STAGES, PLANTED, PLANTED_LLM))
     assert stages.llm_stages()[-1] is PLANTED_LLM
     run = run_context({"profile": "fixture", "out": str(tmp_path)}, "manual__planted")
-    answered = answer_stage_shard(stages.stage_named("planted_llm"), run, {"planted": str(tmp_path)}, 0, 2)
-    assert answered == {"shard": 0, "requests": 0, "sent": 0, "failed": 0}
+    plan_stage(stages.stage_named("planted_llm"), run, {"planted": str(tmp_path)})
+    answered = answer_stage_shard(stages.stage_named("planted_llm"), run, 0, 2)
+    assert {k: answered[k] for k in ("shard", "requests", "sent", "failed")} == {
+        "shard": 0, "requests": 0, "sent": 0, "failed": 0}  # fmt: skip
 
 
 @pytest.mark.parametrize("folder", ["pipeline", "dags"])

@@ -34,10 +34,13 @@ def test_memory_filesystem_works_unchanged():
     store.write_text("hello", "a", "b.txt")
     assert store.exists("a", "b.txt")
     assert store.url("a", "b.txt").startswith("memory://")
-    folder = StageFolder("memory://eco-test/stage", outputs={"x.txt"})
+    folder = StageFolder("memory://eco-test/stage", outputs={"x.txt"}, marker="x.txt")
     with folder.replace() as out:
+        assert out.is_local  # a generation bound for object storage is staged on the local disk
         out.write_text("one", "x.txt")
     assert store.fs.cat("/eco-test/stage/x.txt") == b"one"
+    with pytest.raises(ValueError, match="needs a marker"):
+        StageFolder("memory://eco-test/other")
 
 
 def _listing(folder: Path) -> dict[str, bytes]:

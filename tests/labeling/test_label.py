@@ -151,12 +151,17 @@ def test_the_gold_set_is_mapped_written_and_every_verifier_measured_on_it(world)
     evaluation = gold["evaluation"]
     assert evaluation["decided_by"] == "llm" and set(evaluation["verifiers"]) == {"embedding", "llm"}
     for row in (evaluation["candidates"], *evaluation["verifiers"].values()):
-        assert {"precision", "recall", "f1", "verified_pairs", "correct_pairs", "gold_pairs"} <= set(row)
-        assert row["gold_pairs"] == 2
+        assert {"precision", "recall", "f1", "verified_pairs", "correct_pairs", "required_pairs"} <= set(row)
+        assert row["required_pairs"] == 2 and "precision_ci95" in row
     assert evaluation["candidates"]["recall"] == 1.0  # the notes tool is a candidate of both gold questions
+    assert set(evaluation["verifiers_ci95"]) == set(evaluation["verifiers"])  # 95 % intervals beside each figure
+    for name, ci in evaluation["verifiers_ci95"].items():
+        precision = evaluation["verifiers"][name]["precision"]
+        assert precision is None or ci["precision_ci95"][0] <= precision <= ci["precision_ci95"][1]
     assert "meeting agenda" in asked  # the gold questions went through the same verifier
     pairs = pl.read_parquet(tmp / "gold" / "gold_pairs.parquet")
     assert pairs["gold"].sum() == 2 and pairs["llm_score"].drop_nulls().len() > 0
+    assert not pairs["alternative"].any() and not qrels["alternative"].any()  # one server each: required
     # the gold questions are never Real queries
     real = pl.read_parquet(tmp / "gold" / "real_queries.parquet")
     assert not set(real["text"]) & {"Search my notes for the meeting agenda please"}
@@ -181,6 +186,26 @@ def test_a_rerun_asks_the_verifier_nothing_new(world):
     assert second.summary["llm"]["cached"] == second.summary["llm"]["requests"]
     for name in ("real_queries.parquet", "real_pairs.parquet"):
         assert (tmp / "r1" / name).read_bytes() == (tmp / "r2" / name).read_bytes()
+
+
+def test_the_llm_verifier_runs_as_a_vllm_batch_job(world):
+    """``llm.backend=batch`` for verification as for generation: the stage writes ``vllm run-batch``'s request file
+    and stops; with the job's output file beside it, the rerun labels exactly as the server did."""
+    from benchmarks.standin_llm import answer_batch_file
+    from ecoagent.llm.ask import BatchPending
+
+    tmp, overrides = world
+    batch = tmp / "batch"
+    settings = ["llm.backend=batch", f"llm.batch_dir={batch}", f"llm.cache_path={tmp / 'batch.sqlite'}"]
+    cfg = load_config("fixture", overrides=[*overrides, *settings], environ={})
+    with pytest.raises(BatchPending, match="vllm run-batch"):
+        label(cfg, in_dir=str(tmp / "score"), out=str(tmp / "batch-label"))
+    assert answer_batch_file(batch / "requests.jsonl", batch / "output.jsonl", _reply) > 0
+    label(cfg, in_dir=str(tmp / "score"), out=str(tmp / "batch-label"))
+    with StandInOpenAI(respond=_reply) as server:
+        label(_config(tmp, overrides, server), in_dir=str(tmp / "score"), out=str(tmp / "served-label"))
+    for name in ("real_queries.parquet", "real_pairs.parquet"):
+        assert (tmp / "batch-label" / name).read_bytes() == (tmp / "served-label" / name).read_bytes()
 
 
 def test_the_embedding_agreement_can_decide_instead(world):

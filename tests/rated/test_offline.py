@@ -36,3 +36,23 @@ def test_ties_are_broken_by_corpus_order_not_by_id() -> None:
 def test_shape_mismatch_is_an_error() -> None:
     with pytest.raises(ValueError, match="score matrix"):
         evaluate(np.zeros((2, 3)), QuerySet("t", ["q"], ["x"], [[0]]), CORPUS)
+
+
+def test_grades_are_the_gains_of_ndcg() -> None:
+    # q: a graded 2, b graded 1; the run puts b first, a second
+    queries = QuerySet("t", ["q"], ["x"], [[0, 1]], grades=[[2, 1]])
+    out = evaluate(np.array([[0.5, 0.9, 0.1, 0.0]], dtype=np.float32), queries, CORPUS)
+    dcg, ideal = 1 + 2 / np.log2(3), 2 + 1 / np.log2(3)
+    assert out["ndcg@10"] == pytest.approx(dcg / ideal, abs=1e-6)
+    assert out["mrr"] == pytest.approx(1.0) and out["recall@1"] == pytest.approx(0.5)  # grades alike for these
+
+
+def test_an_alternative_is_out_of_the_ranking_not_a_miss() -> None:
+    # c is acceptable for q: the retriever ranks it first, then d (required); b is ranked above d too
+    scores = np.array([[0.1, 0.5, 0.9, 0.7]], dtype=np.float32)
+    plain = evaluate(scores, QuerySet("t", ["q"], ["x"], [[3]]), CORPUS)
+    condensed = QuerySet("t", ["q"], ["x"], [[3]], acceptable=[[2]])
+    out = evaluate(scores, condensed, CORPUS)
+    assert plain["mrr"] == pytest.approx(0.5) and plain["recall@1"] == 0
+    assert out["mrr"] == pytest.approx(1.0) and out["recall@1"] == pytest.approx(1.0)  # c neither helps nor hurts
+    assert list(ranx_run(scores, condensed, CORPUS)["q"]) == ["d", "b", "a"]

@@ -1,4 +1,5 @@
-"""``rated_run`` end to end on a tiny real release: real training, real ranx, real simulator, real report.
+"""``rated_run`` end to end on a tiny real release with the workflow set: real training, real ranx, real simulator,
+real report.
 
 Smaller protocol than the paper's (3,000 steps, onset 1,000) so the test stays quick; the protocol
 itself is tested in test_simulator.py.
@@ -40,10 +41,17 @@ SMALL = [
 
 
 @pytest.fixture(scope="module")
-def run(tiny_release: Path, tmp_path_factory) -> tuple[Path, dict]:
+def workflow_release(tmp_path_factory) -> Path:
+    from tests.release.tiny_release import build_tiny_release
+
+    return build_tiny_release(tmp_path_factory.mktemp("rated-workflow-release"), workflows=True)
+
+
+@pytest.fixture(scope="module")
+def run(workflow_release: Path, tmp_path_factory) -> tuple[Path, dict]:
     out = tmp_path_factory.mktemp("rated-out")
     config = load_config("default", [*SMALL, f"embedding.cache_dir={out / 'embeddings'}"])
-    result = rated_run(config, tiny_release, out / "run")
+    result = rated_run(config, workflow_release, out / "run")
     return out / "run", result.metrics
 
 
@@ -61,13 +69,18 @@ def test_outputs_tables_and_plots(run) -> None:
     assert "0.845" in report  # the paper's RATED (Full) Syn MRR sits beside ours
 
 
-def test_table1_rows_and_metric_ranges(run, tiny_release: Path) -> None:
+def test_table1_rows_and_metric_ranges(run, workflow_release: Path) -> None:
     from ecoagent.release_format.reader import load_release
 
-    _, metrics = run
+    out, metrics = run
     real = metrics["table1"]["real/test"]
     assert {"TF-IDF", "BM25", "MiniLM (all-MiniLM-L6-v2)", "RATED (w/o Contrastive)", "RATED (Full)"} <= set(real)
-    n_test = len(load_release(tiny_release).query_sets["real/test"])
+    # the workflow set beside Syn, Real and gold: both tracks, graded, in metrics.json and report.md
+    assert set(metrics["table1"]["workflows/test"]) == set(real) == set(metrics["table1"]["workflows-title/test"])
+    assert metrics["table1_sets"]["workflows/test"]["graded"]
+    report = (out / "report.md").read_text()
+    assert "### workflows/test" in report and "### workflows-title/test" in report and "graded qrels" in report
+    n_test = len(load_release(workflow_release).query_sets["real/test"])
     assert n_test >= 5
     for values in real.values():
         assert 0 <= values["recall@1"] <= values["recall@5"] <= 1
@@ -77,8 +90,12 @@ def test_table1_rows_and_metric_ranges(run, tiny_release: Path) -> None:
 
 def test_table2_has_every_method_with_seeds_and_intervals(run) -> None:
     _, metrics = run
-    stream = metrics["table2"][0]
-    assert stream["stream"] == "real/test" and stream["config"]["seeds"] == [0, 1]
+    stream, comparison = metrics["table2"]
+    # the workflow test split, drawn by views; the catalog-anchored stream beside it with the same settings
+    assert stream["stream"] == "workflows/test" and stream["role"] == "main" and "drawn by views" in stream["note"]
+    assert stream["config"]["seeds"] == [0, 1]
+    assert comparison["kind"] == "anchored" and comparison["role"] == "comparison"
+    assert comparison["chosen"] == stream["chosen"] and "RATED (Full)" in comparison["results"]
     results = stream["results"]
     rows = {"RATED (Full)", "RATED (Full, Algorithm 1 as written)", "Health Check Blacklist", "Retry (k=3)",
             "BM25 (static)", "RATED (Full, full-matrix A)"}  # fmt: skip
@@ -101,7 +118,8 @@ def test_table2_has_every_method_with_seeds_and_intervals(run) -> None:
 def test_validation_choice_and_figure4_grids(run) -> None:
     _, metrics = run
     validation = metrics["validation"]
-    # SMALL lowers the size floor, so the release's own validation split is the tuning stream
+    # SMALL lowers the size floor, so the release's own validation split is the tuning stream: workflows/validation
+    # holds 1 query (below the floor of 2), so the next split of rated.validation_stream is taken
     assert validation["kind"] == "release" and validation["stream"] == "real/validation"
     chosen = validation["chosen"]
     assert chosen["context"] == "query" and chosen["gamma"] == 0.95 and chosen["reward"] in {"paper", "authors_code"}
@@ -110,16 +128,18 @@ def test_validation_choice_and_figure4_grids(run) -> None:
     assert fig["a"]["w1"] == [0.75] and len(fig["b"]["fsr"]) == 1 and fig["rate"] == 0.2
 
 
-def test_rerun_reuses_the_trained_encoder_and_falls_back_to_the_anchored_stream(run, tiny_release: Path) -> None:
+def test_rerun_reuses_the_trained_encoder_and_falls_back_to_the_anchored_stream(run, workflow_release: Path) -> None:
     out, metrics = run
     cache = f"embedding.cache_dir={out.parent / 'embeddings'}"
     quicker = ["rated.simulation.scenarios=[persistent]", "rated.simulation.seeds=[0]", "rated.min_stream_queries=200",
                "rated.full_matrix=[]"]  # fmt: skip
     config = load_config("default", [*SMALL, cache, *quicker])
-    again = rated_run(config, tiny_release, out)
+    again = rated_run(config, workflow_release, out)
     assert again.metrics["encoder"]["fingerprint"] == metrics["encoder"]["fingerprint"]
+    assert len(again.metrics["table2"]) == 1  # no comparison block: the anchored stream is the main one
     stream = again.metrics["table2"][0]
-    # real/test has 13 queries < 200: Table 2 runs on the catalog-anchored test stream, with only the ranker static
+    # workflows/test has 2, real/test 13 queries < 200: Table 2 runs on the catalog-anchored test stream, with only
+    # the ranker static
     assert stream["kind"] == "anchored" and stream["stream"] == "catalog-anchored test"
     assert again.metrics["validation"]["stream"] == "catalog-anchored validation"
     assert "below rated.min_stream_queries" in again.metrics["validation"]["note"]

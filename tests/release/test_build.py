@@ -240,14 +240,6 @@ def make_stage_outputs(
     return ReleaseInputs(*(str(dirs[n]) for n in ("crawl", "score", "synth", "label")))
 
 
-@pytest.fixture(autouse=True)
-def _offline_hf(tmp_path_factory, monkeypatch):
-    # Offline and with a private cache, so no test touches the network or ~/.cache/huggingface.
-    hf_home = tmp_path_factory.getbasetemp() / "hf_home"
-    for key, value in {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_HOME": str(hf_home)}.items():
-        monkeypatch.setenv(key, value)
-
-
 V1_TOOLS = list(range(8))
 V2_TOOLS = [0, 1, 2, 3, 4, 5, 6, 8, 9]  # tool 7 removed, 8 and 9 added, 0 changed
 
@@ -399,7 +391,7 @@ def test_cold_start_split_and_changelog_against_a_previous_release(v1: Path, tmp
     result = build_release(
         inputs, tmp_path / "v1.1.0", version="v1.1.0", config=CONFIG, previous=v1, created="2026-12-30T00:00:00+00:00"
     )
-    folder = result.folder
+    folder = Path(result.folder)  # a local path here
     new = {tool_id(8), tool_id(9)}
     syn = _load(folder, "syn-queries")
     expected_syn = {f"s{i:02d}{k:02d}" for i in (8, 9) for k in range(6)}
@@ -444,7 +436,7 @@ def test_first_seen_cold_start_and_the_tool_disjoint_view(tmp_path: Path):
     history = _history_folder(tmp_path / "history", first_seen)
     inputs = dataclasses.replace(make_stage_outputs(tmp_path / "stages", V1_TOOLS), history_dirs=(str(history),))
     result = build_release(inputs, tmp_path / "v1.0.0", version="v1.0.0", config=CONFIG, created=CREATED)
-    folder = result.folder
+    folder = Path(result.folder)  # a local path here
     stats = result.manifest["stats"]
     assert stats["cold_start_since"] == "2025-06" and stats["first_seen_new_tools"] == 2
     syn = _load(folder, "syn-queries")
@@ -502,7 +494,7 @@ def test_no_environment_secret_reaches_the_release(tmp_path: Path, monkeypatch):
     config = CONFIG.model_copy(update={"llm": CONFIG.llm.model_copy(update={"base_url": "http://me:pw@gpu:8000/v1"})})
     inputs = make_stage_outputs(tmp_path / "stages", V1_TOOLS)
     result = build_release(inputs, tmp_path / "rel", version="v1", config=config, created=CREATED)
-    for path in result.folder.rglob("*"):
+    for path in Path(result.folder).rglob("*"):
         if path.is_file():
             data = path.read_bytes()
             assert SECRET.encode() not in data and b"me:pw" not in data, path

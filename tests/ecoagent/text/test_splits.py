@@ -290,3 +290,33 @@ def test_template_pairs_connect_the_same_families_as_comparing_every_pair() -> N
     found = splits_mod.template_pairs(norms, 0.7)
     assert families(found) == families(brute)
     assert len(set(families(brute))) < len(norms) / 2  # the fixture does make families
+
+
+# A ToolBench-format sample: three queries written for one sampled pair of APIs (word overlap about 0.45, below every
+# text rule), and one on another API set of the same source.
+TOOLBENCH_SAME_APIS = [
+    "I'm planning a trip to Paris next month; find the current weather there and convert 500 USD to euros.",
+    "What's the weather like in Paris right now, and how many euros would I get for 500 dollars?",
+    "Convert 500 US dollars into EUR and tell me today's Paris forecast, I fly there soon.",
+]
+
+
+def test_queries_of_one_source_with_an_identical_gold_set_are_one_group() -> None:
+    from ecoagent.text.splits import gold_set_key
+
+    texts = [*TOOLBENCH_SAME_APIS, "List the top songs on the charts this week.", *UNRELATED]
+    gold = [["Weather.current", "Currency.convert"]] * 3 + [["Charts.top"]] + [[]] * len(UNRELATED)
+    sources = ["toolbench"] * (4 + len(UNRELATED))
+    frame = pl.DataFrame({"query_id": [f"q{i:03d}" for i in range(len(texts))], "text": texts})
+    text_only = assign_splits(frame, ratios=RATIOS, seed=0)
+    assert text_only["group_id"][:3].n_unique() == 3  # no text rule ties them
+    keys = [gold_set_key(s, g) for s, g in zip(sources, gold, strict=True)]
+    assert keys[0] == keys[2] and gold_set_key("toolbench", ["Currency.convert", "Weather.current"]) == keys[0]
+    assert gold_set_key("bfcl", gold[0]) != keys[0] and gold_set_key("toolbench", []) is None
+    for seed in range(8):
+        out = assign_splits(frame, ratios=RATIOS, seed=seed, gold_set_keys=keys)
+        assert out["split"][:3].n_unique() == 1 and out["group_id"][:3].n_unique() == 1, seed
+        assert out["group_id"][3] != out["group_id"][0]
+        assert out["group_id"].n_unique() == 2 + len(UNRELATED)  # queries without a gold set stay apart
+    with pytest.raises(ValueError, match="gold_set_keys"):
+        assign_splits(frame, ratios=RATIOS, seed=0, gold_set_keys=keys[:2])

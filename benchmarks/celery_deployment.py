@@ -1,0 +1,532 @@
+"""Benchmark: the production deployment on this machine. Airflow's CeleryExecutor with two workers that share no
+disk but the store, the store on an S3 server, PostgreSQL as the metadata database, Redis as the broker.
+
+Everything is started here and stopped afterwards, each service on a free port of 127.0.0.1:
+
+1. PostgreSQL and Redis from Debian's packages (``apt-get install postgresql redis-server`` when missing): a cluster
+   of its own (``initdb`` as the ``postgres`` user, in the work folder), a Redis without persistence;
+2. the S3 server (``moto_server``, moto's server mode: the S3 HTTP API) holding the bucket ``ecoagent``: the store
+   is ``s3://ecoagent/<name>``;
+3. the OpenAI-compatible LLM endpoint: the stand-in server (``benchmarks/standin_llm.py``) in this process, which
+   counts every request it receives (deterministic answers, so every run gets the same ones);
+4. Airflow 3 (api-server, scheduler, dag-processor, triggerer) with ``executor = CeleryExecutor``, the LLM pool
+   ``ecoagent_llm`` (``airflow pools set``), and two workers (``airflow celery worker --queues default,gpu``), each
+   in a working folder of its own with its own package, embedding, LLM response and release caches (set through
+   ``ECOAGENT__*`` in its environment); nothing but the store connects them.
+
+Then, on the fixture world of the DAG tests (``tests/dags/fixture_world.py``: the package mirror, the BFCL queries;
+the LLM verifier on, so both LLM stages send requests):
+
+a. the reference: one ``ecoagent run`` process with the same config, store on the local disk;
+b. ``ecoagent_refresh`` through the scheduler and the workers (conf ``out: s3://ecoagent/refresh``): it succeeds;
+   the release's data files are byte-identical to the reference's; the LLM server received exactly the requests
+   the reference sent, none twice; ``datasets.load_dataset`` reads the release from the S3 server; the time of every
+   task, per stage;
+c. the same refresh again, both workers' caches emptied, the LLM slowed down, and a worker killed with ``kill -9``
+   (its whole process tree) while a ``verify_shard`` task of it has answers in flight: the scheduler finds the task
+   gone (``task_instance_heartbeat_timeout``), retries it (``ECOAGENT_RETRY_DELAY_S``) on whichever worker takes it
+   (the killed one is started again), the retry sends only what the killed try had in flight, and the release is
+   byte-identical again;
+d. with ``--rated``: the ``ecoagent_rated`` run that the release event triggers, on the ``gpu`` queue.
+
+Then every process started here is stopped (SIGTERM, SIGKILL after a grace period) and checked gone.
+
+    .venv/bin/python benchmarks/celery_deployment.py [--keep DIR] [--rated] [--record pipeline-celery-deployment]
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run as a file: this checkout's packages and its tests/ (the fixture builders)
+
+from benchmarks.airflow_scheduler import (  # noqa: E402
+    CheckFailed,
+    Standalone,
+    _check,
+    _free_port,
+    _signal,
+    run_checked,
+)
+from benchmarks.record import add_record_option, write_record  # noqa: E402
+from benchmarks.standin_llm import StandInOpenAI  # noqa: E402
+from ecoagent.layout import RATED_FILES, RELEASE_FILES, safe_run_id  # noqa: E402
+from tests.dags.fixture_world import fixture_refresh_conf  # noqa: E402
+from tests.object_store import BUCKET, make_bucket, s3_env, use_endpoint  # noqa: E402
+from tests.synth.test_generate import _respond  # noqa: E402
+
+VERSION = "2026.12.1"
+WORKERS = ("w1", "w2")
+# per worker, set in its environment: caches on its own disk (the run's conf names none of them)
+WORKER_CACHES = {"ECOAGENT__CRAWL__CACHE_DIR": "packages", "ECOAGENT__EMBEDDING__CACHE_DIR": "embeddings",
+                 "ECOAGENT__LLM__CACHE_PATH": "llm/responses.sqlite", "ECOAGENT_RELEASE_CACHE": "releases",
+                 "TMPDIR": "tmp"}  # fmt: skip
+LOCAL_ONLY = ("crawl.cache_dir", "embedding.cache_dir", "llm.backend")
+
+
+def reply(body: dict, content: str) -> str:
+    """Generation: the Syn tests' answers; verification: a score above the kept threshold."""
+    return '{"score": 0.9}' if "response_format" in body else _respond(body, content)
+
+
+class Services:
+    """PostgreSQL, Redis and the S3 server, each a process of this benchmark on a free port of 127.0.0.1."""
+
+    def __init__(self, work: Path, tag: str) -> None:
+        self.work, self.tag = work, tag
+        self.pg_port, self.redis_port, self.s3_port = _free_port(), _free_port(), _free_port()
+        self.procs: list[subprocess.Popen] = []
+        self.pg_bin = Path(sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))[-1]).parent if glob.glob(
+            "/usr/lib/postgresql/*/bin/pg_ctl") else None  # fmt: skip
+        self.pg_data = work / "postgres"
+        self.endpoint = f"http://127.0.0.1:{self.s3_port}"
+
+    @staticmethod
+    def install() -> float:
+        """``apt-get install`` what is missing; the seconds it took (0 when nothing was)."""
+        missing = [pkg for pkg, found in (("postgresql", glob.glob("/usr/lib/postgresql/*/bin/initdb")),
+                                          ("redis-server", shutil.which("redis-server"))) if not found]  # fmt: skip
+        if not missing:
+            return 0.0
+        started = time.perf_counter()
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
+        subprocess.run(["apt-get", "install", "-y", "-qq", *missing], check=True, env=env)
+        return time.perf_counter() - started
+
+    def start(self) -> None:
+        env = {**os.environ, "ECOAGENT_BENCH_SESSION": self.tag}
+        self.pg_bin = self.pg_bin or Path(sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"))[-1]).parent
+        self.pg_data.mkdir(parents=True)
+        shutil.chown(self.pg_data, "postgres", "postgres")
+        as_postgres = ["runuser", "-u", "postgres", "--"]
+        subprocess.run([*as_postgres, str(self.pg_bin / "initdb"), "-D", str(self.pg_data), "-U", "airflow",
+                        "--auth=trust", "-E", "UTF8"], check=True, capture_output=True, env=env)  # fmt: skip
+        options = f"-p {self.pg_port} -k {self.pg_data} -c listen_addresses=127.0.0.1"
+        log_file = str(self.pg_data / "server.log")
+        subprocess.run([*as_postgres, str(self.pg_bin / "pg_ctl"), "-D", str(self.pg_data), "-o", options, "-w",
+                        "-l", log_file, "start"], check=True, capture_output=True, env=env)  # fmt: skip
+        subprocess.run([str(self.pg_bin / "createdb"), "-h", "127.0.0.1", "-p", str(self.pg_port), "-U", "airflow",
+                        "airflow"], check=True, env=env)  # fmt: skip
+        log = (self.work / "services.log").open("w")
+        self.procs.append(subprocess.Popen(
+            ["redis-server", "--port", str(self.redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+            env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True))  # fmt: skip
+        moto = Path(sys.executable).with_name("moto_server")
+        self.procs.append(subprocess.Popen([str(moto), "-H", "127.0.0.1", "-p", str(self.s3_port)], env=env,
+                                           stdout=log, stderr=subprocess.STDOUT, start_new_session=True))  # fmt: skip
+        _wait_for(lambda: _http_ok(self.endpoint), 60, "the S3 server")
+        use_endpoint(self.endpoint)
+        make_bucket(self.endpoint)
+
+    def airflow_env(self) -> dict[str, str]:
+        db = f"postgresql+psycopg2://airflow@127.0.0.1:{self.pg_port}/airflow"
+        return {
+            "AIRFLOW__CORE__EXECUTOR": "CeleryExecutor",
+            "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": db,
+            "AIRFLOW__CELERY__BROKER_URL": f"redis://127.0.0.1:{self.redis_port}/0",
+            "AIRFLOW__CELERY__RESULT_BACKEND": f"db+postgresql+psycopg2://airflow@127.0.0.1:{self.pg_port}/airflow",
+            "AIRFLOW__CELERY__WORKER_CONCURRENCY": "2",
+            "AIRFLOW__CELERY__WORKER_PREFETCH_MULTIPLIER": "1",
+            **s3_env(self.endpoint),
+        }
+
+    def stop(self) -> None:
+        if self.pg_bin and (self.pg_data / "postmaster.pid").exists():
+            subprocess.run(["runuser", "-u", "postgres", "--", str(self.pg_bin / "pg_ctl"), "-D", str(self.pg_data),
+                            "-m", "fast", "-w", "stop"], capture_output=True)  # fmt: skip
+        for proc in self.procs:
+            proc.terminate()
+        for proc in self.procs:
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+def _http_ok(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2):
+            return True
+    except OSError:
+        return False
+
+
+def _wait_for(condition, timeout_s: float, what: str) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise CheckFailed(f"{what} is not up after {timeout_s:.0f} s")
+        time.sleep(0.5)
+
+
+class CeleryAirflow(Standalone):
+    """Airflow's components and two Celery workers as processes of this benchmark (tagged: see ``Standalone``)."""
+
+    def __init__(self, home: Path, port: int, services: Services, work: Path) -> None:
+        super().__init__(home, port, parallelism=4)
+        self.work = work
+        self.env.update(services.airflow_env())
+        self.env.update({
+            "AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_ALL_ADMINS": "True",  # 127.0.0.1 only, a throwaway home
+            "AIRFLOW__SCHEDULER__TASK_INSTANCE_HEARTBEAT_TIMEOUT": "45",  # a killed worker's task is found in ~1 min
+            "AIRFLOW__SCHEDULER__TASK_INSTANCE_HEARTBEAT_TIMEOUT_DETECTION_INTERVAL": "5",
+            "ECOAGENT_RETRY_DELAY_S": "5",
+            "ECOAGENT_BENCH_SESSION": self.tag,
+        })  # fmt: skip
+        self.workers: dict[str, subprocess.Popen] = {}
+        self.started: list[subprocess.Popen] = []  # every component and worker, each the leader of its session
+
+    def airflow(self, *args: str) -> None:
+        done = subprocess.run([str(Path(sys.executable).with_name("airflow")), *args], env=self.env, cwd=self.home,
+                              capture_output=True, text=True, timeout=600)  # fmt: skip
+        if done.returncode:
+            raise CheckFailed(f"airflow {' '.join(args)} failed: {(done.stdout + done.stderr)[-3000:]}")
+
+    def start(self) -> None:
+        self.airflow("db", "migrate")
+        # the LLM endpoint's pool: (concurrent requests it serves well) / llm.concurrency = 2 / 1 here
+        self.airflow("pools", "set", "ecoagent_llm", "2", "the LLM endpoint")
+        self.log = (self.home / "airflow.log").open("w")
+        for component in ("api-server", "scheduler", "dag-processor", "triggerer"):
+            args = ["api-server", "--port", str(self.port)] if component == "api-server" else [component]
+            proc = subprocess.Popen([str(Path(sys.executable).with_name("airflow")), *args], env=self.env,
+                                    cwd=self.home, stdout=self.log, stderr=subprocess.STDOUT,
+                                    start_new_session=True)  # fmt: skip
+            self.started.append(proc)
+            self.proc = self.proc or proc
+
+    def sessions(self) -> set[int]:
+        return {p.pid for p in self.started}
+
+    def start_worker(self, name: str, fresh: bool = False) -> None:
+        folder = self.work / name
+        if fresh:
+            shutil.rmtree(folder, ignore_errors=True)
+        env = {**self.env, "ECOAGENT_WORKER": name}
+        for key, rel in WORKER_CACHES.items():
+            env[key] = str(folder / rel)
+        (folder / "tmp").mkdir(parents=True, exist_ok=True)
+        log = (folder / "worker.log").open("a")
+        self.workers[name] = subprocess.Popen(
+            [str(Path(sys.executable).with_name("airflow")), "celery", "worker", "--queues", "default,gpu",
+             "--concurrency", "2", "--celery-hostname", f"{name}@%h"],
+            env=env, cwd=folder, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)  # fmt: skip
+        self.started.append(self.workers[name])
+
+    def check_workers(self) -> None:
+        for name, proc in self.workers.items():
+            if proc.poll() is not None:
+                log = (self.work / name / "worker.log").read_text(errors="replace")[-3000:]
+                raise CheckFailed(f"worker {name} exited ({proc.returncode}): {log}")
+
+    def worker_processes(self, name: str) -> list[int]:
+        """Every live process of worker ``name``: its session (the Celery worker, its pool, the task processes)."""
+        return list(self.processes({self.workers[name].pid}))
+
+    def kill_worker(self, name: str) -> int:
+        """``kill -9`` the whole process tree of worker ``name``; how many processes."""
+        pids = self.worker_processes(name)
+        for pid in pids:
+            _signal(pid, signal.SIGKILL)
+        self.workers[name].wait(10)
+        return len(pids)
+
+    def task_instances(self, dag_id: str, run_id: str) -> list[dict]:
+        path = f"/api/v2/dags/{dag_id}/dagRuns/{urllib.request.quote(run_id, safe='')}/taskInstances?limit=100"
+        return self.call("GET", path)["task_instances"]
+
+    def trigger(self, conf: dict) -> str:
+        self.check_workers()
+        return self.call("POST", "/api/v2/dags/ecoagent_refresh/dagRuns", {"logical_date": None, "conf": conf})[
+            "dag_run_id"]  # fmt: skip
+
+
+def refresh_conf(conf: dict, llm_url: str, out: str) -> dict:
+    """The DAG tests' fixture conf (``fixture_refresh_conf``) with the LLM verifier on, the stand-in as the endpoint,
+    no cache folder named (each worker has its own), the store ``out``."""
+    overrides = [o for o in conf["overrides"] if not o.startswith(LOCAL_ONLY)]
+    overrides += ["llm.backend=server", f"llm.base_url={llm_url}", "llm.concurrency=1", "label.verifier=llm",
+                  f"release.version={VERSION}", f"synth.sample_size={conf['sample_size']}"]  # fmt: skip
+    return {"profile": "fixture", "shards": 2, "overrides": overrides, "out": out}
+
+
+def data_files(manifest: dict) -> dict[str, str]:
+    """The release's data files and their sha256, from its manifest (the Parquet files and the gold mapping)."""
+    return {rel: entry["sha256"] for rel, entry in manifest["files"].items() if not rel.endswith((".md", ".json"))}
+
+
+def reference_run(work: Path, conf: dict, env: dict) -> tuple[dict, float]:
+    """One ``ecoagent run`` process with the same config, its store on the local disk; its manifest and time."""
+    out = work / "reference"
+    caches = {key: str(work / "reference-caches" / rel) for key, rel in WORKER_CACHES.items()}
+    (work / "reference-caches" / "tmp").mkdir(parents=True, exist_ok=True)
+    args = [str(Path(sys.executable).with_name("ecoagent")), "run", "--profile", "fixture", "--out", str(out)]
+    args += [a for o in conf["overrides"] for a in ("--set", o)]
+    started = time.perf_counter()
+    with (work / "reference.log").open("w") as log:
+        done = subprocess.run(args, env={**env, **caches}, cwd=work, stdout=log, stderr=subprocess.STDOUT)
+    _check(done.returncode == 0, f"the reference `ecoagent run` succeeded (see {work / 'reference.log'})")
+    manifest = json.loads((out / "release" / VERSION / RELEASE_FILES.manifest).read_text())
+    return manifest, time.perf_counter() - started
+
+
+def release_manifest(out: str) -> dict:
+    from ecoagent.store import ArtifactStore
+
+    return ArtifactStore(f"{out}/release/{VERSION}").read_json(RELEASE_FILES.manifest)
+
+
+def stage_times(instances: list[dict]) -> dict[str, dict]:
+    """Per task: tries, and the seconds from the first start to the last end (mapped tasks: over their shards)."""
+    times: dict[str, dict] = {}
+    for ti in instances:
+        if not ti.get("start_date") or not ti.get("end_date"):
+            continue
+        entry = times.setdefault(ti["task_id"], {"start": ti["start_date"], "end": ti["end_date"], "tasks": 0,
+                                                 "tries": 0})  # fmt: skip
+        entry["start"], entry["end"] = min(entry["start"], ti["start_date"]), max(entry["end"], ti["end_date"])
+        entry["tasks"] += 1
+        entry["tries"] = max(entry["tries"], ti.get("try_number") or 1)
+    from datetime import datetime
+
+    def seconds(entry: dict) -> float:
+        start, end = (datetime.fromisoformat(entry[k].replace("Z", "+00:00")) for k in ("start", "end"))
+        return round((end - start).total_seconds(), 1)
+
+    order = sorted(times, key=lambda t: times[t]["start"])
+    return {t: {"seconds": seconds(times[t]), "tasks": times[t]["tasks"], "tries": times[t]["tries"]} for t in order}
+
+
+def celery_refresh(airflow: CeleryAirflow, conf: dict, timeout_s: float) -> tuple[str, dict, float]:
+    started = time.perf_counter()
+    run_id = airflow.trigger(conf)
+    run = airflow.wait_run("ecoagent_refresh", run_id, timeout_s)
+    seconds = time.perf_counter() - started
+    instances = airflow.task_instances("ecoagent_refresh", run_id)
+    states = {f"{t['task_id']}[{t['map_index']}]": t["state"] for t in instances}
+    _check(run["state"] == "success", f"ecoagent_refresh {run_id} succeeded in {seconds:.0f} s: {states}")
+    return run_id, stage_times(instances), seconds
+
+
+def kill_during_verification(airflow: CeleryAirflow, llm: StandInOpenAI, run_id: str, timeout_s: float) -> dict:
+    """Wait until a verify_shard task has answers in flight, kill -9 its worker, start the worker again."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        verified = llm.by_kind["structured"]["answers"]
+        running = [t for t in airflow.task_instances("ecoagent_refresh", run_id)
+                   if t["task_id"] == "verify_shard" and t["state"] == "running" and t.get("pid")]  # fmt: skip
+        if verified >= 2 and running and llm.in_flight:
+            victim = next((w for w in WORKERS for t in running if t["pid"] in airflow.worker_processes(w)), None)
+            if victim is not None:
+                in_flight, requests = llm.in_flight, llm.requests
+                killed = airflow.kill_worker(victim)
+                print(f"  killed worker {victim} ({killed} processes) with {in_flight} requests in flight", flush=True)
+                time.sleep(2)
+                airflow.start_worker(victim)
+                return {"worker": victim, "processes_killed": killed, "in_flight_at_kill": in_flight,
+                        "requests_before_kill": requests, "verify_answers_before_kill": verified}  # fmt: skip
+        time.sleep(0.2)
+    raise CheckFailed("no verify_shard task with requests in flight to kill")
+
+
+def run(work: Path, args: argparse.Namespace) -> dict:
+    report: dict = {"timings": {}}
+    timings = report["timings"]
+    timings["apt_install_s"] = round(Services.install(), 1)
+    home = work / "airflow-home"
+    home.mkdir(parents=True)
+    t0 = time.perf_counter()
+    services = Services(work, "")
+    airflow = CeleryAirflow(home, _free_port(), services, work)
+    services.tag = airflow.tag  # the services are processes of the session too: the final check covers them
+    try:
+        print("1. PostgreSQL, Redis, the S3 server")
+        services.start()
+        airflow.started.extend(services.procs)  # Redis and the S3 server: their sessions are checked at the end too
+        print(f"2. Airflow (CeleryExecutor) in {home}, workers {', '.join(WORKERS)}")
+        airflow.start()
+        for name in WORKERS:
+            airflow.start_worker(name, fresh=True)
+        airflow.wait_healthy(args.timeout_min * 60)
+        airflow.wait_dag("ecoagent_refresh", 300)
+        airflow.check_workers()
+        airflow.call("PATCH", "/api/v2/dags/ecoagent_refresh", {"is_paused": False})
+        timings["services_and_airflow_up_s"] = round(time.perf_counter() - t0, 1)
+        _check(True, f"healthy, the refresh DAG parsed after {timings['services_and_airflow_up_s']} s")
+        env = {**os.environ, **s3_env(services.endpoint), "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+        result = refreshes(airflow, work, env, args)
+        timings.update(result.pop("timings"))
+        report.update(result)
+    finally:
+        print("5. stop everything")
+        services.stop()
+        report["stop"] = airflow.stop(args.stop_grace_s)
+        timings["total_s"] = round(time.perf_counter() - t0, 1)
+    stopped = report["stop"]
+    _check(not stopped["left"], f"no process left ({stopped['terminated']} terminated, {stopped['killed']} killed)")
+    return report
+
+
+def refreshes(airflow: CeleryAirflow, work: Path, env: dict, args: argparse.Namespace) -> dict:
+    report: dict = {}
+    timings: dict = {}
+    timeout = args.timeout_min * 60
+    world = fixture_refresh_conf(work / "world")  # the package mirror and the BFCL queries, built once
+    with StandInOpenAI(respond=reply) as llm:
+        print("3a. the reference: one `ecoagent run` process, the store on the local disk")
+        conf = refresh_conf(world, llm.base_url, f"s3://{BUCKET}/refresh")
+        reference, timings["reference_run_s"] = reference_run(work, conf, env)
+        reference_requests = llm.stats()
+        expected = data_files(reference)
+    report["reference_llm"] = {"requests": reference_requests["requests"],
+                               "by_kind": reference_requests["by_kind"]}  # fmt: skip
+
+    with StandInOpenAI(respond=reply) as llm:
+        conf = refresh_conf(world, llm.base_url, f"s3://{BUCKET}/refresh")
+        print("3b. ecoagent_refresh through the scheduler and two Celery workers, the store on S3")
+        run_id, report["stages"], timings["celery_refresh_s"] = celery_refresh(airflow, conf, timeout)
+        stats = llm.stats()
+        manifest = release_manifest(conf["out"])
+        _check(data_files(manifest) == expected,
+               f"the release's {len(expected)} data files are byte-identical to the reference's")  # fmt: skip
+        _check(stats["requests"] == reference_requests["requests"] and stats["bodies_answered_more_than_once"] == 0,
+               f"the LLM server got {stats['requests']} requests, as many as the reference sent, none twice")
+        hosts = sorted({ti.get("hostname") for ti in airflow.task_instances("ecoagent_refresh", run_id)} - {None})
+        report["task_hosts"] = hosts
+        report["celery_llm"] = {"requests": stats["requests"], "twice": stats["bodies_answered_more_than_once"]}
+        report["loaded_from_s3"] = load_from_s3(conf["out"], manifest)
+        report["runs"] = {"refresh": run_id}
+
+    print("3c. again with empty worker caches, a slow LLM, and a worker killed with kill -9 during verification")
+    for name in WORKERS:
+        airflow.kill_worker(name)
+        airflow.start_worker(name, fresh=True)
+
+    def slow(body: dict, content: str) -> str:
+        time.sleep(0.6 if "response_format" in body else 0.05)
+        return reply(body, content)
+
+    with StandInOpenAI(respond=slow) as llm:
+        conf = refresh_conf(world, llm.base_url, f"s3://{BUCKET}/refresh-killed")
+        started = time.perf_counter()
+        run_id = airflow.trigger(conf)
+        kill = kill_during_verification(airflow, llm, run_id, timeout)
+        result = airflow.wait_run("ecoagent_refresh", run_id, timeout)
+        timings["killed_refresh_s"] = round(time.perf_counter() - started, 1)
+        instances = airflow.task_instances("ecoagent_refresh", run_id)
+        _check(result["state"] == "success", f"the refresh with the kill succeeded in {timings['killed_refresh_s']} s")
+        tries = {f"verify_shard[{t['map_index']}]": t["try_number"]
+                 for t in instances if t["task_id"] == "verify_shard"}  # fmt: skip
+        _check(max(tries.values()) >= 2, f"the killed shard was retried: tries {tries}")
+        stats = llm.stats()
+        resent = stats["requests"] - reference_requests["requests"]
+        _check(0 <= resent <= kill["in_flight_at_kill"],
+               f"{stats['requests']} requests: the reference's {reference_requests['requests']} + {resent} sent again "
+               f"(in flight at the kill: {kill['in_flight_at_kill']})")  # fmt: skip
+        _check(data_files(release_manifest(conf["out"])) == expected, "the release is byte-identical again")
+        report["kill"] = {**kill, "tries": tries, "requests": stats["requests"], "sent_again": resent,
+                          "answered_twice": stats["bodies_answered_more_than_once"],
+                          "stages": stage_times(instances)}  # fmt: skip
+        report["runs"]["killed"] = run_id
+    if args.rated:
+        report["rated"] = rated_on_the_gpu_queue(airflow, timeout)
+    report["timings"] = timings
+    return report
+
+
+def load_from_s3(out: str, manifest: dict) -> dict:
+    """``datasets.load_dataset`` on the release's ``real-queries`` config, read from the S3 server."""
+    import datasets
+
+    from ecoagent.release_format.reader import hf_data_files
+
+    files = hf_data_files(f"{out}/release/{VERSION}", "real-queries")
+    with tempfile.TemporaryDirectory() as cache:
+        loaded = datasets.load_dataset("parquet", data_files=files, cache_dir=cache)
+    rows = {split: loaded[split].num_rows for split in loaded}
+    _check(rows == manifest["counts"]["real-queries"], f"datasets.load_dataset read real-queries from S3: {rows}")
+    return {"config": "real-queries", "rows": rows, "files": files}
+
+
+def rated_on_the_gpu_queue(airflow: CeleryAirflow, timeout_s: float) -> dict:
+    """Unpause ecoagent_rated and trigger it on the newest release (its tasks go to the gpu queue)."""
+    airflow.wait_dag("ecoagent_rated", 300)
+    airflow.call("PATCH", "/api/v2/dags/ecoagent_rated", {"is_paused": False})
+    started = time.perf_counter()
+    conf = {"profile": "fixture", "out": f"s3://{BUCKET}/refresh", "release": f"s3://{BUCKET}/refresh/release/{VERSION}"}
+    run_id = airflow.call("POST", "/api/v2/dags/ecoagent_rated/dagRuns", {"logical_date": None, "conf": conf})[
+        "dag_run_id"]  # fmt: skip
+    result = airflow.wait_run("ecoagent_rated", run_id, timeout_s)
+    seconds = round(time.perf_counter() - started, 1)
+    instances = airflow.task_instances("ecoagent_rated", run_id)
+    queues = {t["task_id"]: t.get("queue") for t in instances}
+    _check(result["state"] == "success", f"ecoagent_rated succeeded in {seconds} s, queues {queues}")
+    from ecoagent.store import ArtifactStore
+
+    metrics = ArtifactStore(f"s3://{BUCKET}/refresh/runs/{safe_run_id(run_id)}/rated").read_json(RATED_FILES.metrics)
+    _check(metrics["release"]["folder"] == conf["release"], "it evaluated the release on S3, metrics on S3")
+    return {"seconds": seconds, "queues": queues, "stages": stage_times(instances)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keep", type=Path, help="work here (and keep it) instead of a temporary folder")
+    parser.add_argument("--timeout-min", type=float, default=30, help="per wait")
+    parser.add_argument("--stop-grace-s", type=float, default=30, help="SIGTERM to SIGKILL")
+    parser.add_argument("--rated", action="store_true", help="also run ecoagent_rated on the gpu queue")
+    add_record_option(parser)
+    args = parser.parse_args()
+    # 0o755: the postgres user walks into its data folder inside it
+    report = run_checked("ecoagent-bench-celery-", args, run, mode=0o755)
+    if args.record:
+        record(args.record, report)
+
+
+def record(name: str, report: dict) -> None:
+    t = report["timings"]
+    figures = {
+        "services and Airflow up": f"{t['services_and_airflow_up_s']} s",
+        "reference `ecoagent run` (one process, local store)": f"{t['reference_run_s']:.0f} s",
+        "ecoagent_refresh on CeleryExecutor (2 workers, store on S3)": f"{t['celery_refresh_s']:.0f} s",
+        "release data files byte-identical to the reference": "yes (both runs, with and without the kill)",
+        "LLM requests (reference / Celery)": f"{report['reference_llm']['requests']} / "
+                                             f"{report['celery_llm']['requests']}, none answered twice",
+        "kill -9 of a worker during verify_shard": (
+            f"{report['kill']['in_flight_at_kill']} requests in flight, {report['kill']['sent_again']} sent again; "
+            f"tries {report['kill']['tries']}; refresh {t['killed_refresh_s']:.0f} s"),
+        "datasets.load_dataset from S3 (real-queries)": json.dumps(report["loaded_from_s3"]["rows"]),
+        "stop": f"{report['stop']['seconds']} s, {report['stop']['terminated']} processes, 0 left",
+    }
+    if "rated" in report:
+        figures["ecoagent_rated on the gpu queue"] = f"{report['rated']['seconds']:.0f} s"
+    rows = [[task, s["tasks"], s["tries"], s["seconds"]] for task, s in report["stages"].items()]
+    write_record(
+        name, title="The refresh on Airflow's CeleryExecutor, the store on S3", section="pipeline",
+        benchmark="PostgreSQL + Redis (Debian packages) + moto's S3 server + the stand-in LLM server, started by the "
+                  "script; Airflow 3 CeleryExecutor with two workers sharing no disk but the store; the fixture "
+                  "refresh against one `ecoagent run` process; then a worker killed with kill -9 during verification",
+        figures=figures, target="byte-identical release; no request sent twice; a killed shard's retry resends only "
+                                "what was in flight",
+        tables=[{"caption": "Stage by stage (the first Celery run): each task's first start to last end",
+                 "columns": ["task", "tasks", "tries", "seconds"], "rows": rows}],
+        notes=[f"tasks ran on {', '.join(report['task_hosts'])}"],
+    )  # fmt: skip
+
+
+if __name__ == "__main__":
+    threading.excepthook = lambda hook: None  # the stand-in's connection threads die with the killed clients
+    main()

@@ -1,0 +1,175 @@
+"""The Real labeler measured where the answer is known: every verifier on the workflow queries, the same way.
+
+    .venv/bin/python benchmarks/label_workflows.py --score RUN/score [--llm-sample 200] [--cache-path FILE]
+        [--out FILE] [--record NAME]
+
+The label stage's own path (``labeling.label.plan``: e5-small top-5 above cosine 0.7 over the whole catalog, the
+MiniLM agreement score of every pair) runs on the task view of the kept workflow queries (``label.workflows``,
+the crawl beside ``--score`` holding ``n8n_actions.parquet``) as if they were unlabeled, and each verifier decides
+at its configured threshold (none is chosen on the workflows). Every row is measured the same way
+(``labeling.workflows.measure``): micro precision, recall and F1 with 95 % bootstrap intervals over queries, at the
+tool level (the exact labels required, a stripped node's tools acceptable) and the node level (a verified tool is
+right when the workflow runs its node), and per number of tools in the task:
+
+- ``candidates``: every retrieved pair (no verifier: the baseline, the ceiling of recall);
+- ``embedding``: MiniLM agreement >= ``label.min_agreement_score``, on every kept query;
+- with ``--llm-sample N`` (the embedded Gemma 3 270M on one thread, about 0.7 pairs/s: the whole set would take
+  hours on 2 cores, so a seeded sample of N queries, said in the table): ``llm`` (``verify_v1`` >= 0.85),
+  ``both`` (the agreement and the LLM), and ``embedding`` and ``candidates`` again on the same sample.
+
+Prints the table (Markdown; written to ``--out`` when given) and each verifier's precision as a ratio of the
+candidates' precision measured in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
+
+from benchmarks.record import add_record_option, write_record
+from ecoagent.config import load_config
+from ecoagent.text.markdown import markdown_table
+from labeling.workflows.measure import BUCKETS, measure_by_tools
+from labeling.workflows.stage import native_truth, node_of
+
+
+def _interval(stats: dict, name: str) -> str:
+    value, ci = stats[name], stats.get(f"{name}_ci95") or [None, None]
+    if value is None:
+        return "-"
+    return f"{value:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]" if ci[0] is not None else f"{value:.3f}"
+
+
+def _measure(pairs: list[dict], keep, queries: list[str], truth: tuple, seed: int, resamples: int) -> dict:
+    required, acceptable = truth
+    nodes_required = {q: {node_of(t) for t in tools} for q, tools in required.items()}
+    for q, tools in acceptable.items():
+        nodes_required[q] = nodes_required.get(q, set()) | {node_of(t) for t in tools}
+    chosen = set(queries)
+    predicted: dict[str, set[str]] = {}
+    for pair in pairs:
+        if pair["query_id"] in chosen and keep(pair):
+            predicted.setdefault(pair["query_id"], set()).add(pair["tool_id"])
+    nodes = {q: {node_of(t) for t in tools} for q, tools in predicted.items()}
+    return {"tool": measure_by_tools(predicted, required, acceptable, queries, seed=seed, resamples=resamples),
+            "node": measure_by_tools(nodes, nodes_required, {}, queries, seed=seed, resamples=resamples)}  # fmt: skip
+
+
+def _rows(name: str, what: str, result: dict) -> list[list[str]]:
+    rows = []
+    for level in ("tool", "node"):
+        s = result[level]
+        rows.append([name, what, level, str(s["queries"]), _interval(s, "precision"), _interval(s, "recall"),
+                     _interval(s, "f1"), f"{s['correct_pairs']} / {s['verified_pairs']}"])  # fmt: skip
+    return rows
+
+
+def _by_tools_rows(name: str, result: dict) -> list[list[str]]:
+    s = result["tool"]["by_tools"]
+    return [[name, b, str(s[b]["queries"]), _interval(s[b], "precision"), _interval(s[b], "recall"),
+             _interval(s[b], "f1")] for b in BUCKETS if b in s]  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--score", required=True, help="a score stage folder (its crawl beside it)")
+    parser.add_argument("--llm-sample", type=int, default=0, help="queries the embedded LLM verifies (seeded)")
+    parser.add_argument("--cache-path", help="LLM response cache (default: the config's)")
+    parser.add_argument("--out", type=Path)
+    add_record_option(parser)
+    args = parser.parse_args()
+
+    from labeling.label import plan, score_with_llm
+
+    started = time.perf_counter()
+    overrides = ["label.verifier=llm", *([f"llm.cache_path={args.cache_path}"] if args.cache_path else [])]
+    config = load_config("default", overrides=overrides)
+    cfg = config.label
+    the_plan = plan(config, args.score)
+    wplan = the_plan.workflows
+    required, acceptable, _ = native_truth(wplan.workflows.qrels)
+    truth = (required, acceptable)
+    seed, resamples = config.seed, cfg.workflows.bootstrap_resamples
+    everything = wplan.measured
+    agree = cfg.min_agreement_score
+
+    def agreement_ok(p: dict) -> bool:
+        return p["agreement_score"] >= agree
+
+    results = [
+        ("candidates", f"e5-small top-{cfg.top_k}, cosine >= {cfg.min_cosine}", everything,
+         _measure(wplan.pairs, lambda p: True, everything, truth, seed, resamples)),
+        ("embedding", f"MiniLM agreement >= {agree}", everything,
+         _measure(wplan.pairs, agreement_ok, everything, truth, seed, resamples)),
+    ]  # fmt: skip
+    llm_note = ""
+    if args.llm_sample:
+        sample = sorted(random.Random(seed).sample(everything, min(args.llm_sample, len(everything))))
+        chosen = set(sample)
+        asked = [p for p in wplan.pairs if p["query_id"] in chosen]
+        t0 = time.perf_counter()
+        scores, _reasons, stats = score_with_llm(config, asked)
+        llm_note = (f"; the LLM ({config.llm.model}, {cfg.verify_prompt}) on a seeded sample of {len(sample)} of "
+                    f"{len(everything)} queries ({len(asked)} pairs, {time.perf_counter() - t0:.0f} s, "
+                    f"{stats.get('cached', 0)} cached)")  # fmt: skip
+        llm_of = {(p["query_id"], p["tool_id"]): s for p, s in zip(asked, scores, strict=True)}
+
+        def llm_ok(p: dict) -> bool:
+            score = llm_of.get((p["query_id"], p["tool_id"]))
+            return score is not None and score >= cfg.min_verifier_score
+
+        on_sample = f"the {len(sample)}-query sample"
+        results += [
+            ("candidates (sample)", on_sample, sample, _measure(asked, lambda p: True, sample, truth, seed, resamples)),
+            ("embedding (sample)", on_sample, sample, _measure(asked, agreement_ok, sample, truth, seed, resamples)),
+            ("llm (sample)", f"{cfg.verify_prompt} >= {cfg.min_verifier_score}", sample,
+             _measure(asked, llm_ok, sample, truth, seed, resamples)),
+            ("both (sample)", "agreement and LLM", sample,
+             _measure(asked, lambda p: agreement_ok(p) and llm_ok(p), sample, truth, seed, resamples)),
+        ]  # fmt: skip
+
+    header = ["verifier", "decides", "level", "queries", "precision [95 % CI]", "recall [95 % CI]", "F1 [95 % CI]",
+              "correct / verified"]  # fmt: skip
+    lines = [f"Workflow queries (task view), kept: {len(everything)}; thresholds from the config, none chosen on "
+             f"the workflows{llm_note}.", ""]  # fmt: skip
+    main_rows = [r for n, w, _, res in results for r in _rows(n, w, res)]
+    by_tools_header = ["verifier", "tools", "queries", "precision", "recall", "F1"]
+    by_tools_rows = [r for n, _, _, res in results for r in _by_tools_rows(n, res)]
+    lines += markdown_table(header, main_rows, right_align_from=3)
+    lines += ["", "Per number of exact labels in the task (tool level):", ""]
+    lines += markdown_table(by_tools_header, by_tools_rows, right_align_from=2)
+    base = {n: res["tool"]["precision"] for n, _, _, res in results if n.startswith("candidates")}
+    lines.append("")
+    for name, _, _, res in results:
+        reference = base["candidates (sample)" if "(sample)" in name else "candidates"]
+        if not name.startswith("candidates") and res["tool"]["precision"] is not None and reference:
+            lines.append(f"- {name}: tool-level precision {res['tool']['precision'] / reference:.2f}x the "
+                         "candidates' (same run, same queries)")  # fmt: skip
+    lines.append(f"\n{time.perf_counter() - started:.0f} s in all")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.out:
+        args.out.write_text(text)
+    if args.record:
+        write_record(
+            args.record,
+            title="The Real labeler measured on the workflow queries",
+            section="label",
+            benchmark="benchmarks/label_workflows.py: the label stage's retrieval and each verifier on the kept "
+            "workflow queries (task view) as if unlabeled, against their native labels",
+            figures={"kept workflow queries": len(everything), "seconds": round(time.perf_counter() - started),
+                     "note": lines[0]},
+            tables=[{"columns": header, "rows": main_rows,
+                     "caption": "Micro precision, recall and F1 with 95 % bootstrap intervals over queries."},
+                    {"columns": by_tools_header, "rows": by_tools_rows,
+                     "caption": "Per number of exact labels in the task (tool level)."}],
+        )  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
