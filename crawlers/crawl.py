@@ -172,21 +172,14 @@ def crawl(
         raise ValueError(f"unknown platform(s) {unknown} in crawl.platforms; known: {list(PLATFORMS)}")
     folder = StageFolder(out or RunLayout.of(config).crawl, OUTPUTS)
     sources = load_sources(sources_path or config.resolve_path(cfg.sources), cfg.platforms)
-    fetcher = Fetcher(
-        PackageCache(config.resolve_path(cfg.cache_dir)),
-        timeout_s=cfg.fetch_timeout_s,
-        retries=cfg.fetch_retries,
-        batch_size=cfg.fetch_batch_size,
-        pip_extra_args=cfg.pip_extra_args,
-        npm_mirror_dir=config.resolve_path(cfg.npm_mirror_dir) if cfg.npm_mirror_dir else None,
-    )
+    fetcher = crawl_fetcher(config)
     if cfg.latest:
         sources = fetcher.resolve_latest(sources)
     t_fetch = time.perf_counter()
     fetched = fetcher.fetch_all(sources, on_done=_counter("fetch", len(sources), progress))
     seconds = {"fetch": time.perf_counter() - t_fetch}
     t_extract = time.perf_counter()
-    results = _extract_all(config, fetched, len(sources), progress)
+    results = extract_all(config, fetched, len(sources), progress)
     seconds["extract"] = time.perf_counter() - t_extract
 
     ordered = [results[s.key] for s in sources]
@@ -220,6 +213,19 @@ def crawl(
                        partial=bool(summary["package_errors"]))  # fmt: skip
 
 
+def crawl_fetcher(config: Config) -> Fetcher:
+    """The crawl's fetcher: its package cache (by name@version), timeouts, retries, batches and client arguments."""
+    cfg = config.crawl
+    return Fetcher(
+        PackageCache(config.resolve_path(cfg.cache_dir)),
+        timeout_s=cfg.fetch_timeout_s,
+        retries=cfg.fetch_retries,
+        batch_size=cfg.fetch_batch_size,
+        pip_extra_args=cfg.pip_extra_args,
+        npm_mirror_dir=config.resolve_path(cfg.npm_mirror_dir) if cfg.npm_mirror_dir else None,
+    )
+
+
 def _counter(phase: str, total: int, progress: Callable[[str, int, int], None] | None) -> Callable[..., None]:
     """A callback counting finished items of ``phase`` into ``progress(phase, done, total)``."""
     done = 0
@@ -233,9 +239,10 @@ def _counter(phase: str, total: int, progress: Callable[[str, int, int], None] |
     return one_more
 
 
-def _extract_all(config: Config, fetched: list[FetchedPackage], total: int,
-                 progress: Callable[[str, int, int], None] | None) -> dict[str, PackageResult]:  # fmt: skip
-    """Every fetched package read by its platform's extractor (in ``crawl.workers`` processes), by source key."""
+def extract_all(config: Config, fetched: list[FetchedPackage], total: int,
+                progress: Callable[[str, int, int], None] | None) -> dict[str, PackageResult]:  # fmt: skip
+    """Every fetched package read by its platform's extractor (in ``crawl.workers`` processes), by source key
+    (the crawl, and the history step, which reads each version once for all the months that have it)."""
     results: dict[str, PackageResult] = {}
     for pkg in fetched:
         if pkg.error:
@@ -290,6 +297,7 @@ def _summary(config: Config, sources: list[Source], ordered: list[PackageResult]
         "status": "partial" if package_errors else "complete",
         "tools": len(records),
         "per_platform": per_platform,
+        "per_listing": _per_listing(ordered, records),
         "coverage": _coverage(records),
         "drops_by_reason": dict(sorted(drops.items())),
         "skipped_by_reason": dict(sorted(skipped.items())),
@@ -305,6 +313,42 @@ def _summary(config: Config, sources: list[Source], ordered: list[PackageResult]
     }
 
 
+def _per_listing(ordered: list[PackageResult], records: list[ToolRecord]) -> dict:
+    """Per listing: packages pinned, read (not failed) and with tools, tools kept, and what was not counted, by
+    reason (an extractor's skips and the records dropped)."""
+    out: dict[str, dict] = {}
+    for listing in sorted({r.source.listing for r in ordered}):
+        results = [r for r in ordered if r.source.listing == listing]
+        reasons = Counter()
+        for r in results:
+            reasons.update({f"{r.source.platform}:{k}": v for k, v in r.skipped.items()})
+            reasons.update(f"dropped:{d['reason'].split(':')[0]}" for d in r.drops)
+        tools = [rec for rec in records if rec.listing == listing]
+        out[listing] = {
+            "packages": len(results),
+            "packages_read": sum(not r.fatal for r in results),
+            "packages_with_tools": len({rec.package for rec in tools}),
+            "tools": len(tools),
+            "not_counted_by_reason": dict(sorted(reasons.items())),
+        }
+    return out
+
+
+def _merge_per_listing(summaries: list[dict], records: list[ToolRecord]) -> dict:
+    """The shards' per-listing counts added up; the tools counted again after the union's de-duplication."""
+    out: dict[str, dict] = {}
+    for summary in summaries:
+        for listing, row in summary.get("per_listing", {}).items():
+            into = out.setdefault(listing, {"packages": 0, "packages_read": 0, "packages_with_tools": 0, "tools": 0,
+                                            "not_counted_by_reason": Counter()})  # fmt: skip
+            for key in ("packages", "packages_read"):
+                into[key] += row[key]
+            into["not_counted_by_reason"].update(row["not_counted_by_reason"])
+    for listing, row in out.items():
+        tools = [rec for rec in records if rec.listing == listing]
+        row["tools"], row["packages_with_tools"] = len(tools), len({rec.package for rec in tools})
+        row["not_counted_by_reason"] = dict(sorted(row["not_counted_by_reason"].items()))
+    return dict(sorted(out.items()))
 def side_tables(results: list[PackageResult], dedup) -> dict[str, pl.DataFrame]:
     """The extractors' side tables (:attr:`crawlers.base.Extraction.tables`) of every package, each row's
     ``local_id`` turned into the ``tool_id`` the catalog keeps for it (an exact duplicate's survivor; null with
@@ -369,7 +413,7 @@ def merge_crawl_shards(config: Config, shard_dirs: list[str], out: str) -> Crawl
     shards = [ArtifactStore(d) for d in sorted(shard_dirs)]
     summaries = [s.read_json(CRAWL_FILES.summary) for s in shards]
     records = [
-        ToolRecord(**{**row, "duplicate_group": None})
+        ToolRecord(**{**row, "duplicate_group": None, "service_group": None})
         for s in shards
         for row in s.read_parquet(CRAWL_FILES.tools).iter_rows(named=True)
     ]
@@ -391,6 +435,7 @@ def merge_crawl_shards(config: Config, shard_dirs: list[str], out: str) -> Crawl
         "status": "partial" if package_errors else "complete",
         "tools": len(dedup.records),
         "per_platform": dict(sorted(per_platform.items())),
+        "per_listing": _merge_per_listing(summaries, dedup.records),
         "coverage": _coverage(dedup.records),
         "drops_by_reason": dict(sorted(drops.items())),
         "skipped_by_reason": dict(sorted(skipped.items())),

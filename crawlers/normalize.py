@@ -17,6 +17,7 @@ from crawlers.base import ExtractedTool
 from crawlers.links import classify_links
 from ecoagent.packages.source import Source
 from ecoagent.text.redaction import redact_value
+from ecoagent.text.words import service_key
 from schemas.tool_record import ToolRecord
 
 # Fields that define what a tool is; the package version is deliberately not one of them so that
@@ -113,6 +114,8 @@ def deduplicate(records: list[ToolRecord], min_description_chars: int = 20) -> D
     in another package of the platform, e.g. a tool copied between two LangChain packages. The
     record with the smallest tool_id survives, so the choice is deterministic.
     Near: the same normalized description, or the same name, in several packages or platforms.
+    Same service: the tools of one service (:func:`ecoagent.text.words.service_key`) offered by more than one
+    package, kept and flagged with a ``service_group`` (several community packages wrap the same API).
     """
     result = DedupResult(records=[])
     seen_ids: set[str] = set()
@@ -143,9 +146,14 @@ def deduplicate(records: list[ToolRecord], min_description_chars: int = 20) -> D
         if len({m.package for m in members}) > 1:
             groups[hashlib.sha256(text.encode()).hexdigest()[:16]] = members
     group_of = {m.tool_id: gid for gid, members in groups.items() for m in members}
-    result.records = [r.model_copy(update={"duplicate_group": group_of.get(r.tool_id)}) for r in result.records]
+    service_of, result.near_duplicates = same_service_groups(result.records)
+    result.records = [
+        r.model_copy(update={"duplicate_group": group_of.get(r.tool_id), "service_group": service_of.get(r.tool_id)})
+        for r in result.records
+    ]
     name_groups = {n: ms for n, ms in by_name.items() if n and len({m.package for m in ms}) > 1}
     result.near_duplicates = {
+        **result.near_duplicates,
         "same_description_groups": len(groups),
         "same_description_tools": len(group_of),
         "same_description_cross_platform_groups": sum(len({m.platform for m in ms}) > 1 for ms in groups.values()),
@@ -157,3 +165,34 @@ def deduplicate(records: list[ToolRecord], min_description_chars: int = 20) -> D
         ],
     }
     return result
+
+
+def same_service_groups(records: list[ToolRecord], examples: int = 10) -> tuple[dict[str, str], dict]:
+    """``({tool_id: service group}, the report)``: a group is a normalized service offered by several packages.
+
+    The report counts the groups, their tools, the groups spanning several listings (a community package wrapping
+    an API an official or platform package already covers) and the listing combinations, with the largest groups as
+    examples (service, listings, packages).
+    """
+    by_service: dict[str, list[ToolRecord]] = defaultdict(list)
+    for rec in records:
+        key = service_key(rec.service)
+        if key:
+            by_service[key].append(rec)
+    groups = {key: ms for key, ms in by_service.items() if len({m.package for m in ms}) > 1}
+    group_of = {m.tool_id: f"service:{key}" for key, ms in groups.items() for m in ms}
+    listings = {key: tuple(sorted({m.listing for m in ms})) for key, ms in groups.items()}
+    largest = sorted(groups, key=lambda k: (-len({m.package for m in groups[k]}), k))[:examples]
+    report = {
+        "same_service_groups": len(groups),
+        "same_service_tools": len(group_of),
+        "same_service_cross_listing_groups": sum(len(ls) > 1 for ls in listings.values()),
+        "same_service_by_listings": dict(sorted(Counter("+".join(ls) for ls in listings.values()).items())),
+        "same_service_examples": [_service_example(key, listings[key], groups[key]) for key in largest],
+    }
+    return group_of, report
+
+
+def _service_example(service: str, listings: tuple[str, ...], members: list[ToolRecord]) -> dict:
+    packages = sorted({m.package for m in members})
+    return {"service": service, "listings": list(listings), "packages": packages[:8], "tools": len(members)}

@@ -8,6 +8,7 @@ from pathlib import Path
 import yaml
 
 from ecoagent.packages.source import Source, read_rows
+from schemas.tool_record import LISTINGS
 
 PLATFORMS = ("langchain", "crewai", "llamaindex", "n8n", "mcp")
 
@@ -20,6 +21,9 @@ def load_sources(path: Path, platforms: list[str] | None = None) -> list[Source]
     for i, src in enumerate(rows):
         if src.platform not in PLATFORMS or src.registry not in ("pypi", "npm"):
             raise ValueError(f"{path}: source row {i} has platform {src.platform!r} / registry {src.registry!r}")
+        if src.listing not in LISTINGS:
+            raise ValueError(f"{path}: source row {i} has listing {src.listing!r}; one of {', '.join(LISTINGS)} "
+                             "(setting crawl.sources)")  # fmt: skip
         if platforms is None or src.platform in platforms:
             sources.append(src)
     keys = [s.key for s in sources]

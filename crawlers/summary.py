@@ -30,7 +30,25 @@ def summary_lines(summary: dict, out: str) -> list[str]:
         f"near-duplicates (reported, kept): {nd['same_description_groups']} same-description groups "
         f"({nd['same_description_tools']} tools), {nd['same_name_groups']} same-name groups across packages"
     )
-    return [*lines, *_package_errors(summary), *_totals(summary, out)]
+    if "same_service_groups" in nd:
+        lines.append(
+            f"same service in several packages (kept, flagged service_group): {nd['same_service_groups']} groups "
+            f"({nd['same_service_tools']} tools), {nd['same_service_cross_listing_groups']} across listings"
+            + (f" ({_counts(nd['same_service_by_listings'])})" if nd["same_service_by_listings"] else "")
+        )
+    return [*lines, *_listings(summary), *_package_errors(summary), *_totals(summary, out)]
+
+
+def _listings(summary: dict) -> list[str]:
+    """Packages read, tools and what was not counted, per listing."""
+    rows = [
+        [listing, f"{row['packages_read']}/{row['packages']}", row["packages_with_tools"], row["tools"],
+         sum(row["not_counted_by_reason"].values())]
+        for listing, row in summary.get("per_listing", {}).items()
+    ]  # fmt: skip
+    if not rows:
+        return []
+    return markdown_table(["listing", "packages read", "with tools", "tools", "not counted"], rows, 1)
 
 
 def _counts(counts: dict) -> str:

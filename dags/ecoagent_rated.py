@@ -19,17 +19,16 @@ copy, the RATED folder is written locally and committed to the store) and run on
 
 The profile's ``rated`` section sets the work: the default profile is the quick CPU one, CI runs
 the fixture profile. XCom carries folder paths and the settings dict only. Parse time imports only
-``airflow.sdk``, ``datetime`` and ``pipeline.orchestration`` (standard library only).
+``airflow.sdk`` and ``pipeline.orchestration`` (standard library only).
 """
 
 from __future__ import annotations
 
 import os
-from datetime import datetime
 
 from airflow.sdk import Asset, Param, dag, task
 
-from pipeline.orchestration import heartbeat, rated_settings, run_context
+from pipeline.orchestration import TRIGGERED_DAG, heartbeat, rated_settings, run_context
 
 # Same name as in ecoagent_refresh.py (an asset is identified by name and URI, not by object).
 RELEASE_ASSET = Asset("ecoagent/release")
@@ -50,13 +49,10 @@ PARAMS = {
 @dag(
     dag_id="ecoagent_rated",
     schedule=[RELEASE_ASSET],
-    start_date=datetime(2026, 1, 1),
-    catchup=False,
-    max_active_runs=1,
     tags=["ecoagent", "rated", "evaluation"],
-    default_args={"owner": "ecoagent", "retries": 0},
     params=PARAMS,
     doc_md=__doc__,
+    **TRIGGERED_DAG,
 )
 def ecoagent_rated():
     @task

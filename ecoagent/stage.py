@@ -35,6 +35,11 @@ if TYPE_CHECKING:
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 
 
+def phase(progress: Progress | None, name: str) -> Callable[[int, int], None] | None:
+    """``progress`` for one named phase, as a ``(done, total)`` callback (None when nobody listens)."""
+    return (lambda done, total: progress(name, done, total)) if progress else None
+
+
 @dataclass
 class StageResult:
     """What a stage run returns: its folder, its summary, and the lines it says about itself."""
@@ -135,17 +140,21 @@ class LLMStage(Stage):
     """
 
     def __init__(self, name: str, inputs: tuple[str, ...], outputs: StageFiles, *, progress: str, shard_task: str,
-                 steps: Callable[[], Any]) -> None:  # fmt: skip
+                 steps: Callable[[], Any], ask_phase: str | None = None) -> None:  # fmt: skip
         self.name, self.inputs, self.outputs, self.progress = name, inputs, outputs, progress  # type: ignore[misc]
         self.shard_task = shard_task  # the DAG's mapped task answering the requests in shards
         self.steps = steps
+        # with ask_phase, the stage reports phases: the LLM's answers under ask_phase, then what assemble does
+        # (``progress`` holds "{phase}"), so the work after the last answer says what it is
+        self.phased = ask_phase is not None  # type: ignore[misc]
+        self.ask_phase = ask_phase or progress
 
     def plan(self, config: Config, inputs: Mapping[str, str]) -> Any:
         return self.steps().plan(config, inputs[self.inputs[0]])
 
     def assemble(self, config: Config, plan: Any, answers: LLMAnswers, store_folder: StageFolder,
-                 started: float) -> StageResult:  # fmt: skip
-        return self.steps().assemble(config, plan, answers, store_folder, started)
+                 started: float, progress: Progress | None = None) -> StageResult:  # fmt: skip
+        return self.steps().assemble(config, plan, answers, store_folder, started, progress=progress)
 
     def llm_requests(self, config: Config, inputs: Mapping[str, str]) -> list:
         return self.plan(config, inputs).requests
@@ -179,6 +188,6 @@ class LLMStage(Stage):
         started = time.perf_counter()
         folder = StageFolder(out, self.outputs.names())
         plan = self.plan(config, inputs)
-        answers = ask(config, plan.requests, progress=(lambda done, total: progress(self.progress, done, total))
+        answers = ask(config, plan.requests, progress=(lambda done, total: progress(self.ask_phase, done, total))
                       if progress else None)  # fmt: skip
-        return self.assemble(config, plan, answers, folder, started)
+        return self.assemble(config, plan, answers, folder, started, progress)

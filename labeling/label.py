@@ -44,7 +44,7 @@ import polars as pl
 from ecoagent.config import Config, ConfigError
 from ecoagent.layout import LABEL_FILES, SCORE_FILES, RunLayout
 from ecoagent.packages.fetch import fetch_data_wheel
-from ecoagent.stage import StageResult
+from ecoagent.stage import Progress, StageResult
 from ecoagent.store import ArtifactStore, StageFolder
 from schemas.scored_tool import ScoredToolRecord
 
@@ -270,7 +270,7 @@ def _verified(config: Config, agreement: float | None, llm: float | None, verifi
 
 
 def assemble(config: Config, the_plan: LabelPlan, answers: LLMAnswers, folder: StageFolder,
-             started: float) -> StageResult:  # fmt: skip
+             started: float, progress: Progress | None = None) -> StageResult:  # fmt: skip
     """Label the candidate pairs by the configured verifier, split the verified queries, write the stage's files."""
     from labeling.review import export_review_sample
     from labeling.summary import summary_lines

@@ -373,6 +373,26 @@ def rated_command(
     console.print(f"report: {result.report_path}\nmetrics: {result.metrics_path}")
 
 
+@app.command("history")
+def history_command(
+    since: Annotated[str, typer.Option(help="First month, YYYY-MM (the paper's Figure 1 starts then).")] = "2025-02",
+    until: Annotated[str | None, typer.Option(help="Last month, YYYY-MM (default: the newest complete month).")] = None,
+    fresh: Annotated[bool, typer.Option("--fresh", help="Crawl and score every month again, even unchanged.")] = False,
+    out: Annotated[str | None, typer.Option("--out", help="Root folder (default: the store).")] = None,
+    profile: ProfileOpt = None,
+    overrides: SetOpt = None,
+) -> None:
+    """The catalog month by month (the paper's Figure 1): every pinned package at the newest version published by
+    each month's end, crawled and scored; a table, a plot and every tool's first month, in <root>/history/."""
+    from ecoagent.runtime.progress import phase_progress
+    from pipeline.history import history
+
+    config = _config(profile, overrides)
+    with phase_progress("history: {phase}", interval_s=config.progress_interval_s, emit=_log_line) as progress:
+        result = _attempt("history failed", lambda: history(config, since, until, out, fresh, progress))
+    _print_lines(result.lines)
+
+
 @app.command("config")
 def config_command(profile: ProfileOpt = None, overrides: SetOpt = None) -> None:
     """Print the resolved configuration."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -16,6 +17,15 @@ if TYPE_CHECKING:
     from ecoagent.layout import RunLayout
     from ecoagent.runtime.progress import ProgressLog
     from ecoagent.stage import LLMStage, Stage, StageResult
+
+# The @dag settings the DAGs started by an event or by hand share (the refresh has its own schedule and start).
+TRIGGERED_DAG = {
+    "start_date": datetime(2026, 1, 1),
+    "catchup": False,
+    "max_active_runs": 1,
+    "default_args": {"owner": "ecoagent", "retries": 0},
+}
+
 
 @dataclass(frozen=True)
 class RunContext:

@@ -101,7 +101,7 @@ import polars as pl
 
 from ecoagent.config import Config, ConfigError
 from ecoagent.hashing import sha256_file
-from ecoagent.layout import RELEASE_FILES, SEMVER
+from ecoagent.layout import HISTORY_FILES, RELEASE_FILES, SEMVER
 from ecoagent.runtime.quality_gate import GateResult, QualityGateFailed
 from ecoagent.store import ArtifactStore, StageFolder
 from ecoagent.text.redaction import redact, redact_frame, redact_value
@@ -116,6 +116,7 @@ log = logging.getLogger(__name__)
 
 CORPUS_FILE = f"corpus/{CORPUS_SPLIT}-00000-of-00001.parquet"
 GOLD_MAPPING = "gold-mapping.json"
+FIGURE_1 = HISTORY_FILES.plot  # the newest `ecoagent history` curve, embedded in the card
 WORKFLOW_MAPPING = "workflow-mapping.json"
 
 
@@ -244,6 +245,9 @@ def _write_text_files(store: ArtifactStore, info: dict, stage: dict, prev: dict 
     for name, report in reports.items():
         store.write_text(_json_text(redact_value(report)[0]), name)
         text_files.append(name)
+    if stage.get("history"):
+        store.write_bytes(stage["history"]["plot"], FIGURE_1)
+        text_files.append(FIGURE_1)
     store.write_text(redact(render_card(info))[0], RELEASE_FILES.card)
     store.write_text(_json_text(redact_value(build_croissant(info, folder))[0]), RELEASE_FILES.croissant)
     info["croissant_warnings"] = validate_croissant(folder / RELEASE_FILES.croissant)

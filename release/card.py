@@ -19,7 +19,7 @@ from pathlib import Path
 
 from huggingface_hub import DatasetCard, DatasetCardData
 
-from ecoagent.layout import RELEASE_FILES
+from ecoagent.layout import HISTORY_FILES, RELEASE_FILES
 from ecoagent.text.markdown import markdown_table
 
 LICENSE = "cc-by-4.0"
@@ -132,6 +132,7 @@ def card_values(info: dict) -> dict:
         "weights": score["weights"],
         "quality_weights": score["quality_weights"],
         "source_weights": ", ".join(f"{k} {v}" for k, v in score["source_weights"].items()),
+        "listings_table": _listings_table(score.get("per_listing") or {}),
         "embedder": info["models"]["embedder"],
         "tokenizer": info["models"]["tokenizer"],
         "generator_models": ", ".join(gen["models"]),
@@ -178,10 +179,27 @@ def _release_values(info: dict) -> dict:
         "syn_cold_start_queries": info["stats"]["syn_cold_start_queries"],
         "real_cold_start_queries": info["stats"]["real_cold_start_queries"],
         "new_tools": len(info["stats"]["new_tools"]),
+        "new_tools_since_previous": info["stats"].get("new_tools_since_previous", 0),
+        "first_seen_new_tools": info["stats"].get("first_seen_new_tools", 0),
+        "cold_start_since": info["stats"].get("cold_start_since"),
+        "disjoint_tools": info["stats"].get("disjoint_tools") or {},
+        "disjoint_dropped": info["stats"].get("disjoint_dropped_queries") or {},
+        "history": info.get("history"),
+        "figure_file": HISTORY_FILES.plot,
         "packages_table": "\n".join(markdown_table(["platform", "registry", "package", "version"], packages)),
         "package_errors": ", ".join(info["package_errors"]),
         "platform_counts": ", ".join(f"{k} {v}" for k, v in info["platform_counts"].items()),
     }
+
+
+def _listings_table(per_listing: dict) -> str:
+    """Per listing: tools, the reliable share, the w_src it took (per platform) and why."""
+    rows = [
+        [f"`{listing}`", row["tools"], f"{row['reliable_share']:.1%}",
+         ", ".join(f"{p} {r['w_src']}" for p, r in row["per_platform"].items()), row["w_src_rule"]]
+        for listing, row in per_listing.items()
+    ]  # fmt: skip
+    return "\n".join(markdown_table(["listing", "tools", "reliable", "w_src", "why this w_src"], rows)) if rows else ""
 
 
 def _catalog_values(catalog: dict) -> dict:

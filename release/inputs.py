@@ -11,7 +11,7 @@ from typing import Any
 
 import polars as pl
 
-from ecoagent.layout import CRAWL_FILES, LABEL_FILES, RELEASE_FILES, SCORE_FILES, SYNTH_FILES, RunLayout
+from ecoagent.layout import CRAWL_FILES, HISTORY_FILES, LABEL_FILES, RELEASE_FILES, SCORE_FILES, SYNTH_FILES, RunLayout
 from ecoagent.release_format.integrity import verify_release
 from ecoagent.release_format.reader import local_release
 from ecoagent.store import ArtifactStore
@@ -28,11 +28,13 @@ class ReleaseInputs:
     synth_dir: str  # syn_queries.parquet, syn_pairs.parquet, synth_summary.json
     label_dir: str  # real_*.parquet, label_summary.json, review_sample.csv; gold_*.parquet, gold_mapping.json;
     # workflow_*.parquet, workflow_mapping.json (label.workflows)
+    # `ecoagent history` folders (figure1.*, first_seen.parquet), optional: the newest curve found is used
+    history_dirs: tuple[str, ...] = ()
 
     @classmethod
     def under(cls, layout: RunLayout) -> ReleaseInputs:
-        """The stage folders of one run root."""
-        return cls(layout.crawl, layout.score, layout.synth, layout.label)
+        """The stage folders of one run root (and its history folder)."""
+        return cls(layout.crawl, layout.score, layout.synth, layout.label, (layout.history,))
 
 
 def _read_optional_json(store: ArtifactStore, name: str) -> Any:
@@ -68,7 +70,29 @@ def read_inputs(inputs: ReleaseInputs) -> dict[str, Any]:
         "workflow_mapping": _read_optional_json(label, LABEL_FILES.workflow_mapping),
         "workflow_review": _review_agreement(label, LABEL_FILES.workflow_review_sample,
                                              LABEL_FILES.workflow_review_key),
+        "history": read_history(inputs.history_dirs),
     }
+
+
+def read_history(folders: tuple[str, ...]) -> dict[str, Any] | None:
+    """The newest curve among the history folders (by its last month, then the folder order): its table, Markdown,
+    plot and first-seen months; None when no folder holds one."""
+    found = []
+    for folder in folders:
+        store = ArtifactStore(folder)
+        if all(store.exists(name) for name in (HISTORY_FILES.table, HISTORY_FILES.plot, HISTORY_FILES.first_seen)):
+            found.append((store.read_json(HISTORY_FILES.table), store))
+    if not found:
+        return None
+    table, store = max(found, key=lambda item: item[0]["until"])  # max keeps the first of equal ones
+    return {
+        "folder": store.url(),
+        "table": table,
+        "markdown": store.fs.cat(store.path(HISTORY_FILES.markdown)).decode() if store.exists(HISTORY_FILES.markdown)
+        else "",
+        "plot": store.fs.cat(store.path(HISTORY_FILES.plot)),
+        "first_seen": store.read_parquet(HISTORY_FILES.first_seen),
+    }  # fmt: skip
 
 
 def _review_agreement(label: ArtifactStore, sample: str = LABEL_FILES.review_sample,

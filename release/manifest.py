@@ -80,6 +80,7 @@ def release_info(stage, config, prev, version, created, layout, files, stats) ->
         "real": _real_info(stage, config),
         "syn": _syn_info(stage),
         "gold": _gold_info(stage, layout),
+        "history": _history_info(stage),
         "workflows": _workflows_info(stage, layout, stats),
         "models": {
             "embedder": config.score.embedder,
@@ -103,6 +104,8 @@ def release_info(stage, config, prev, version, created, layout, files, stats) ->
             "quality_weights": list(config.score.quality_weights),
             "source_weights": dict(config.score.source_weights),
             "reliable_threshold": config.score.reliable_threshold,
+            # per listing: tools, reliable share, the w_src each platform took and the rule's reason
+            "per_listing": stage["score_summary"].get("per_listing", {}),
         },
         "config": _scrub(config.model_dump(mode="json")),
     }
@@ -221,6 +224,17 @@ def _syn_info(stage: dict) -> dict:
         "on_topic_share": round(float(syn["on_topic"].mean()), 4) if len(syn) and "on_topic" in syn.columns else None,
         "drops_by_reason": summary.get("drops_by_reason", {}),
     }
+
+
+def _history_info(stage: dict) -> dict | None:
+    """The `ecoagent history` curve the release embeds (its months, the paper's point, its Markdown table)."""
+    history = stage.get("history")
+    if not history:
+        return None
+    table = history["table"]
+    last = table["months"][-1] if table["months"] else {}
+    return {"since": table["since"], "until": table["until"], "paper": table["paper"], "markdown": history["markdown"],
+            "last": {k: last.get(k) for k in ("month", "tools", "reliable", "reliable_share")}}  # fmt: skip
 
 
 def _gold_info(stage: dict, layout: dict) -> dict | None:

@@ -15,3 +15,6 @@ class ReleaseConfig(Section):
     repo_releases_dir: str = "releases"  # manifest, card and changelog of each release, tracked in git
     # below this precision of the Real labels on the gold set (or unmeasured), the card says real-* is not a benchmark
     min_real_precision: float = 0.8
+    # with an `ecoagent history` curve: tools first seen in this month (YYYY-MM) or later join the cold start;
+    # null = the history's last month
+    cold_start_since: str | None = None

@@ -24,10 +24,15 @@ class ReleaseStage(Stage, Published):
     asset = "ecoagent/release"
 
     def run(self, config: Config, inputs: Mapping[str, str], out: str, progress: Progress | None = None) -> StageResult:
+        from pathlib import Path
+
+        from ecoagent.layout import RunLayout
         from release.build import ReleaseInputs
         from release.run import release_run
 
-        stage_inputs = ReleaseInputs(*(inputs[name] for name in self.inputs))
+        # the history beside the releases folder, and the store's (`ecoagent history` writes there by default)
+        history = (RunLayout(str(Path(out).parent)).history, RunLayout.of(config).history)
+        stage_inputs = ReleaseInputs(*(inputs[name] for name in self.inputs), history_dirs=history)
         result = release_run(config, stage_inputs, out, previous_releases=inputs.get(self.earlier_results))
         summary = {"version": result.version, "folder": result.folder, "counts": result.manifest.get("counts", {}),
                    "previous": result.previous, "gate": {"expectations": len(result.gate.results)}}  # fmt: skip

@@ -14,6 +14,8 @@ from ecoagent.text.dedup import DisjointSets
 
 SPLITS = ("train", "validation", "test")
 COLD_START = "cold_start"
+DISJOINT = "disjoint"  # the tool-disjoint view: subsets syn-disjoint and real-disjoint
+NOT_SEEN = "9999-99"  # the first-seen month of a tool no month of the history holds: newer than any
 ALL_SPLITS = (*SPLITS, COLD_START)
 CORPUS_SPLIT = "corpus"  # MTEB reads a corpus config's only split, whatever its name; "corpus" is the convention
 TOOLS_SPLIT = "train"  # HF's split name for a dataset that is one table
@@ -30,7 +32,11 @@ def release_tables(
 ) -> tuple[dict[tuple[str, str], pl.DataFrame], dict]:
     """``{(config, split): table}`` and the split statistics (new tools, cold-start queries, dropped Real queries)."""
     tools = stage["tools"]
-    new_tools = set(tools["tool_id"]) - set(prev["tools"]["tool_id"]) if prev else set()
+    new_since_previous = set(tools["tool_id"]) - set(prev["tools"]["tool_id"]) if prev else set()
+    first_seen = _first_seen(tools, stage.get("history"))
+    since = config.release.cold_start_since or ((stage.get("history") or {}).get("table") or {}).get("until")
+    first_seen_new = {t for t, m in first_seen.items() if since and m >= since} if first_seen else set()
+    new_tools = new_since_previous | first_seen_new
     syn, syn_positive = _syn_split(stage["syn_queries"], config, new_tools)
     real, real_positive = _real_split(stage, config, new_tools)
     corpus = _corpus(tools)
@@ -56,16 +62,81 @@ def release_tables(
         tables[("real-queries", split)] = _split(real_q, split, "_id")
         tables[("real-qrels", split)] = _split(real_qrels, split, "query-id", "corpus-id")
     tables |= _gold_tables(stage, tools, corpus)
+    disjoint = tool_disjoint_splits(tools, first_seen, config)
+    syn_view, syn_dropped = _disjoint_view(syn, syn_positive, disjoint)
+    real_view, real_dropped = _disjoint_view(real, real_positive, disjoint)
+    tables[("syn-disjoint-corpus", CORPUS_SPLIT)] = corpus
+    tables[("real-disjoint-corpus", CORPUS_SPLIT)] = corpus
+    for split in SPLITS:
+        tables[("syn-disjoint-queries", split)] = _split(syn_view.select(*syn_q.columns), split, "_id")
+        tables[("syn-disjoint-qrels", split)] = _split(_qrels(syn_positive.join(
+            syn_view.select(pl.col("_id").alias("query_id"), "split"), on="query_id")), split, "query-id", "corpus-id")
+        tables[("real-disjoint-queries", split)] = _split(real_view.select(*real_q.columns), split, "_id")
+        tables[("real-disjoint-qrels", split)] = _split(_qrels(real_positive.join(
+            real_view.select(pl.col("_id").alias("query_id"), "split"), on="query_id")), split, "query-id", "corpus-id")
     workflow_tables, workflow_stats = _workflow_tables(stage, tools, corpus, new_tools)
     tables |= workflow_tables
     stats = {
         "new_tools": sorted(new_tools),
+        "new_tools_since_previous": len(new_since_previous),
+        "first_seen_new_tools": len(first_seen_new),
+        "cold_start_since": since if first_seen else None,
+        "first_seen_months": dict(sorted(_count(first_seen.values()).items())) if first_seen else {},
+        "disjoint_tools": {split: sum(s == split for s in disjoint.values()) for split in SPLITS},
+        "disjoint_dropped_queries": {"syn": syn_dropped, "real": real_dropped},
         "real_queries_without_verified_tool": len(stage["real_queries"]) - len(real),
         "syn_cold_start_queries": int((syn["split"] == COLD_START).sum()),
         "real_cold_start_queries": int((real["split"] == COLD_START).sum()),
     }
     stats |= workflow_stats  # only with workflows: a release without them keeps its manifest byte for byte
     return tables, stats
+
+
+def _count(values) -> dict:
+    from collections import Counter
+
+    return dict(Counter(values))
+
+
+def _first_seen(tools: pl.DataFrame, history: dict | None) -> dict[str, str]:
+    """Every catalog tool's first month in the history (:data:`NOT_SEEN` when no month holds it); empty without one."""
+    if not history:
+        return {}
+    months = dict(history["first_seen"].select("tool_id", "first_seen").iter_rows())
+    return {tool_id: months.get(tool_id, NOT_SEEN) for tool_id in tools["tool_id"].to_list()}
+
+
+def tool_disjoint_splits(tools: pl.DataFrame, first_seen: dict[str, str], config: Config) -> dict[str, str]:
+    """``{tool_id: split}``: the tools in order of their first month (then a seeded hash), the first share (by
+    ``release.syn_split_ratios``) train, then validation, then test: test tools are the newest and none is a train
+    tool. Without a history every tool's month is the same, so the order is the seeded hash alone."""
+    import hashlib
+
+    def order(tool_id: str) -> tuple[str, str]:
+        return first_seen.get(tool_id, ""), hashlib.sha256(f"{config.seed}:{tool_id}".encode()).hexdigest()
+
+    ordered = sorted(tools["tool_id"].to_list(), key=order)
+    train, validation, _ = config.release.syn_split_ratios
+    cut_train = round(len(ordered) * train)
+    cut_validation = cut_train + round(len(ordered) * validation)
+    return {t: "train" if i < cut_train else "validation" if i < cut_validation else "test"
+            for i, t in enumerate(ordered)}  # fmt: skip
+
+
+def _disjoint_view(queries: pl.DataFrame, positives: pl.DataFrame, splits: dict[str, str]) -> tuple[pl.DataFrame, int]:
+    """The queries of the tool-disjoint view (``_id``, their columns, ``split``) and how many were left out.
+
+    A query takes the split of its positive tools when they all share one; a query whose tools are split apart is
+    left out, and so is a validation or test query whose near-duplicate group also holds a train query of the view.
+    """
+    tool_split = positives.with_columns(pl.col("tool_id").replace_strict(splits, default=None).alias("tool_split"))
+    one = tool_split.group_by("query_id").agg(pl.col("tool_split").n_unique().alias("n"),
+                                              pl.col("tool_split").first().alias("view_split"))  # fmt: skip
+    one = one.filter((pl.col("n") == 1) & pl.col("view_split").is_not_null()).select("query_id", "view_split")
+    view = queries.drop("split").join(one, on="query_id", how="inner").rename({"view_split": "split"})
+    train_groups = view.filter(pl.col("split") == "train")["group_id"].implode()
+    view = view.filter((pl.col("split") == "train") | ~pl.col("group_id").is_in(train_groups))
+    return view.rename({"query_id": "_id"}), len(queries) - len(view)
 
 
 def _syn_split(syn_queries: pl.DataFrame, config: Config, new_tools: set[str]) -> tuple[pl.DataFrame, pl.DataFrame]:

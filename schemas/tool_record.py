@@ -14,7 +14,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Platform = Literal["langchain", "crewai", "llamaindex", "n8n", "mcp"]
 AuthType = Literal["none", "api_key", "oauth2", "basic", "other"]
-Listing = Literal["official", "platform", "community"]
+# official: an official listing (the MCP reference servers); platform: the platform's own or partner packages;
+# community-verified: a third-party package the platform verified (n8n's verified community nodes); community:
+# any other third-party package. The score stage's w_src follows the listing (scoring/reliability.py).
+Listing = Literal["official", "platform", "community-verified", "community"]
+LISTINGS: tuple[str, ...] = Listing.__args__
 LinkKind = Literal["doc", "endpoint", "placeholder"]
 LinkStatus = Literal["unknown", "ok", "redirect", "client_error", "server_error", "dns_error", "timeout"]
 
@@ -37,7 +41,9 @@ class ToolRecord(BaseModel):
 
     tool_id: str = Field(description="platform:package:symbol; stable across runs and version bumps")
     platform: Platform
-    listing: Listing = Field(description="official listing, the platform's own packages, or community")
+    listing: Listing = Field(
+        description="official listing, the platform's own packages, community verified by the platform, or community"
+    )
     package: str
     package_version: str
     source_path: str = Field(description="file inside the package the tool was read from")
@@ -65,6 +71,9 @@ class ToolRecord(BaseModel):
     usable_as_tool: bool | None = Field(None, description="n8n's usableAsTool flag; null elsewhere")
     flags: list[str] = Field(description="how the text was obtained: fstring, inherited, constant_ref, ...")
     duplicate_group: str | None = Field(None, description="shared by tools whose normalized description is equal")
+    service_group: str | None = Field(
+        None, description="shared by the tools of one service (normalized name) offered by more than one package"
+    )
     content_hash: str = Field(description="sha256 of the tool's content, independent of package version")
 
 

@@ -2,6 +2,7 @@
 
     r_cons  = cos(Enc(name), Enc(description))            name-description consistency (SBERT)
     w_src   = 1.0 official listing, 0.9 LangChain / CrewAI / LlamaIndex, 0.8 n8n, 0.6 otherwise
+              (per listing: :data:`LISTING_RULES` says which weight each listing takes, and why)
     r_qual  = logistic(0.6 z_desc + 0.4 z_tag)             documentation quality
     r_static = 0.5 r_cons + 0.3 w_src + 0.2 r_qual          reliable when r_static >= 0.8
 
@@ -47,12 +48,34 @@ def name_texts(names: list[str], display_names: list[str | None], mode: str) -> 
     raise ValueError(f"score.name_text={mode!r}: choose one of {', '.join(NAME_TEXTS)}")
 
 
+PLATFORM = "<platform>"  # a listing whose tools take their platform's weight
+# The paper's w_src rule (Section 3.3) has an official listing, the four platforms and "otherwise"; a catalog with
+# third-party packages has two more listings. Each listing's key of score.source_weights, and the reason, which the
+# score summary and the dataset card state. A key of the listing's own name in score.source_weights wins.
+LISTING_RULES: dict[str, tuple[str, str]] = {
+    "official": ("official", "an official listing (the MCP reference servers): the paper's 1.0"),
+    "platform": (PLATFORM, "the platform's own or partner packages: the paper's platform weight (0.9 LangChain, "
+                           "CrewAI, LlamaIndex; 0.8 n8n)"),
+    "community-verified": (PLATFORM, "a third-party package the platform verified (n8n reviews its verified community "
+                                     "nodes and lists them in its own editor): the platform vouches for it, so it "
+                                     "takes the platform's weight (0.8 for n8n), not the paper's 'otherwise'"),
+    "community": ("other", "a third-party package no platform reviewed (anyone can publish one): the paper's "
+                           "'otherwise', 0.6"),
+}  # fmt: skip
+
+
+def source_weight_key(platform: str, listing: str, weights: dict[str, float]) -> str:
+    """The key of ``score.source_weights`` a tool of ``platform`` in ``listing`` takes (see :data:`LISTING_RULES`)."""
+    if listing in weights:
+        return listing
+    key = LISTING_RULES.get(listing, ("other", ""))[0]
+    if key == PLATFORM:
+        return platform if platform in weights else "other"
+    return key
+
+
 def source_weight(platform: str, listing: str, weights: dict[str, float]) -> float:
-    if listing == "official":
-        return weights["official"]
-    if listing == "community":
-        return weights["other"]
-    return weights.get(platform, weights["other"])
+    return weights[source_weight_key(platform, listing, weights)]
 
 
 def median_z(values: np.ndarray) -> np.ndarray:

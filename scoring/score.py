@@ -34,7 +34,15 @@ from ecoagent.text.tokenizer import load_tokenizer
 from schemas.scored_tool import SIDE_EFFECTS, ScoredToolRecord
 from schemas.tool_record import ToolRecord, polars_schema
 from scoring.flaws import find_flaws
-from scoring.reliability import consistency_scores, name_texts, quality_scores, source_weight, static_prior
+from scoring.reliability import (
+    LISTING_RULES,
+    consistency_scores,
+    name_texts,
+    quality_scores,
+    source_weight,
+    source_weight_key,
+    static_prior,
+)
 from scoring.settings import ScoreConfig, ScoreReading
 
 STAGE = "score"
@@ -305,6 +313,7 @@ def _summary(scored: pl.DataFrame, config: Config, embedder: Embedder, online: d
         "distribution": {k: _distribution(scored[k].to_numpy()) for k in ("r_static", "r_cons", "w_src", "r_qual")},
         "critical_flaw_share": round(float(scored["critical_flaw"].mean()), 4) if len(scored) else 0.0,
         "per_platform": per_platform,
+        "per_listing": per_listing(scored, config.score.source_weights),
         "side_effect": {s: int((scored["side_effect"] == s).sum()) for s in SIDE_EFFECTS},
         "prompt_tokens": {
             "total": int(tokens.sum()),
@@ -315,6 +324,28 @@ def _summary(scored: pl.DataFrame, config: Config, embedder: Embedder, online: d
         "embedding_cache": {"hits": embedder.hits, "misses": embedder.misses},
         "online": online,
     }
+
+
+def per_listing(scored: pl.DataFrame, weights: dict[str, float]) -> dict:
+    """Per listing: tools, reliable tools and share, and per platform the w_src it took, from which key of
+    ``score.source_weights`` and why (:data:`scoring.reliability.LISTING_RULES`)."""
+    out = {}
+    for listing in sorted(scored["listing"].unique()):
+        part = scored.filter(pl.col("listing") == listing)
+        platforms = {}
+        for platform in sorted(part["platform"].unique()):
+            rows = part.filter(pl.col("platform") == platform)
+            key = source_weight_key(platform, listing, weights)
+            platforms[platform] = {"tools": len(rows), "reliable_share": round(float(rows["reliable"].mean()), 4),
+                                   "w_src": weights[key], "weight": key}  # fmt: skip
+        out[listing] = {
+            "tools": len(part),
+            "reliable": int(part["reliable"].sum()),
+            "reliable_share": round(float(part["reliable"].mean()), 4),
+            "w_src_rule": LISTING_RULES.get(listing, ("other", "not a listing the rule names: 'otherwise'"))[1],
+            "per_platform": platforms,
+        }
+    return out
 
 
 def gate(config: Config, in_dir: str | None = None, out: str | None = None, crawl_dir: str | None = None):

@@ -34,9 +34,23 @@ def summary_lines(summary: dict, out: str) -> list[str]:
     tokens, cache = summary["prompt_tokens"], summary["embedding_cache"]
     return [
         *lines,
+        *listing_lines(summary),
         "r_static histogram: " + ", ".join(f"{k}: {v}" for k, v in dist["histogram"].items()),
         "side effects: " + ", ".join(f"{k}={v}" for k, v in summary["side_effect"].items()),
         f"prompt tokens: total {tokens['total']:,}, median {tokens['median']:.0f}, p90 {tokens['p90']:.0f}",
         f"embedding cache hits {cache['hits']}, misses {cache['misses']}; total {summary['seconds']['total']}s",
         f"outputs: {out}",
     ]
+
+
+def listing_lines(summary: dict) -> list[str]:
+    """Per listing: tools, the reliable share, the w_src each platform took and why."""
+    rows = [
+        [listing, row["tools"], f"{row['reliable_share']:.1%}",
+         ", ".join(f"{p} {r['w_src']} ({r['weight']})" for p, r in row["per_platform"].items())]
+        for listing, row in summary.get("per_listing", {}).items()
+    ]  # fmt: skip
+    if not rows:
+        return []
+    reasons = [f"w_src of {listing}: {row['w_src_rule']}" for listing, row in summary["per_listing"].items()]
+    return [*markdown_table(["listing", "tools", "reliable", "w_src (weight)"], rows, 1), *reasons]

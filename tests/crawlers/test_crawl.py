@@ -9,6 +9,7 @@ import pytest
 from benchmarks.archive_budget import TOOL
 from crawlers.crawl import StageFailed, crawl
 from crawlers.sources import load_sources
+from crawlers.summary import summary_lines
 from ecoagent.config import load_config
 from ecoagent.errors import EXIT_PARTIAL
 from ecoagent.packages.fetch import PackageCache
@@ -64,6 +65,12 @@ def test_every_platform_is_extracted_into_tools_parquet(mirror, tmp_path):
     assert summary["per_platform"]["n8n"]["tools"] == 3
     assert summary["skipped_by_reason"].get("n8n:trigger") == 1
     assert summary["counting_rules"]["n8n"]
+    listings = summary["per_listing"]  # packages read, tools and what was not counted, per listing
+    assert {k: (v["packages"], v["packages_read"], v["tools"]) for k, v in listings.items()} == {
+        "community": (1, 1, 3), "official": (1, 1, 1), "platform": (3, 3, 4)}  # fmt: skip
+    assert listings["community"]["not_counted_by_reason"].get("n8n:trigger") == 1
+    table = "\n".join(summary_lines(summary, str(tmp_path / "out")))
+    assert "| listing | packages read | with tools | tools | not counted |" in table and "| community | 1/1 |" in table
     for name in ("crawl_summary.json", "fetch_manifest.json", "crawl_drops.json", "sources.resolved.yaml"):
         assert (tmp_path / "out" / name).exists()
 
@@ -206,6 +213,7 @@ def test_per_platform_shards_merge_into_the_single_crawl(mirror, tmp_path):
     assert (tmp_path / "merged" / "tools.parquet").read_bytes() == (tmp_path / "whole" / "tools.parquet").read_bytes()
     assert merged.summary["tools"] == whole.summary["tools"]
     assert merged.summary["per_platform"]["n8n"]["tools"] == whole.summary["per_platform"]["n8n"]["tools"]
+    assert merged.summary["per_listing"] == whole.summary["per_listing"]
 
 
 # The child crawls with two extraction workers and kills itself at the first extraction result (workers alive,

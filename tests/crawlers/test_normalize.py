@@ -59,3 +59,29 @@ def test_exact_duplicates_are_dropped_near_duplicates_reported():
     groups = {r.duplicate_group for r in result.records}
     assert len(groups) == 1 and None not in groups
     assert result.near_duplicates["same_description_cross_platform_groups"] == 1
+
+
+def test_same_service_groups_across_packages_and_listings_are_kept_and_flagged():
+    n8n = Source("n8n", "npm", "n8n-nodes-base", "2.0.0")
+    verified = Source("n8n", "npm", "n8n-nodes-slackish", "1.0.0", listing="community-verified")
+    community = Source("n8n", "npm", "n8n-nodes-slack-plus", "0.1.0", listing="community")
+    records = [
+        to_record(n8n, _tool(local_id="slack:message:post", name="Slack: Send", service="slack")),
+        to_record(verified, _tool(local_id="slackish:message:post", name="Send to Slack", service="Slack",
+                                  description="Posts a message.")),
+        to_record(community, _tool(local_id="slackPlus:msg:send", name="Slack message", service="slack",
+                                   description="Sends a Slack message.")),
+        to_record(n8n, _tool(local_id="gmail:message:send", name="Gmail: Send", service="gmail",
+                             description="Sends mail.")),
+    ]  # fmt: skip
+    result = deduplicate(records)
+    assert len(result.records) == 4  # kept
+    groups = {r.tool_id: r.service_group for r in result.records}
+    assert groups["n8n:n8n-nodes-base:gmail:message:send"] is None  # one package only: no group
+    assert {g for t, g in groups.items() if "gmail" not in t} == {"service:slack"}
+    report = result.near_duplicates
+    assert report["same_service_groups"] == 1 and report["same_service_tools"] == 3
+    assert report["same_service_cross_listing_groups"] == 1
+    assert report["same_service_by_listings"] == {"community+community-verified+platform": 1}
+    assert report["same_service_examples"][0]["packages"] == [
+        "n8n-nodes-base", "n8n-nodes-slack-plus", "n8n-nodes-slackish"]  # fmt: skip

@@ -168,3 +168,11 @@ print(json.dumps(sorted(m for m in {HEAVY!r} if m in sys.modules and m not in be
                           env={**os.environ, **AIRFLOW_ENV})  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
+def test_history_is_its_own_manual_dag(dagbag: DagBag) -> None:
+    dag = dagbag.dags["ecoagent_history"]
+    assert type(dag.timetable).__name__ == "NullTimetable"  # schedule=None: a maintainer triggers it
+    assert set(dag.task_dict) == {"history"} and dag.task_dict["history"].retries >= 1  # it talks to the registries
+    assert {"since", "until", "fresh", "out", "profile"} <= set(dag.params)
+    assert "history" not in dagbag.dags["ecoagent_refresh"].task_dict  # not part of every refresh

@@ -42,7 +42,8 @@ class PlantedPlan:
 def _planted_steps() -> SimpleNamespace:
     return SimpleNamespace(
         plan=lambda config, in_dir: PlantedPlan(),  # nothing to ask: no server starts
-        assemble=lambda config, plan, answers, folder, started: StageResult(folder.url(), {}, ["planted_llm: done"]),
+        assemble=lambda config, plan, answers, folder, started, progress=None: StageResult(
+            folder.url(), {}, ["planted_llm: done"]),
     )
 
 

@@ -80,13 +80,15 @@ def test_run_goes_from_crawl_to_a_loadable_release(tmp_path):
     # the output is not a terminal (as in a `make run > log` file): plain progress lines while generation and
     # verification run, every progress_interval_s, and no line wrapped or cut at 80 columns
     lines = result.output.splitlines()
-    counted = r"generate queries \(tools\): \d+/\d+ \(\d+%\), .*, ETA \S+"
+    counted = r"synth: generate queries \(tools\): \d+/\d+ \(\d+%\), .*, ETA \S+"
     generation = [line for line in lines if re.fullmatch(counted, line)]
-    assert len(generation) >= 2, [line for line in lines if line.startswith("generate queries")]
+    assert len(generation) >= 2, [line for line in lines if line.startswith("synth: ")]
+    # after the last answer the synth lines name the phase that runs (the embedding), not a silent "finishing"
+    assert any(line.startswith("synth: round trip: embed the catalog (e5 passages): ") for line in lines)
     # this run's verifier sends the LLM nothing: the label stage's lines say it is running and for how long
     verification = [line for line in lines if re.fullmatch(r"verify pairs: running, elapsed \d+:\d\d", line)]
     assert len(verification) >= 2, [line for line in lines if line.startswith("verify pairs")]
-    for step in ("generate queries (tools)", "verify pairs"):
+    for step in ("synth: generate queries (tools)", "verify pairs"):
         assert any(line.startswith(f"{step}: done, ") for line in lines), step
     assert any(line.startswith("counting rule (n8n): ") and len(line) > 120 for line in lines)
     header = next(line for line in lines if "platform" in line and "tools" in line and "description" in line)

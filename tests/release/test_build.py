@@ -272,6 +272,7 @@ def test_every_config_and_split_loads_offline_and_matches_the_manifest(v1: Path)
         "real-corpus",
         "real-queries",
         "real-qrels",
+        *(f"{subset}-disjoint-{kind}" for subset in ("syn", "real") for kind in ("corpus", "queries", "qrels")),
     }
     for config, splits in manifest["counts"].items():
         loaded = _load(v1, config)
@@ -410,6 +411,50 @@ def test_cold_start_split_and_changelog_against_a_previous_release(v1: Path, tmp
     assert "Changes since v1.0.0" in changelog and "Initial release." in changelog  # history kept below
     assert re.search(r"syn-queries: 48 -> 54", changelog)
     assert result.manifest["previous_version"] == "v1.0.0"
+
+
+def _history_folder(folder: Path, first_seen: dict[str, str]) -> Path:
+    """What `ecoagent history` leaves (pipeline/history.py): the table, its Markdown, the plot, the first months."""
+    folder.mkdir(parents=True)
+    months = [{"month": m, "packages": 1, "tools": 8, "reliable": 2, "reliable_share": 0.25, "per_platform": {},
+               "per_listing": {}} for m in ("2025-02", "2025-06")]  # fmt: skip
+    table = {"months": months, "paper": {"month": "2026-01", "tools": 5172, "reliable": 2940, "reliable_share": 0.568},
+             "since": "2025-02", "until": "2025-06"}  # fmt: skip
+    (folder / "figure1.json").write_text(json.dumps(table))
+    (folder / "figure1.md").write_text("| month | tools |\n|---|---|\n| 2025-06 | 8 |\n")
+    (folder / "figure1.png").write_bytes(b"\x89PNG\r\n\x1a\nnot really an image")
+    pl.DataFrame({"tool_id": list(first_seen), "first_seen": list(first_seen.values())}).write_parquet(
+        folder / "first_seen.parquet")
+    return folder
+
+
+def test_first_seen_cold_start_and_the_tool_disjoint_view(tmp_path: Path):
+    import dataclasses
+
+    # tools 0-5 were there in 2025-02, tool 6 appeared in 2025-06, no month of the history holds tool 7
+    first_seen = {tool_id(i): "2025-02" for i in range(6)} | {tool_id(6): "2025-06"}
+    history = _history_folder(tmp_path / "history", first_seen)
+    inputs = dataclasses.replace(make_stage_outputs(tmp_path / "stages", V1_TOOLS), history_dirs=(str(history),))
+    result = build_release(inputs, tmp_path / "v1.0.0", version="v1.0.0", config=CONFIG, created=CREATED)
+    folder = Path(result.folder)  # a local path here
+    stats = result.manifest["stats"]
+    assert stats["cold_start_since"] == "2025-06" and stats["first_seen_new_tools"] == 2
+    syn = _load(folder, "syn-queries")
+    assert set(syn[COLD_START]["_id"]) == {f"s{i:02d}{k:02d}" for i in (6, 7) for k in range(6)}
+    # the tool-disjoint view: the newest tools are the test tools, and none of them is a train positive
+    qrels = _load(folder, "syn-disjoint-qrels")
+    train_tools, test_tools = set(qrels["train"]["corpus-id"]), set(qrels["test"]["corpus-id"])
+    assert test_tools == {tool_id(7)} and not train_tools & test_tools
+    assert train_tools <= {tool_id(i) for i in range(6)}
+    assert set(_load(folder, "syn-disjoint-queries")["test"]["_id"]) == {f"s07{k:02d}" for k in range(6)}
+    real = _load(folder, "real-disjoint-qrels")
+    assert not set(real["train"]["corpus-id"]) & set(real["test"]["corpus-id"])
+    # the curve is in the release, listed in the manifest, and the card shows it and says what each view means
+    assert (folder / "figure1.png").read_bytes().startswith(b"\x89PNG")
+    assert "figure1.png" in result.manifest["files"]
+    card = (folder / "README.md").read_text()
+    assert "![Total and reliable tools per month](figure1.png)" in card and "| 2025-06 | 8 |" in card
+    assert "Tool-disjoint view" in card and "first seen in 2025-06 or later" in card
 
 
 def test_a_failing_gate_leaves_no_release_folder(tmp_path: Path):

@@ -2,7 +2,9 @@ import numpy as np
 import pytest
 
 from ecoagent.retrieval.embedding import Embedder
+from schemas.tool_record import LISTINGS
 from scoring.reliability import (
+    LISTING_RULES,
     consistency_scores,
     median_z,
     name_as_words,
@@ -25,10 +27,18 @@ WEIGHTS = ScoreConfig().source_weights
         ("llamaindex", "platform", 0.9),
         ("n8n", "platform", 0.8),
         ("n8n", "community", 0.6),  # community node packages are the paper's "otherwise"
+        ("n8n", "community-verified", 0.8),  # verified by n8n: n8n's own weight
+        ("mcp", "community-verified", 0.6),  # a platform without a weight of its own: "otherwise"
     ],
 )
 def test_source_weights_are_the_papers(platform, listing, expected):
     assert source_weight(platform, listing, WEIGHTS) == expected
+
+
+def test_every_listing_has_a_rule_and_a_weight_of_its_own_name_wins():
+    assert set(LISTING_RULES) == set(LISTINGS)
+    assert all(reason for _, reason in LISTING_RULES.values())
+    assert source_weight("n8n", "community-verified", {**WEIGHTS, "community-verified": 0.7}) == 0.7
 
 
 def test_quality_is_a_logistic_of_median_standardized_lengths():

@@ -46,6 +46,16 @@ def test_scores_every_tool_with_every_column(crawled):
     summary = json.loads((tmp / "score" / "score_summary.json").read_text())
     assert summary["tools"] == 8 and "reliable_share" in summary and summary["paper_reliable_share"] == 0.568
     assert set(summary["per_platform"]) == {"crewai", "langchain", "llamaindex", "mcp", "n8n"}
+    # per listing: the reliable share, and the w_src each platform took with the rule's reason
+    listings = summary["per_listing"]
+    assert sum(row["tools"] for row in listings.values()) == 8
+    assert listings["official"]["per_platform"]["mcp"] == {
+        "tools": 1, "reliable_share": listings["official"]["reliable_share"], "w_src": 1.0, "weight": "official"}
+    assert listings["platform"]["per_platform"]["langchain"]["w_src"] == 0.9
+    # the fixture's n8n package is a community one no platform verified: the paper's "otherwise"
+    assert {k: listings["community"]["per_platform"]["n8n"][k] for k in ("w_src", "weight")} == {
+        "w_src": 0.6, "weight": "other"}  # fmt: skip
+    assert all(row["w_src_rule"] and 0 <= row["reliable_share"] <= 1 for row in listings.values())
     png = (tmp / "score" / "reliability_by_platform.png").read_bytes()
     assert png.startswith(b"\x89PNG")
     assert result.summary["embedding_cache"]["misses"] > 0

