@@ -47,7 +47,7 @@ from ecoagent.packages.livemcpbench import (
 from ecoagent.packages.source import Source
 from ecoagent.runtime.processes import exit_with_parent
 from ecoagent.store import ArtifactStore, StageFolder
-from ecoagent.text.redaction import redact
+from ecoagent.text.redaction import redact, redact_value
 from schemas.tool_record import ToolRecord, records_to_frame
 
 STAGE = "crawl"
@@ -85,11 +85,16 @@ def archive_limits(config: Config) -> ArchiveLimits:
 def extract_package(source: Source, archive: Path, limits: ArchiveLimits) -> PackageResult:
     """Read one archive and extract its tools; every failure becomes a recorded error.
 
-    Errors and drops quote the package's own paths and names, so they go through the same redaction as the records.
+    Errors, drops and side tables quote the package's own paths and names, so they go through the same redaction as
+    the records.
     """
     result = _extract_package(source, archive, limits)
     result.errors = [(redact(where)[0], redact(reason)[0]) for where, reason in result.errors]
     result.drops = [{k: redact(v)[0] if isinstance(v, str) else v for k, v in d.items()} for d in result.drops]
+    # side tables quote the package too (n8n: display names, descriptions, defaults); local_id only links a row to
+    # its tool and never reaches a file (side_tables turns it into the catalog's tool_id)
+    result.tables = {name: [{k: v if k == "local_id" else redact_value(v)[0] for k, v in row.items()} for row in rows]
+                     for name, rows in result.tables.items()}  # fmt: skip
     return result
 
 
