@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import urllib.request
 from collections.abc import Iterator
 
 BUCKET = "ecoagent"
@@ -59,6 +60,8 @@ def s3_server() -> Iterator[str]:
     try:
         host, port = server.get_host_and_port()
         endpoint = f"http://{host}:{port}"
+        # moto keeps its buckets in this process's memory, across servers: start each test from an empty store
+        urllib.request.urlopen(urllib.request.Request(f"{endpoint}/moto-api/reset", method="POST"), timeout=30)
         use_endpoint(endpoint)
         make_bucket(endpoint)
         yield endpoint
