@@ -1,0 +1,83 @@
+"""Two runs of the pipeline compared file by file: which files are byte-identical, which differ, which are new.
+
+    .venv/bin/python benchmarks/compare_runs.py --before RUN_A --after RUN_B [--version V] [--note TEXT ...]
+        [--record NAME]
+
+A run is the folder ``ecoagent run --out RUN`` writes (``crawl/``, ``score/``, ``synth/``, ``label/``,
+``release/<version>/``). Every file of those folders is hashed with sha256; the table lists the data files
+(Parquet), the summary counts every file. Summaries, gate reports and the card carry times and dates, so they are
+expected to differ; a data file that differs is the finding. What a change means to alter is said with ``--note``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
+
+from benchmarks.record import add_record_option, write_record
+from ecoagent.text.markdown import markdown_table
+
+STAGES = ("crawl", "score", "synth", "label")
+
+
+def checksums(run: Path, version: str) -> dict[str, str]:
+    """``{relative path: sha256}`` of every file of the run's stage folders and of its release ``version``."""
+    folders = [run / stage for stage in STAGES] + [run / "release" / version]
+    return {
+        path.relative_to(run).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+        for folder in folders if folder.is_dir()
+        for path in sorted(folder.rglob("*")) if path.is_file()
+    }  # fmt: skip
+
+
+def compare(before: dict[str, str], after: dict[str, str]) -> dict[str, list[str]]:
+    """The files of both runs by outcome: identical, differs, new (after only), gone (before only)."""
+    both = sorted(set(before) & set(after))
+    return {
+        "identical": [f for f in both if before[f] == after[f]],
+        "differs": [f for f in both if before[f] != after[f]],
+        "new": sorted(set(after) - set(before)),
+        "gone": sorted(set(before) - set(after)),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", type=Path, required=True)
+    parser.add_argument("--after", type=Path, required=True)
+    parser.add_argument("--version", default="2026.12.1", help="the release version both runs built")
+    parser.add_argument("--note", action="append", default=[], help="what the change means to alter (repeatable)")
+    add_record_option(parser)
+    args = parser.parse_args()
+
+    before, after = checksums(args.before, args.version), checksums(args.after, args.version)
+    outcome = compare(before, after)
+    data = [f for f in sorted(set(before) | set(after)) if f.endswith(".parquet")]
+    rows = [[f, before.get(f, "-")[:16], after.get(f, "-")[:16],
+             next(k for k, files in outcome.items() if f in files)] for f in data]  # fmt: skip
+    columns = ["file", "sha256 before (16)", "sha256 after (16)", "outcome"]
+    print("\n".join(markdown_table(columns, rows)))
+    figures = {k: len(v) for k, v in outcome.items()}
+    figures["data files (Parquet) identical"] = f"{sum(r[3] == 'identical' for r in rows)} of {len(rows)}"
+    figures["the files that differ"] = ", ".join(outcome["differs"]) or "none"
+    print("\n".join(f"{k}: {v}" for k, v in figures.items()))
+    if args.record:
+        write_record(
+            args.record,
+            title="A default run before and after a change, file by file",
+            section="pipeline",
+            benchmark=f"benchmarks/compare_runs.py: sha256 of every file of two runs' stage folders and release "
+            f"{args.version}",
+            figures=figures,
+            target="every data file byte-identical except those the change means to alter",
+            tables=[{"columns": columns, "rows": rows, "caption": "The data files of both runs."}],
+            notes=args.note,
+        )
+
+
+if __name__ == "__main__":
+    main()
