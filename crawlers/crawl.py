@@ -19,6 +19,7 @@ extraction workers exit when the crawl's process dies (:func:`ecoagent.runtime.p
 from __future__ import annotations
 
 import importlib
+import multiprocessing
 import os
 import time
 from collections import Counter
@@ -259,7 +260,8 @@ def extract_all(config: Config, fetched: list[FetchedPackage], total: int,
     counted = _counter("extract", total, progress)
     for _ in range(len(results)):
         counted()
-    if config.crawl.workers > 1 and len(tasks) > 1:
+    # a daemonic process (a task of Celery's prefork pool) may not start children: it extracts in its own process
+    if config.crawl.workers > 1 and len(tasks) > 1 and not multiprocessing.current_process().daemon:
         # a worker exits when this process dies (even by SIGKILL): no extraction outlives a killed crawl
         with ProcessPoolExecutor(max_workers=config.crawl.workers, initializer=exit_with_parent,
                                  initargs=(os.getpid(),)) as pool:  # fmt: skip

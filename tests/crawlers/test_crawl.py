@@ -85,6 +85,31 @@ def test_two_crawls_of_the_same_pins_are_byte_identical(mirror, tmp_path):
     assert cold.exit_code == first.exit_code == 0
 
 
+
+def test_a_daemonic_process_extracts_without_children_and_writes_the_same_catalog(mirror, tmp_path, monkeypatch):
+    # a task of Celery's prefork pool is daemonic and may not start a process pool: the crawl extracts in-process
+    import multiprocessing
+
+    import crawlers.crawl as crawl_module
+
+    def run(name: str):
+        cfg = _config(mirror, tmp_path / "cache", "crawl.workers=2")
+        return crawl(cfg, out=str(tmp_path / name), sources_path=mirror / "sources.yaml")
+
+    first = run("a")
+
+    class Daemonic:
+        daemon = True
+
+    def no_pool(*_args, **_kwargs):
+        raise AssertionError("daemonic processes are not allowed to have children")
+
+    monkeypatch.setattr(multiprocessing, "current_process", lambda: Daemonic())
+    monkeypatch.setattr(crawl_module, "ProcessPoolExecutor", no_pool)
+    second = run("b")
+    assert second.exit_code == first.exit_code == 0
+    assert (tmp_path / "a" / "tools.parquet").read_bytes() == (tmp_path / "b" / "tools.parquet").read_bytes()
+
 def _add_source(sources: Path, name: str, platform: str = "langchain") -> None:
     sources.write_text(
         sources.read_text() + f'  - {{platform: {platform}, registry: pypi, name: "{name}", version: "1.0"}}\n'
