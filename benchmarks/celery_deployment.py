@@ -52,6 +52,7 @@ import glob
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -251,6 +252,12 @@ class CeleryAirflow(Standalone):
             if proc.poll() is not None:
                 log = (self.work / name / "worker.log").read_text(errors="replace")[-3000:]
                 raise CheckFailed(f"worker {name} exited ({proc.returncode}): {log}")
+
+    def tasks_run(self, name: str, run_id: str) -> list[str]:
+        """The tasks of ``run_id`` that worker ``name`` received (``task[map_index]``), from its log's log paths."""
+        log = (self.work / name / "worker.log").read_text(errors="replace")
+        found = re.findall(rf"log_path='[^']*run_id={re.escape(run_id)}/task_id=(\w+)/(?:map_index=(\d+)/)?", log)
+        return [f"{task}[{index}]" if index else task for task, index in found]
 
     def worker_processes(self, name: str) -> list[int]:
         """Every live process of worker ``name``: its session (the Celery worker, its pool, the task processes)."""
@@ -468,6 +475,7 @@ def refreshes(airflow: CeleryAirflow, work: Path, env: dict, args: argparse.Name
                f"the LLM server got {stats['requests']} requests ({sent} expected), none twice")  # fmt: skip
         hosts = sorted({ti.get("hostname") for ti in airflow.task_instances("ecoagent_refresh", run_id)} - {None})
         report["task_hosts"] = hosts
+        report["tasks_by_worker"] = {name: airflow.tasks_run(name, run_id) for name in WORKERS}
         report["loaded_from_s3"] = load_from_s3(conf["out"], release_manifest(conf["out"]))
 
     if args.profile == "fixture" and "reference_llm" in report:  # the reference's requests: what a kill adds to
@@ -599,7 +607,8 @@ def record(name: str, report: dict) -> None:
         figures["ecoagent_rated on the gpu queue"] = f"{report['rated']['seconds']:.0f} s"
     rows = [[task, s["tasks"], s["tries"], s["seconds"]] for task, s in report["stages"].items()]
     killed = "; a killed shard's retry resends only what was in flight" if "kill" in report else ""
-    notes = [f"tasks ran on {', '.join(report['task_hosts'])}"]
+    notes = [f"tasks ran on {', '.join(report['task_hosts'])}; by worker: " + "; ".join(
+        f"{name}: {', '.join(tasks)}" for name, tasks in report.get("tasks_by_worker", {}).items())]  # fmt: skip
     if report["seeded_caches"]:
         notes.append("each worker's caches started as its own copy of " + ", ".join(
             f"{key} = {path}" for key, path in report["seeded_caches"].items()) + "; the LLM server therefore counts "
