@@ -76,6 +76,7 @@ PAIR_SCHEMA = {
 
 
 VERIFIERS = ("embedding", "llm", "both")
+CI_KEYS = ("precision_ci95", "recall_ci95", "f1_ci95")  # precision_recall's 95 % bootstrap intervals
 GOLD_PAIR_SCHEMA = {
     "query_id": pl.String,
     "tool_id": pl.String,
@@ -293,21 +294,18 @@ def assemble(config: Config, the_plan: LabelPlan, answers: LLMAnswers, folder: S
                                                seed=config.seed)  # fmt: skip
         summary = _summary(config, the_plan, verdicts, qframe, review_rows, started)
         if the_plan.gold is not None:
-            gold_llm = [verdicts.by_key.get((p["query_id"], p["tool_id"]), (None, None))[0]
-                        for p in the_plan.gold_pairs]  # fmt: skip
-            summary["gold"] = _write_gold(config, store, the_plan.gold, the_plan.gold_pairs, gold_llm)
+            summary["gold"] = _write_gold(config, store, the_plan.gold, the_plan.gold_pairs,
+                                          verdicts.llm_scores_of(the_plan.gold_pairs))  # fmt: skip
         if the_plan.workflows is not None:
             summary["workflows"] = _write_workflows(config, store, the_plan, verdicts)
         store.write_json(summary, LABEL_FILES.summary)
     return StageResult(folder.url(), summary, summary_lines(summary, folder.url()))
 
 
-def _write_workflows(config: Config, store, the_plan: LabelPlan, verdicts: Verdicts) -> dict:
+def _write_workflows(config: Config, store: ArtifactStore, the_plan: LabelPlan, verdicts: Verdicts) -> dict:
     from labeling.workflows.stage import write_workflows
 
-    workflow_llm = [verdicts.by_key.get((p["query_id"], p["tool_id"]), (None, None))[0]
-                    for p in the_plan.workflows.pairs]  # fmt: skip
-    return write_workflows(config, store, the_plan.workflows, workflow_llm,
+    return write_workflows(config, store, the_plan.workflows, verdicts.llm_scores_of(the_plan.workflows.pairs),
                            lambda a, llm, v: _verified(config, a, llm, v), the_plan.catalog)  # fmt: skip
 
 
@@ -318,8 +316,12 @@ class Verdicts:
     llm_scores: list
     llm_reasons: list
     labels: list[int]
-    by_key: dict  # (query_id, tool_id) of every asked pair, Real and gold -> (score, reason)
+    by_key: dict  # (query_id, tool_id) of every asked pair, Real, gold and workflows -> (score, reason)
     llm_stats: dict
+
+    def llm_scores_of(self, pairs: list[dict]) -> list:
+        """The LLM's score of each pair (None where it was not asked)."""
+        return [self.by_key.get((p["query_id"], p["tool_id"]), (None, None))[0] for p in pairs]
 
 
 def _verdicts(config: Config, the_plan: LabelPlan, answers: LLMAnswers) -> Verdicts:
@@ -478,9 +480,6 @@ def _write_gold(config: Config, store: ArtifactStore, gold, gold_pairs: list[dic
             "not_run": {v: f"label.verifier={cfg.verifier}" for v in VERIFIERS if v not in per_verifier},
         },
     }
-
-
-CI_KEYS = ("precision_ci95", "recall_ci95", "f1_ci95")  # precision_recall's 95 % bootstrap intervals
 
 
 def read_verdicts(config: Config, answers: LLMAnswers) -> tuple[list, list, dict]:
