@@ -8,15 +8,20 @@ Evaluates every test query set the release has (``real/test``, ``gold/test``: Li
 since Real test is small). The first ``--dense-models`` entry (MiniLM by default) gives the full table
 (DIR/selector_recall.md, .png, .json); each further encoder is compared with it on recall@5 of the dense ranker alone
 and of the fused selector (DIR/selector_encoders.md): the numbers the selector's default encoder is chosen from.
+``--record NAME`` also writes that comparison (or, with one encoder, its recall@5 table) to ``docs/results/NAME.json``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
+
+from benchmarks.record import add_record_option, write_record
 from ecoagent.release_format.reader import load_release
 from ecoagent.text.markdown import markdown_table
 from selector.encoders import MINILM
@@ -28,7 +33,7 @@ def query_sets(release: Path, syn: bool) -> tuple[str, ...]:
     return (*names, "real/all", *(("syn/test",) if syn else ()))
 
 
-def compare_encoders(results: dict[str, list[dict]], k: int = 5) -> str:
+def encoder_rows(results: dict[str, list[dict]], k: int = 5) -> tuple[list[str], list[list[str]]]:
     """recall@k per query set of the dense ranker and of the fused selector, each encoder beside the first."""
     models = list(results)
     at_k = {(m, r["query_set"], r["method"]): r["recall"] for m, rows in results.items() for r in rows if r["k"] == k}
@@ -41,9 +46,14 @@ def compare_encoders(results: dict[str, list[dict]], k: int = 5) -> str:
             others = [at_k[(m, name, method)] for m in models[1:]]
             row += [f"{value:.3f} ({100 * (value - base):+.1f})" for value in others]
             cells.append(row)
-    header = ["query set", "ranker", f"{models[0]}", *models[1:]]
+    return ["query set", "ranker", f"{models[0]}", *models[1:]], cells
+
+
+def compare_encoders(results: dict[str, list[dict]], k: int = 5) -> str:
+    """:func:`encoder_rows` as a markdown table."""
+    header, cells = encoder_rows(results, k)
     return "\n".join(markdown_table(header, cells, right_align_from=2)) + (
-        f"\n\nrecall@{k}; in brackets: points against {models[0]}.\n")
+        f"\n\nrecall@{k}; in brackets: points against {header[2]}.\n")
 
 
 def main() -> None:
@@ -56,6 +66,7 @@ def main() -> None:
     parser.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE)
     parser.add_argument("--dense-models", nargs="+", default=[MINILM],
                         help="encoders to evaluate; the first is the reference the others are compared with")
+    add_record_option(parser)
     args = parser.parse_args()
 
     sets = query_sets(args.release, args.syn)
@@ -83,6 +94,28 @@ def main() -> None:
                                                        f"{comparison}")  # fmt: skip
         print(comparison)
     print(f"wrote {args.out} in {time.perf_counter() - start:.1f}s")
+    if args.record:
+        record(args, results, time.perf_counter() - start)
+
+
+def record(args: argparse.Namespace, results: dict[str, list[dict]], seconds: float) -> None:
+    header, cells = encoder_rows(results)
+    sizes = {r["query_set"]: r.get("queries") for r in results[args.dense_models[0]] if r.get("queries")}
+    write_record(
+        args.record,
+        title=f"Selector encoders: recall@5 on release {args.release.name}",
+        section="selector",
+        benchmark=(
+            f"recall@5 of the gold tools, dense ranker alone and fused selector, on every test query set of "
+            f"{args.release.name} and Real train+validation+test (real/all); callers hold every scope, budget "
+            f"{args.token_budget:,} tokens; each encoder beside {args.dense_models[0]}; {seconds:.0f} s"
+        ),
+        target="the chosen encoder within 1 point of MiniLM's recall@5 on Real test, workflows test and gold, or "
+               "the docs say what was traded (issue 24)",
+        figures={f"queries in {name}": n for name, n in sizes.items()},
+        tables=[{"caption": "recall@5; in brackets: points against the first encoder", "columns": header,
+                 "rows": cells}],
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@
    scopes* (exact scopes on both sides: the only kind the seed knows).
 3. **Fused (BM25 + dense)** per ``--dense-models`` entry: query vectors computed beforehand (ranking only), one encoder
    call per query (batch 1), and batches of 16 queries per encoder call (what the service's batcher does under load).
+
+``--record NAME`` also writes the three parts to ``docs/results/NAME.json`` (see ``benchmarks/record.py``).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # tests.selector.reference_ranking: the ranking before issue 24
 
+from benchmarks.record import add_record_option, write_record  # noqa: E402
 from benchmarks.seed_bm25 import SEED_FILE, build_seed_index, time_seed, write_inputs  # noqa: E402
 from ecoagent.release_format.reader import load_release  # noqa: E402
 from selector.encoders import DEFAULT_DENSE_MODEL  # noqa: E402
@@ -50,16 +53,30 @@ def _rate(select, queries: list[str], n: int) -> float:
     return n / (time.perf_counter() - start)
 
 
-def rankings_unchanged(selector: ToolSelector, queries: list[str], callers: list[list[str]]) -> tuple[int, int]:
-    from tests.selector.reference_ranking import reference_rank
+def rankings_unchanged(selector: ToolSelector, queries: list[str], callers: list[list[str]]) -> tuple[int, int, int]:
+    """(identical rankings, rankings that differ only among tools of equal BM25 score, all) for a BM25-only selector.
 
-    same = total = 0
+    The code before issue 24 cut each ranker's list at ``fusion_depth`` with ``argpartition``, which picks among the
+    tools tied at the cut in no defined order; ours keeps the lowest positions. A ranking that differs only there has
+    the same BM25 score at every rank.
+    """
+    from tests.selector.reference_ranking import _fitted, bm25s_scores, reference_rank
+
+    same = tied = total = 0
+    public = selector.registry.rows_of_tenant(None)
+    retriever = _fitted(tuple(selector.registry.tools[r].document for r in public))
     for caller in callers:
         allowed = np.flatnonzero(selector.registry.allowed(caller))
         for query in queries:
-            same += selector.rank(query, allowed) == reference_rank(selector, query, allowed, None, None)
+            ours, before = selector.rank(query, allowed), reference_rank(selector, query, allowed, None, None)
             total += 1
-    return same, total
+            if ours == before:
+                same += 1
+            elif len(ours) == len(before):
+                scores = bm25s_scores(retriever, query)
+                at_rank = [scores[np.searchsorted(public, ranking)] for ranking in (ours, before)]
+                tied += bool(np.array_equal(*at_rank))
+    return same, tied, total
 
 
 def seed_vs_ours(selector: ToolSelector, queries: list[str], caller: list[str] | None, args, binary: Path) -> dict:
@@ -112,6 +129,7 @@ def main() -> None:
     parser.add_argument("--seed-file", type=Path, default=SEED_FILE, help="the seed paper with the Rust Index")
     parser.add_argument("--dense-models", nargs="*", default=[DEFAULT_DENSE_MODEL],
                         help="encoders to time in the fused selector (none: skip that part)")
+    add_record_option(parser)
     args = parser.parse_args()
     if not args.seed_file.exists():
         raise SystemExit(f"--seed-file {args.seed_file}: not found (shared/seeds/001_*.txt beside the repository)")
@@ -124,20 +142,47 @@ def main() -> None:
     print(f"release {release.version}: {len(bm25.registry):,} tools, {len(queries)} distinct queries, budget "
           f"{args.token_budget}; CPU {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"load average {os.getloadavg()[0]:.1f}")  # fmt: skip
-    same, total = rankings_unchanged(bm25, queries, [["*"], agent])
-    print(f"rankings identical to the pre-issue-24 ranking code: {same}/{total} (callers: * and {agent})")
+    same, tied, total = rankings_unchanged(bm25, queries, [["*"], agent])
+    identity = f"{same}/{total} identical, {tied} more with the same BM25 score at every rank (ties at the cut)"
+    print(f"rankings vs the pre-issue-24 code: {identity}; {total - same - tied} differ (callers: * and {agent})")
 
     binary = build_seed_index(args.seed_file)
     print(f"\nBM25 only, {args.rounds} alternating rounds of {args.n:,} selections (best round of each):")
     print(f"{'caller':44s} {'seed Rust /s':>13s} {'ours /s':>10s} {'ratio':>7s} {'median ratio':>13s}")
+    seed_rows = []
     for name, caller in (("every tool allowed", None), (f"agent with {len(agent)} scopes", agent)):
         r = seed_vs_ours(bm25, queries, caller, args, binary)
         print(f"{name:44s} {r['seed']:13,.0f} {r['ours']:10,.0f} {r['ratio']:7.2f} {r['median_ratio']:13.2f}")
+        seed_rows.append([name, *(f"{r[key]:,.0f}" for key in ("seed", "ours")),
+                          *(f"{r[key]:.2f}" for key in ("ratio", "median_ratio"))])  # fmt: skip
 
+    fused_rows = []
     for model in args.dense_models:
         print(f"\nfused (BM25 + dense), caller *, encoder {model}:")
         for name, rate in fused_rates(args.release, model, queries, args):
             print(f"  {name:42s} {rate:10,.0f} selections/s")
+            fused_rows.append([model, name, f"{rate:,.0f}"])
+    if args.record:
+        write_record(
+            args.record,
+            title="Selections per second: the seed's Rust BM25 beside ours, and the fused selector",
+            section="selector",
+            benchmark=(
+                f"release {release.version} ({len(bm25.registry):,} tools, {len(queries)} distinct queries, budget "
+                f"{args.token_budget:,} tokens); {args.rounds} alternating rounds of {args.n:,} selections, the seed's "
+                f"Rust `Index` (compiled from the seed text with cargo) and our BM25-only `ToolSelector`; best round "
+                f"of each, and the median of the per-round ratios"
+            ),
+            target="ours BM25-only / seed Rust >= 2.0, rankings unchanged (issue 24)",
+            figures={"rankings vs the pre-issue-24 ranking code (callers * and the 3 scopes)": identity,
+                     "rankings that differ in score": total - same - tied},
+            tables=[
+                {"caption": "BM25 only:", "columns": ["caller", "seed Rust /s", "ours /s", "ratio", "median ratio"],
+                 "rows": seed_rows},
+                *([{"caption": "Fused (BM25 + dense), caller *:", "columns": ["encoder", "how", "selections/s"],
+                    "rows": fused_rows}] if fused_rows else []),
+            ],
+        )  # fmt: skip
 
 
 if __name__ == "__main__":
