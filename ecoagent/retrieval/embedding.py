@@ -20,7 +20,7 @@ Each text is embedded once per model across the stages: the cache key is the mod
 document prompts, the role), so a model without prompts (MiniLM) shares one cache file whatever role a caller asks
 for (the negatives' tools, the label agreement's pairs and RATED's queries hit the same vectors).
 
-Threads: an encode call runs on the cores the machine's load leaves free (:func:`encoder_threads`, at least one). On
+Threads: an encode call runs on the cores other work leaves free now (:func:`encoder_threads`, at least one). On
 a shared machine a second thread that another job keeps off its core stalls every parallel step of the forward
 pass, so a loaded machine encodes several times faster on one thread (``benchmarks/encoder_throughput.py``).
 """
@@ -33,6 +33,7 @@ import hashlib
 import importlib
 import json
 import os
+import time
 import uuid
 import zipfile
 from collections.abc import Callable, Iterator, Sequence
@@ -85,15 +86,44 @@ def resolve_model_path(spec: str, setting: str) -> str:
     return spec
 
 
-def encoder_threads(cores: int | None = None, load: float | None = None) -> int:
-    """Threads for one encode call: the cores the 1-minute load average leaves free, at least 1.
+def busy_cores(window_s: float = 0.05) -> float | None:
+    """Cores other work keeps busy now: the CPU time all processes used over ``window_s``, from ``/proc/stat``.
 
-    The caller is one of the running tasks the load counts, so one unit of it is ours: an idle 2-core machine
-    (load about 1 while we run) gives 2 threads, a machine with other jobs on both cores gives 1.
+    The calling thread sleeps through the window, so its own next call is not counted. None where ``/proc/stat``
+    is not readable (not Linux).
+    """
+
+    def sample() -> tuple[int, int]:
+        fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+        return sum(fields), idle
+
+    try:
+        total_0, idle_0 = sample()
+        time.sleep(window_s)
+        total_1, idle_1 = sample()
+    except (OSError, ValueError, IndexError):
+        return None
+    elapsed = total_1 - total_0
+    if elapsed <= 0:
+        return None
+    return (os.cpu_count() or 1) * (elapsed - (idle_1 - idle_0)) / elapsed
+
+
+def encoder_threads(cores: int | None = None, load: float | None = None) -> int:
+    """Threads for one encode call: the cores other work leaves free, at least 1.
+
+    ``load`` counts the running tasks with this one among them (the 1-minute load average is such a count): an idle
+    2-core machine (load about 1 while we run) gives 2 threads, a machine with other jobs on both cores gives 1.
+    Without it, the load is what the cores are doing now (:func:`busy_cores`, plus this task), and the 1-minute
+    average only where that cannot be read: the average lags a minute behind, so right after a busy step (the
+    crawl's workers, an earlier encode on both cores) it would keep an idle machine on one thread.
     """
     cores = cores or os.cpu_count() or 1
     if load is None:
-        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+        busy = busy_cores()
+        average = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+        load = busy + 1.0 if busy is not None else average
     return max(1, min(cores, int(cores - max(0.0, load - 1.0) + 0.5)))
 
 

@@ -1,3 +1,7 @@
+import os
+import time
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -104,3 +108,21 @@ def test_encoders_use_the_cores_the_load_leaves_free():
     assert encoder_threads(cores=2, load=8.0) == 1  # other jobs on both cores: one thread
     assert encoder_threads(cores=16, load=5.0) == 12
     assert encoder_threads(cores=4, load=0.0) == 4
+
+
+@pytest.mark.skipif(not Path("/proc/stat").exists(), reason="busy_cores reads /proc/stat (Linux)")
+def test_busy_cores_sees_a_process_spinning_now():
+    import subprocess
+    import sys
+
+    from ecoagent.retrieval.embedding import busy_cores, encoder_threads
+
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.2)
+        busy = busy_cores(window_s=0.3)
+    finally:
+        spinner.kill()
+        spinner.wait()
+    assert busy is not None and 0.5 <= busy <= (os.cpu_count() or 1) + 0.01
+    assert 1 <= encoder_threads() <= (os.cpu_count() or 1)
