@@ -188,7 +188,8 @@ def report(args: argparse.Namespace, texts: list[str], best: dict[tuple[str, str
                 figures[f"{model}: {run_name} (an option)"] = (
                     f"{value:.1f} texts/s ({value / raw:.2f}x the raw loop); "
                     + vectors_differ(vectors[(model, run_name)], vectors[(model, PIPELINE)]))
-    figures["pipeline encoder threads"] = "the cores other work leaves free at the call (encoder_threads: busy_cores over 50 ms), at least 1"
+    figures["pipeline encoder threads"] = ("the cores other work leaves free at the call "
+                                           "(encoder_threads: busy_cores over 50 ms), at least 1")
     grid = [[m, cfg, f"{v:.1f}"] for (m, cfg), v in sorted(best.items())]
     verdict = "meets" if min(ratios.values()) >= TARGET else "misses"
     ratio_text = ", ".join(f"{m} {r:.2f}x" for m, r in ratios.items())
