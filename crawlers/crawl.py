@@ -109,6 +109,16 @@ def _extract_package(source: Source, archive: Path, limits: ArchiveLimits) -> Pa
         result.errors.append((archive.name, str(exc)))
         result.fatal = True
         return result
+    more = getattr(module, "want_more", None)  # an extractor that needs other members once it saw the first ones
+    wanted = more(contents.files) if more is not None else None
+    if wanted is not None:
+        try:
+            extra = read_archive(archive, lambda path: wanted(path) and path not in contents.files, limits)
+        except ArchiveError as exc:
+            result.errors.append((archive.name, str(exc)))
+        else:
+            contents.files.update(extra.files)
+            contents.errors.extend(extra.errors)
     result.errors.extend(contents.errors)
     package = PackageFiles(source.name, source.version, source.registry, contents.files, source.listing)
     try:
