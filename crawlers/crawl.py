@@ -546,6 +546,9 @@ def merge_crawl_shards(config: Config, shard_dirs: list[str], out: str) -> Crawl
         "seconds": {k: round(max(s["seconds"][k] for s in summaries), 2) for k in ("fetch", "extract", "total")},
         "shards": len(shards),
     }
+    listings = [s["community_listing"] for s in summaries if "community_listing" in s]
+    if listings:
+        summary["community_listing"] = listings[0]  # only the shard holding n8n reads it
     crosschecks = [s["livemcpbench_crosscheck"] for s in summaries if "livemcpbench_crosscheck" in s]
     if crosschecks:
         summary["livemcpbench_crosscheck"] = crosschecks[0]  # only the shard holding mcp computes it

@@ -8,6 +8,7 @@ import pytest
 from crawlers import n8n
 from crawlers.community import COMMUNITY, VERIFIED, listing_files, read_listing, version_key
 from crawlers.crawl import crawl
+from crawlers.summary import summary_lines
 from ecoagent.config import load_config
 from ecoagent.errors import BadInput
 from tests.crawlers import community_fixtures as cf
@@ -80,6 +81,9 @@ def test_the_crawl_adds_the_listed_packages_and_counts_them_per_listing(crawled)
     assert other["no_tools_by_reason"] == {"skipped:listing_no_properties": 1}
     assert summary["community_listing"]["packages_by_listing"] == {COMMUNITY: 1, VERIFIED: 2}
     assert summary["package_errors"] == []  # a package read from the listing is no failed package
+    table = "\n".join(summary_lines(summary, str(tmp / "on")))
+    assert f"| {VERIFIED} | 2/2 | 2 | 5 |" in table and "archive=1, listing=1" in table
+    assert "community listing: 3 packages (community=1, community-verified=2)" in table
 
 
 def test_without_listing_descriptions_a_missing_package_is_a_failed_fetch(crawled):
