@@ -39,6 +39,21 @@ class FetchError(Exception):
     pass
 
 
+class MissingPackage(FetchError):
+    """The registry has no ``spec`` (``name@version``): npm stops a whole ``npm pack`` call at the first one."""
+
+    def __init__(self, spec: str, message: str):
+        super().__init__(message)
+        self.spec = spec
+
+
+# npm names the package it stopped at: E404 "'name@1.0.0' could not be found", ETARGET "No matching version found
+# for name@1.0.0."
+_BATCH_MISSES_SET_ASIDE = 2
+_NPM_MISSING_SPEC = re.compile(r"'(\S+@[^'\s]+)' could not be found|No matching version found for (\S+@\S+?)\.?$",
+                               re.MULTILINE)  # fmt: skip
+
+
 @dataclass
 class FetchedPackage:
     source: Source
@@ -82,6 +97,12 @@ def miss_reason(error: str) -> str:
     if _NO_VERSION.search(error):
         return "version_not_in_registry"
     return "timeout" if "timed out" in error else "download_failed"
+
+
+def npm_missing_spec(stderr: str) -> str | None:
+    """The ``name@version`` an ``npm pack`` call stopped at because the registry has no such package or version."""
+    found = _NPM_MISSING_SPEC.search(stderr)
+    return (found.group(1) or found.group(2)) if found else None
 
 
 class PackageCache:
@@ -231,13 +252,29 @@ class Fetcher:
     # -- batches --------------------------------------------------------------------------------
 
     def _fetch_batch(self, batch: list[Source]) -> list[FetchedPackage]:
+        results: list[FetchedPackage] = []
+        pending = list(batch)
         with tempfile.TemporaryDirectory(prefix="ecoagent-fetch-") as tmp:
-            try:
-                files = self._download(batch, Path(tmp))
-            except FetchError:
-                files = {}
-            results, missing = [], []
-            for src in batch:
+            files: dict[str, Path] = {}
+            # a batch that keeps missing packages is mostly missing: after a few, one call per package (side by side)
+            for _attempt in range(_BATCH_MISSES_SET_ASIDE + 1):
+                if not pending:
+                    break
+                try:
+                    files = self._download(pending, Path(tmp))
+                    break
+                except MissingPackage as exc:  # the package npm stopped at is set aside; the rest go again
+                    gone = next((s for s in pending if f"{s.name}@{s.version}" == exc.spec), None)
+                    if gone is None:
+                        break
+                    error = f"download_failed: {exc}"
+                    self.cache.put_missing(gone, error)
+                    results.append(FetchedPackage(gone, error=error))
+                    pending.remove(gone)
+                except FetchError:
+                    break
+            missing = []
+            for src in pending:
                 if src.key in files:
                     results.append(self.cache.put(src, files[src.key]))
                 else:
@@ -306,7 +343,9 @@ class Fetcher:
         cmd = ["npm", "pack", *specs, "--pack-destination", str(dest), "--json", "--ignore-scripts"]
         proc = _run(cmd, self.timeout_s, cwd=dest)
         if proc.returncode != 0:
-            raise FetchError(f"npm pack failed: {_error_tail(proc)}")
+            spec = npm_missing_spec(proc.stderr or "")
+            message = f"npm pack failed: {_error_tail(proc)}"
+            raise MissingPackage(spec, message) if spec else FetchError(message)
         by_key = {(s.name, s.version): s.key for s in batch}
         found = {}
         for entry in json.loads(proc.stdout or "[]"):

@@ -3,7 +3,7 @@ tarballs (the npm_mirror_dir setting), so no test here needs the network."""
 
 import json
 
-from ecoagent.packages.fetch import Fetcher, PackageCache, miss_reason
+from ecoagent.packages.fetch import Fetcher, PackageCache, miss_reason, npm_missing_spec
 from ecoagent.packages.source import Source
 from tests.package_builders import build_npm_tgz, build_wheel
 
@@ -110,3 +110,14 @@ def test_fetch_errors_are_counted_by_reason():
                        ) == "version_not_in_registry"  # fmt: skip
     assert miss_reason("download_failed: npm timed out after 600s (setting crawl.fetch_timeout_s)") == "timeout"
     assert miss_reason("download_failed: npm pack failed: ENOENT") == "download_failed"
+
+
+def test_the_package_npm_stopped_at_is_named():
+    not_found = ("npm error code E404\nnpm error 404 Not Found - GET <registry>/@acme%2fn8n-nodes-x\nnpm error 404\n"
+                 "npm error 404  The requested resource '@acme/n8n-nodes-x@0.3.1' could not be found or you do not "
+                 "have permission to access it.\n")  # fmt: skip
+    no_version = ("npm error code ETARGET\nnpm error notarget No matching version found for n8n-nodes-y@0.1.48.\n"
+                  "npm error notarget In most cases you or one of your dependencies are requesting\n")  # fmt: skip
+    assert npm_missing_spec(not_found) == "@acme/n8n-nodes-x@0.3.1"
+    assert npm_missing_spec(no_version) == "n8n-nodes-y@0.1.48"
+    assert npm_missing_spec("npm error code ENOENT") is None
