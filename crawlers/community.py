@@ -10,8 +10,10 @@ where the rows of one package disagree on the version (11 packages in 2.87.0), t
 
 The listing also keeps each node's description as n8n-mcp read it (``properties_schema``, ``credentials_required``,
 ...). With ``crawl.community_listing.descriptions_from_listing`` a package the registry does not serve at its pinned
-version is read from that copy by the same n8n extractor (tools flagged ``description_from_listing``); a node the
-listing holds no properties for yields no tool (counted as ``listing_no_properties``).
+version is read from that copy by the same n8n extractor (tools flagged ``description_from_listing``), and so is
+a package whose archive gives no tool because its JS cannot be read statically (``read_from``
+``listing_after_archive``); a node the listing holds no properties for yields no tool (``listing_no_properties``;
+in n8n-mcp 2.87.0 every unverified package's nodes are such).
 """
 
 from __future__ import annotations

@@ -155,11 +155,13 @@ def _extract_files(result: PackageResult, package: PackageFiles, where: str, sta
     return result
 
 
-def extract_listed(source: Source, listed: ListedPackage, fetch_error: str) -> PackageResult:
-    """A community package the registry did not serve, read from the listing's copy of its node descriptions
-    (:func:`crawlers.community.listing_files`) at the listing's version; the fetch's reason is kept."""
+def extract_listed(source: Source, listed: ListedPackage, fetch_error: str | None) -> PackageResult:
+    """A community package the registry did not serve (``fetch_error``; None: its archive gave no tool), read
+    from the listing's copy of its node descriptions (:func:`crawlers.community.listing_files`) at the listing's
+    version; the fetch's reason is kept."""
     source = source.with_version(listed.version)
-    result = PackageResult(source, read_from="listing", fetch_miss=miss_reason(fetch_error))
+    result = PackageResult(source, read_from="listing" if fetch_error else "listing_after_archive",
+                           fetch_miss=miss_reason(fetch_error) if fetch_error else None)  # fmt: skip
     files, skipped = listing_files(listed)
     result.skipped.update(skipped)
     if len(files) == 1:  # package.json only: the listing holds no node's properties (counted in skipped)
@@ -335,6 +337,14 @@ def extract_all(config: Config, fetched: list[FetchedPackage], total: int,
         for task in tasks:
             results[task[1].key] = _extract_task(task)
             counted()
+    for key, res in results.items():
+        # an archive whose JS could not be read statically (an OpenAPI builder, a versioned node): the listing's
+        # copy, keeping the archive's reasons
+        if listed and res.read_from == "archive" and not res.fatal and not res.records and res.source.name in listed:
+            fallback = extract_listed(res.source, listed[res.source.name], None)
+            if fallback.records:
+                fallback.skipped.update(res.skipped)
+                results[key] = fallback
     return results
 
 

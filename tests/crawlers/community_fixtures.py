@@ -215,6 +215,17 @@ _WEATHER_PROPERTIES = [
      "displayOptions": {"show": {"resource": ["forecast"]}}},
 ]  # fmt: skip
 
+_BUILDER_PROPERTIES = [{"displayName": "Operation", "name": "operation", "type": "options", "default": "run",
+                        "options": [{"name": "Run", "value": "run", "action": "Run a build"}]}]  # fmt: skip
+BUILDER = "n8n-nodes-builder"
+
+
+def build_builder(mirror: Path) -> Path:
+    """A package whose only node's properties are made at run time: no tool from its archive, one from the listing."""
+    return build_npm_tgz(mirror, BUILDER, "1.0.0", {"dist/nodes/Builder/Builder.node.js": _BUILDER},
+                         package_json={"n8n": {"nodes": ["dist/nodes/Builder/Builder.node.js"]}})  # fmt: skip
+
+
 # (package, npm_version, is_verified, node_type, properties column, is_trigger): what the listing holds
 LISTING_ROWS = [
     (ACME, ACME_VERSION, 1, f"{ACME}.acme", "[]", 0),  # read from its archive: the listing's copy is not used
@@ -222,6 +233,7 @@ LISTING_ROWS = [
     ("n8n-nodes-weather", "0.10.0", 1, "n8n-nodes-weather.weather", compressed(_WEATHER_PROPERTIES), 0),
     ("n8n-nodes-weather", "0.10.0", 0, "n8n-nodes-weather.weatherTrigger", "[]", 1),
     ("@someone/n8n-nodes-empty", "2.0.0", 0, "@someone/n8n-nodes-empty.empty", "[]", 0),
+    (BUILDER, "1.0.0", 1, f"{BUILDER}.builder", json.dumps(_BUILDER_PROPERTIES), 0),
 ]  # fmt: skip
 
 

@@ -21,6 +21,7 @@ def test_the_listing_pins_each_community_package_with_its_verification(tmp_path:
     assert [(p.name, p.version, p.listing) for p in packages] == [
         ("@someone/n8n-nodes-empty", "2.0.0", COMMUNITY),
         (cf.ACME, cf.ACME_VERSION, VERIFIED),
+        (cf.BUILDER, "1.0.0", VERIFIED),
         ("n8n-nodes-weather", "0.10.0", VERIFIED),  # the highest version of its rows (0.10.0 > 0.9.0), verified
     ]  # the official row (is_community = 0) is no community package
     weather = packages[-1]
@@ -53,7 +54,8 @@ def crawled(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("community")
     mirror = tmp / "mirror"
     sources = build_fixture_mirror(mirror)
-    cf.build_acme(mirror)  # the one community package the registry serves; the others are read from the listing
+    cf.build_acme(mirror)  # the community packages the registry serves; the others are read from the listing
+    cf.build_builder(mirror)
     cf.build_listing(mirror)
 
     def run(name: str, *extra: str):
@@ -68,30 +70,34 @@ def test_the_crawl_adds_the_listed_packages_and_counts_them_per_listing(crawled)
     tmp, run = crawled
     summary = run("on").summary
     tools = pl.read_parquet(tmp / "on" / "tools.parquet")
-    community = tools.filter(pl.col("package").is_in([cf.ACME, "n8n-nodes-weather", "@someone/n8n-nodes-empty"]))
+    community = tools.filter(pl.col("package").is_in([cf.ACME, cf.BUILDER, "n8n-nodes-weather",
+                                                       "@someone/n8n-nodes-empty"]))  # fmt: skip
     assert set(community["tool_id"]) == {f"n8n:{cf.ACME}:{t}" for t in cf.ACME_TOOLS} | {
-        "n8n:n8n-nodes-weather:weather:forecast:get", "n8n:n8n-nodes-weather:weather:forecast:alerts"}
+        "n8n:n8n-nodes-weather:weather:forecast:get", "n8n:n8n-nodes-weather:weather:forecast:alerts",
+        f"n8n:{cf.BUILDER}:builder:-:run"}  # the builder's archive gave no tool: its listing copy did
     from_listing = community.filter(pl.col("package") == "n8n-nodes-weather")
     assert all("description_from_listing" in flags for flags in from_listing["flags"].to_list())
     verified, other = summary["per_listing"][VERIFIED], summary["per_listing"][COMMUNITY]
-    assert (verified["packages"], verified["packages_read"], verified["tools"]) == (2, 2, 5)
-    assert verified["read_from"] == {"archive": 1, "listing": 1}
+    assert (verified["packages"], verified["packages_read"], verified["tools"]) == (3, 3, 6)
+    assert verified["read_from"] == {"archive": 1, "listing": 1, "listing_after_archive": 1}
+    assert verified["not_counted_by_reason"]["n8n:js_properties_not_static"] == 2  # acme's and the builder's
     assert verified["fetch_missed_by_reason"] == {"download_failed": 1}  # the fixture mirror has no weather tarball
     assert verified["not_counted_by_reason"]["n8n:js_versioned_node"] == 1
     assert other["no_tools_by_reason"] == {"skipped:listing_no_properties": 1}
-    assert summary["community_listing"]["packages_by_listing"] == {COMMUNITY: 1, VERIFIED: 2}
+    assert summary["community_listing"]["packages_by_listing"] == {COMMUNITY: 1, VERIFIED: 3}
     assert summary["package_errors"] == []  # a package read from the listing is no failed package
     table = "\n".join(summary_lines(summary, str(tmp / "on")))
-    assert f"| {VERIFIED} | 2/2 | 2 | 5 |" in table and "archive=1, listing=1" in table
-    assert "community listing: 3 packages (community=1, community-verified=2)" in table
+    assert f"| {VERIFIED} | 3/3 | 3 | 6 |" in table and "archive=1, listing=1, listing_after_archive=1" in table
+    assert "community listing: 4 packages (community=1, community-verified=3)" in table
 
 
 def test_without_listing_descriptions_a_missing_package_is_a_failed_fetch(crawled):
     _, run = crawled
     summary = run("archives_only", "crawl.community_listing.descriptions_from_listing=false").summary
     verified = summary["per_listing"][VERIFIED]
-    assert (verified["packages"], verified["packages_read"], verified["tools"]) == (2, 1, 3)
-    assert verified["no_tools_by_reason"] == {"fetch:download_failed": 1}
+    assert (verified["packages"], verified["packages_read"], verified["tools"]) == (3, 2, 3)
+    assert verified["no_tools_by_reason"] == {"error:no node description could be read statically from the JS": 1,
+                                              "fetch:download_failed": 1}  # fmt: skip
     failed = {e["package"] for e in summary["package_errors"] if e["fatal"]}
     assert failed == {"npm:n8n-nodes-weather@0.10.0", "npm:@someone/n8n-nodes-empty@2.0.0"}
 
