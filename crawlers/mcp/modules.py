@@ -121,12 +121,13 @@ def _call_parts(node: Node) -> tuple[str, list[Node]] | None:
 
 
 def _require_source(node: Node) -> str | None:
-    """``require("./x")``, also wrapped in tsc's ``__importStar(...)`` helper."""
+    """``require("./x")``, also wrapped in tsc's ``__importStar(...)`` / ``__importDefault(...)`` helpers (for a
+    module tsc compiled, both return the module itself: ``x_1.default`` is its ``exports.default``)."""
     parts = _call_parts(node)
     if parts is None:
         return None
     callee, args = parts
-    if callee.endswith("__importStar") and len(args) == 1:
+    if callee.endswith(("__importStar", "__importDefault")) and len(args) == 1:
         return _require_source(args[0])
     if callee != "require":
         return None
@@ -280,9 +281,14 @@ class Ctx:
         return self.binding(mod, name)
 
     def namespace_member(self, node: Node, mod: Module) -> tuple[Node, Module] | None:
-        """``ns.X`` where ``import * as ns from './x.js'``."""
+        """``ns.X`` where ``import * as ns from './x.js'``; ``exports.X``: the module's own export (tsc's CommonJS
+        refers to an exported constant so)."""
         obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
-        if obj is None or prop is None or obj.type != "identifier":
+        if obj is None or prop is None:
+            return None
+        if node_text(obj) in ("exports", "module.exports"):
+            return self.exported(mod, node_text(prop))
+        if obj.type != "identifier":
             return None
         imp = mod.imports.get(node_text(obj))
         if imp is None or imp[1] != "*":

@@ -3,10 +3,10 @@
 
 The JS package (``n8n-nodes-acme``) has the shapes the extractor must read: a declarative node whose properties
 are spread from description modules re-exported through an index (``__exportStar``, ``Object.defineProperty``
-getters) with option names taken from an exported object's members and connection types from n8n-workflow's
-``NodeConnectionType``; a trigger written as an ES2022 class field; a versioned node (``VersionedNodeType``); a
-node whose properties an OpenAPI builder makes at run time; a declared node file the archive lacks; and a credential
-class injecting an API key header.
+getters, ``__importDefault``, a module's own ``exports.X``) with option names taken from an exported object's
+members and connection types from n8n-workflow's ``NodeConnectionType``; a trigger written as an ES2022 class field;
+a versioned node (``VersionedNodeType``); a node whose properties an OpenAPI builder makes at run time; a declared
+node file the archive lacks; and a credential class injecting an API key header.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ Object.defineProperty(exports, "__esModule", { value: true });
 exports.Acme = void 0;
 const n8n_workflow_1 = require("n8n-workflow");
 const descriptions_1 = require("./descriptions");
+const extra_1 = __importDefault(require("./extra"));
 class Acme {
     constructor() {
         this.description = {
@@ -57,6 +58,7 @@ class Acme {
                 },
                 ...descriptions_1.invoiceOperations,
                 ...descriptions_1.contactOperations,
+                ...extra_1.default,
             ],
         };
     }
@@ -111,17 +113,24 @@ exports.invoiceOperations = [
 
 _CONTACT = """"use strict";
 Object.defineProperty(exports, "__esModule", { value: true });
-exports.contactOperations = void 0;
-exports.contactOperations = [
-    {
-        displayName: 'Operation',
-        name: 'operation',
-        type: 'options',
-        noDataExpression: true,
-        displayOptions: { show: { resource: ['contact'] } },
-        options: [{ name: 'List', value: 'list', action: 'List contacts' }],
-        default: 'list',
-    },
+exports.contactOperations = exports.contactOperation = void 0;
+exports.contactOperation = {
+    displayName: 'Operation',
+    name: 'operation',
+    type: 'options',
+    noDataExpression: true,
+    displayOptions: { show: { resource: ['contact'] } },
+    options: [{ name: 'List', value: 'list', action: 'List contacts' }],
+    default: 'list',
+};
+exports.contactOperations = [exports.contactOperation];
+"""
+
+_EXTRA = """"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+exports.default = [
+    { displayName: 'Notes', name: 'notes', type: 'string', default: '',
+      displayOptions: { show: { resource: ['contact'] } } },
 ];
 """
 
@@ -184,6 +193,7 @@ ACME_FILES = {
     "dist/nodes/Acme/descriptions/index.js": _DESCRIPTIONS_INDEX,
     "dist/nodes/Acme/descriptions/InvoiceDescription.js": _INVOICE,
     "dist/nodes/Acme/descriptions/ContactDescription.js": _CONTACT,
+    "dist/nodes/Acme/extra.js": _EXTRA,
     "dist/nodes/AcmeTrigger/AcmeTrigger.node.js": _TRIGGER,
     "dist/nodes/Legacy/Legacy.node.js": _VERSIONED,
     "dist/nodes/Builder/Builder.node.js": _BUILDER,

@@ -25,6 +25,7 @@ def test_node_descriptions_are_read_from_the_compiled_classes():
     # option names from an exported object's members, operations spread from modules re-exported through an index
     assert create.name == "Acme: Create an invoice" and create.http_methods == ["POST"]
     assert "invoiceId" in get.parameters["properties"] and "invoiceId" not in create.parameters["properties"]
+    assert set(tools["acme:contact:list"].parameters["properties"]) == {"notes"}  # __importDefault(...).default
     # the credential class: an API key header, its documentation link
     assert create.auth_type == "api_key" and create.auth_credentials == ["acmeApi"]
     assert "https://docs.acme.test/auth" in create.doc_urls
