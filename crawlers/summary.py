@@ -43,12 +43,19 @@ def _listings(summary: dict) -> list[str]:
     """Packages read, tools and what was not counted, per listing."""
     rows = [
         [listing, f"{row['packages_read']}/{row['packages']}", row["packages_with_tools"], row["tools"],
-         sum(row["not_counted_by_reason"].values())]
+         sum(row["not_counted_by_reason"].values()), _counts(row.get("read_from", {})) or "-",
+         _counts(row.get("fetch_missed_by_reason", {})) or "-"]
         for listing, row in summary.get("per_listing", {}).items()
     ]  # fmt: skip
     if not rows:
         return []
-    return markdown_table(["listing", "packages read", "with tools", "tools", "not counted"], rows, 1)
+    lines = markdown_table(["listing", "packages read", "with tools", "tools", "not counted", "read from",
+                            "fetch missed"], rows, 1)  # fmt: skip
+    if "community_listing" in summary:
+        head = summary["community_listing"]
+        lines.append(f"community listing: {head['packages']} packages ({_counts(head['packages_by_listing'])}) "
+                     f"from {head['database']} of {head['data_package']}")  # fmt: skip
+    return lines
 
 
 def _counts(counts: dict) -> str:

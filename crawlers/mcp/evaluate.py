@@ -122,7 +122,7 @@ def eval_value(node: Node, ctx: Ctx, mod: Module, depth: int = 0) -> Any:
     if node.type == "null":
         return None
     if node.type == "array":
-        items = [eval_value(c, ctx, mod, depth + 1) for c in named(node) if c.type != "spread_element"]
+        items = _array_items(node, ctx, mod, depth)
         if any(i is UNRESOLVED for i in items):
             ctx.flags.add("partial_value")
         return [i for i in items if i is not UNRESOLVED]
@@ -135,7 +135,26 @@ def eval_value(node: Node, ctx: Ctx, mod: Module, depth: int = 0) -> Any:
                 continue
             out[key] = value
         return out
+    if ctx.external is not None:
+        value = ctx.external(text)
+        if value is not None:
+            return value
     return UNRESOLVED
+
+
+def _array_items(node: Node, ctx: Ctx, mod: Module, depth: int) -> list[Any]:
+    """An array literal's values; ``...x`` of an array literal contributes its items."""
+    items: list[Any] = []
+    for child in named(node):
+        if child.type != "spread_element":
+            items.append(eval_value(child, ctx, mod, depth + 1))
+            continue
+        spread = named(child)
+        target, tmod = ctx.deref(spread[0], mod) if spread else (child, mod)
+        if target.type == "array" and depth < MAX_DEPTH:
+            items.extend(_array_items(target, ctx, tmod, depth + 1))
+        # a spread of anything else is left out, as an unresolvable member is
+    return items
 
 
 def _number(text: str) -> int | float | Any:

@@ -8,7 +8,7 @@ the package's own modules. Dependencies are never read.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from tree_sitter import Node
@@ -110,18 +110,43 @@ def build_module(path: str, root: Node) -> Module:
     return mod
 
 
-def _require_source(node: Node) -> str | None:
+def _call_parts(node: Node) -> tuple[str, list[Node]] | None:
+    """(callee text, argument nodes) of a call expression; None for anything else."""
     if node.type != "call_expression":
         return None
     func, args = node.child_by_field_name("function"), node.child_by_field_name("arguments")
-    if func is None or args is None or node_text(func) != "require":
+    if func is None or args is None:
         return None
-    first = named(args)
-    return string_literal(first[0]) if first and first[0].type == "string" else None
+    return node_text(func), named(args)
+
+
+def _require_source(node: Node) -> str | None:
+    """``require("./x")``, also wrapped in tsc's ``__importStar(...)`` / ``__importDefault(...)`` helpers (for a
+    module tsc compiled, both return the module itself: ``x_1.default`` is its ``exports.default``)."""
+    parts = _call_parts(node)
+    if parts is None:
+        return None
+    callee, args = parts
+    if callee.endswith(("__importStar", "__importDefault")) and len(args) == 1:
+        return _require_source(args[0])
+    if callee != "require":
+        return None
+    return string_literal(args[0]) if args and args[0].type == "string" else None
+
+
+def _is_void(node: Node) -> bool:
+    return node.type == "unary_expression" and node_text(node).replace(" ", "") == "void0"
 
 
 def _commonjs_export(mod: Module, expr: Node) -> None:
-    """``exports.X = value`` / ``module.exports.X = value``."""
+    """``exports.X = value`` / ``module.exports.X = value`` and tsc's CommonJS re-exports
+    (``__exportStar(require("./x"), exports)``, ``Object.defineProperty(exports, "X", {get: ... x_1.X})``).
+
+    tsc first declares every export as ``exports.a = exports.b = void 0``: a placeholder, never the value.
+    """
+    if expr.type == "call_expression":
+        _commonjs_reexport(mod, expr)
+        return
     if expr.type != "assignment_expression":
         return
     left, right = expr.child_by_field_name("left"), expr.child_by_field_name("right")
@@ -131,11 +156,59 @@ def _commonjs_export(mod: Module, expr: Node) -> None:
     if obj is None or prop is None or node_text(obj) not in ("exports", "module.exports"):
         return
     name = node_text(prop)
+    if right.type == "assignment_expression":  # exports.a = exports.b = ...: the chain's value is the last one
+        _commonjs_export(mod, right)
+        value = right
+        while value.type == "assignment_expression" and value.child_by_field_name("right") is not None:
+            value = value.child_by_field_name("right")
+        right = value
+    if _is_void(right):
+        return
     if right.type == "identifier":
         mod.exports[name] = node_text(right)
     else:
         mod.bindings.setdefault(name, right)
         mod.exports[name] = name
+
+
+def _commonjs_reexport(mod: Module, call: Node) -> None:
+    parts = _call_parts(call)
+    if parts is None:
+        return
+    callee, args = parts
+    if callee.endswith("__exportStar") and len(args) == 2 and node_text(args[1]) == "exports":
+        source = _require_source(args[0])
+        if source is not None:
+            mod.star_reexports.append(source)
+        return
+    if callee != "Object.defineProperty" or len(args) != 3 or node_text(args[0]) != "exports":
+        return
+    if args[1].type != "string" or args[2].type != "object":
+        return
+    # {enumerable: true, get: function () { return x_1.X; }}: the getter returns a member of a required module
+    returned = [n for n in walk_named(args[2]) if n.type == "return_statement" and named(n)]
+    target = named(returned[0])[0] if returned else None
+    if target is None or target.type != "member_expression":
+        return
+    obj, prop = target.child_by_field_name("object"), target.child_by_field_name("property")
+    imported = mod.imports.get(node_text(obj)) if obj is not None else None
+    if imported is not None and imported[1] == "*" and prop is not None:
+        mod.reexports[string_literal(args[1])] = (imported[0], node_text(prop))
+
+
+def _key_text(key: Node) -> str | None:
+    if key.type in ("property_identifier", "identifier"):
+        return node_text(key)
+    return string_literal(key) if key.type == "string" else None
+
+
+def walk_named(node: Node) -> Iterator[Node]:
+    """Every named node under ``node`` (itself included), in source order."""
+    stack = [node]
+    while stack:
+        cur = stack.pop()
+        yield cur
+        stack.extend(reversed(named(cur)))
 
 
 @dataclass
@@ -146,6 +219,9 @@ class Ctx:
     flags: set[str] = field(default_factory=set)
     # loop variables bound to one element of a literal the loop iterates (``for (const x of [..])``)
     loop_values: dict[str, object] = field(default_factory=dict)
+    # the value of an expression that names something outside the package (n8n: ``NodeConnectionType.Main`` is
+    # "main"), or None; consulted only where nothing in the package binds the expression
+    external: Callable[[str], str | None] | None = None
 
     def module_for(self, importer: Module, source: str) -> Module | None:
         if not source.startswith("."):
@@ -160,7 +236,9 @@ class Ctx:
         if depth > MAX_DEPTH:
             return None
         if name in mod.exports:
-            return self.binding(mod, mod.exports[name], depth + 1)
+            found = self.binding(mod, mod.exports[name], depth + 1)
+            if found is not None:
+                return found
         if name in mod.reexports:
             src, orig = mod.reexports[name]
             target = self.module_for(mod, src)
@@ -203,9 +281,14 @@ class Ctx:
         return self.binding(mod, name)
 
     def namespace_member(self, node: Node, mod: Module) -> tuple[Node, Module] | None:
-        """``ns.X`` where ``import * as ns from './x.js'``."""
+        """``ns.X`` where ``import * as ns from './x.js'``; ``exports.X``: the module's own export (tsc's CommonJS
+        refers to an exported constant so)."""
         obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
-        if obj is None or prop is None or obj.type != "identifier":
+        if obj is None or prop is None:
+            return None
+        if node_text(obj) in ("exports", "module.exports"):
+            return self.exported(mod, node_text(prop))
+        if obj.type != "identifier":
             return None
         imp = mod.imports.get(node_text(obj))
         if imp is None or imp[1] != "*":
@@ -215,6 +298,44 @@ class Ctx:
             return None
         self.flags.add("cross_module")
         return self.exported(target, node_text(prop))
+
+    def literal_member(self, node: Node, mod: Module, depth: int) -> tuple[Node, Module] | None:
+        """``obj.key`` / ``obj["key"]`` of an object literal and ``arr[0]`` of an array literal (n8n descriptions
+        share option lists this way: ``resource.operations[0].options``)."""
+        obj = node.child_by_field_name("object")
+        key = node.child_by_field_name("property") or node.child_by_field_name("index")
+        if obj is None or key is None:
+            return None
+        if key.type == "number":
+            target, tmod = self.deref(obj, mod, depth + 1)
+            items = named(target) if target.type == "array" else []
+            index = int(node_text(key)) if node_text(key).isdigit() else len(items)
+            if index >= len(items) or any(i.type == "spread_element" for i in items[: index + 1]):
+                return None
+            return items[index], tmod
+        name = _key_text(key)
+        return self.object_key(obj, name, mod, depth + 1) if name is not None else None
+
+    def object_key(self, obj: Node, name: str, mod: Module, depth: int) -> tuple[Node, Module] | None:
+        """The value of key ``name`` in the object literal ``obj`` refers to (the last definition wins, spreads of
+        literal objects included)."""
+        if depth > MAX_DEPTH:
+            return None
+        target, tmod = self.deref(obj, mod, depth)
+        if target.type != "object":
+            return None
+        for child in reversed(named(target)):
+            if child.type == "pair":
+                pair_key, value = child.child_by_field_name("key"), child.child_by_field_name("value")
+                if pair_key is not None and value is not None and _key_text(pair_key) == name:
+                    return value, tmod
+            elif child.type == "shorthand_property_identifier" and node_text(child) == name:
+                return child, tmod
+            elif child.type == "spread_element" and named(child):
+                found = self.object_key(named(child)[0], name, tmod, depth + 1)
+                if found is not None:
+                    return found
+        return None
 
     def deref(self, node: Node, mod: Module, depth: int = 0) -> tuple[Node, Module]:
         """Follow identifiers / namespace members / parentheses to the node that holds the value."""
@@ -229,7 +350,9 @@ class Ctx:
             if node.type in ("identifier", "shorthand_property_identifier"):
                 found = self.lookup(node, mod)
             elif node.type == "member_expression":
-                found = self.namespace_member(node, mod)
+                found = self.namespace_member(node, mod) or self.literal_member(node, mod, depth)
+            elif node.type == "subscript_expression":
+                found = self.literal_member(node, mod, depth)
             else:
                 return node, mod
             if found is None:

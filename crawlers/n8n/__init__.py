@@ -27,6 +27,10 @@ Counting rule (``COUNTING_RULE``, printed by the summary):
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+from typing import Any
+
 from crawlers.base import Extraction, PackageFiles
 from crawlers.n8n.action_table import action_rows
 from crawlers.n8n.catalog import (
@@ -38,6 +42,7 @@ from crawlers.n8n.catalog import (
     load_json,
     package_json_node_paths,
 )
+from crawlers.n8n.js_nodes import js_roots, read_js_catalog, want_js
 from crawlers.n8n.nodes import extract_node, view_node
 from crawlers.n8n.tools import Context
 from ecoagent.layout import CRAWL_FILES
@@ -58,7 +63,9 @@ COUNTING_RULE = (
     "usableAsTool nodes, AI nodes exposing resource/operation actions (vendor nodes: OpenAI, Anthropic...), "
     "and vector stores with a 'retrieve-as-tool' mode (one tool node:-:retrieve-as-tool; their other modes -> "
     "'non_tool_mode'). Hidden nodes are kept, flagged 'hidden' and deprecated=True; operations whose value or "
-    "label says Legacy/deprecated are kept with deprecated=True."
+    "label says Legacy/deprecated are kept with deprecated=True. A package without nodes.json (community "
+    "packages) is read from its compiled node classes (this.description / a description field, evaluated as "
+    "literals; tools flagged 'read_from_js'); nodes that cannot be read so are counted as 'js_<reason>'."
 )
 
 __doc__ = (__doc__ or "") + COUNTING_RULE
@@ -67,30 +74,52 @@ _WANTED = {"package.json", NODES_JSON, CREDENTIALS_JSON, KNOWN_NODES_JSON, KNOWN
 
 
 def want(path: str) -> bool:
-    """Only the generated JSON catalogs and package.json; never the JS."""
+    """The generated JSON catalogs and package.json (n8n's own packages: the JS is never opened)."""
     return path in _WANTED
 
 
+def want_more(files: dict[str, bytes]) -> Callable[[str], bool] | None:
+    """A package without ``nodes.json`` (a community package) is read from its compiled node and credential
+    classes: the JS under ``dist/`` and the folders ``package.json``'s ``n8n.nodes`` names; None: nothing more."""
+    if NODES_JSON in files:
+        return None
+    try:
+        package_json = json.loads(files.get("package.json") or b"{}")
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        package_json = {}
+    return want_js(js_roots(package_json_node_paths(package_json)))
+
+
+def _catalog(package: PackageFiles, package_json: Any, out: Extraction) -> tuple[Any, Any]:
+    """(node descriptions, credential descriptions): the JSON catalogs, else the compiled classes read statically."""
+    nodes = load_json(package, NODES_JSON, out, required=False)
+    if nodes is not None or any(path == NODES_JSON for path, _ in out.errors):
+        return nodes, load_json(package, CREDENTIALS_JSON, out, required=False)
+    declared = package_json_node_paths(package_json)
+    if not declared and not any(p.endswith(".node.js") for p in package.files):
+        out.errors.append((NODES_JSON, "no dist/types/nodes.json and no *.node.js: not an n8n node package"))
+        return None, None
+    nodes, credentials = read_js_catalog(package, declared, package_json_node_paths(package_json, "credentials"), out)
+    if not nodes:
+        reasons = ", ".join(f"{k}={v}" for k, v in sorted(out.skipped.items()) if k.startswith("js_")) or "none"
+        out.errors.append(("package.json", f"no node description could be read statically from the JS ({reasons})"))
+        return None, None
+    return nodes, credentials
+
+
 def extract(package: PackageFiles) -> Extraction:
-    """Read nodes.json (+ credentials and known maps) into one tool per node x resource x operation."""
+    """Read nodes.json (+ credentials and known maps), or the compiled classes, into one tool per node x resource x
+    operation."""
     out = Extraction()
     package_json = load_json(package, "package.json", out, required=False)
-    nodes = load_json(package, NODES_JSON, out, required=False)
+    nodes, credentials = _catalog(package, package_json, out)
+    from_js = NODES_JSON not in package.files
     if nodes is None:
-        if not any(path == NODES_JSON for path, _ in out.errors):
-            declared = isinstance(package_json, dict) and isinstance(package_json.get("n8n"), dict)
-            reason = (
-                "no dist/types/nodes.json: the package declares n8n nodes only as JS (static JS parsing not supported)"
-                if declared
-                else "no dist/types/nodes.json: not an n8n node package"
-            )
-            out.errors.append((NODES_JSON, reason))
         return out
     if not isinstance(nodes, list):
         out.errors.append((NODES_JSON, f"expected a JSON list of node descriptions, got {type(nodes).__name__}"))
         return out
 
-    credentials = load_json(package, CREDENTIALS_JSON, out, required=False)
     known_nodes = load_json(package, KNOWN_NODES_JSON, out, required=False)
     ctx = Context(
         credentials={c["name"]: c for c in (credentials if isinstance(credentials, list) else []) if is_named_dict(c)},
@@ -122,6 +151,9 @@ def extract(package: PackageFiles) -> Extraction:
                 continue
             seen_ids.add(tool.local_id)
             kept.append(tool)
+        if from_js:
+            for tool in kept:
+                tool.flags.append("read_from_js")
         out.tools.extend(kept)
         try:
             table.extend(action_rows(package.name, name, entries, view_node(name, entries), kept))

@@ -37,11 +37,11 @@ def is_named_dict(value: Any) -> bool:
     return isinstance(value, dict) and isinstance(value.get("name"), str) and bool(value["name"])
 
 
-def package_json_node_paths(package_json: Any) -> list[str]:
-    """The node file paths package.json declares under ``n8n.nodes``."""
+def package_json_node_paths(package_json: Any, kind: str = "nodes") -> list[str]:
+    """The file paths package.json declares under ``n8n.nodes`` (``kind="credentials"``: ``n8n.credentials``)."""
     if not isinstance(package_json, dict) or not isinstance(package_json.get("n8n"), dict):
         return []
-    paths = package_json["n8n"].get("nodes")
+    paths = package_json["n8n"].get(kind)
     return [p for p in paths if isinstance(p, str)] if isinstance(paths, list) else []
 
 

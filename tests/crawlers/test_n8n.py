@@ -587,7 +587,7 @@ def test_missing_catalogs():
     pkg = package_files(PKG, "1.0.0", "npm", {"package.json": json.dumps({"name": "n8n-nodes-foo", "n8n": {}})})
     extraction = n8n.extract(pkg)
     assert extraction.tools == []
-    assert "static JS parsing not supported" in extraction.errors[0][1]
+    assert "no *.node.js: not an n8n node package" in extraction.errors[0][1]
     # credentials.json and known/ are optional: the tools still come out
     files = {"dist/types/nodes.json": json.dumps([FORMATTER])}
     extraction = n8n.extract(package_files(PKG, "1.0.0", "npm", files))

@@ -40,3 +40,15 @@ def test_full_pinned_crawl_meets_the_acceptance_counts(tmp_path):
     floors = {"n8n": 3000, "llamaindex": 400, "langchain": 250, "crewai": 100, "mcp": 60}
     assert all(tools[p] >= n for p, n in floors.items()), tools
     assert summary["coverage"]["name"] == 1.0 and summary["coverage"]["description"] >= 0.95
+
+
+def test_a_batch_sets_aside_the_package_the_registry_lacks(tmp_path):
+    from ecoagent.packages.fetch import Fetcher, PackageCache, miss_reason
+    from ecoagent.packages.source import Source
+
+    sources = [Source("mcp", "npm", "@modelcontextprotocol/server-slack", "2025.4.25", "official"),
+               Source("n8n", "npm", "ecoagent-test-no-such-package", "0.0.1", "community")]  # fmt: skip
+    fetcher = Fetcher(PackageCache(tmp_path / "cache"), retries=0, miss_ttl_s=3600)
+    found, missing = fetcher.fetch_all(sources)
+    assert found.error is None and miss_reason(missing.error) == "not_in_registry"
+    assert fetcher.fetch_all(sources[1:])[0].cached  # remembered: not asked again
