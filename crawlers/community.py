@@ -23,14 +23,13 @@ import gzip
 import json
 import re
 import sqlite3
-import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ecoagent.config import Config
 from ecoagent.errors import BadInput
-from ecoagent.packages.archive import read_data_members
+from ecoagent.packages.archive import read_data_sqlite
 from ecoagent.packages.fetch import fetch_data_package
 from ecoagent.packages.source import Source
 
@@ -76,24 +75,16 @@ def version_key(version: str) -> tuple:
 def read_listing(tarball: Path, member: str) -> list[ListedPackage]:
     """The community packages of the n8n-mcp node table ``member`` of ``tarball`` (opened read-only), by name."""
     drops: Counter = Counter()
-    files = read_data_members(tarball, lambda name: name == member, drops)
-    if not files or member not in files:
-        raise BadInput(f"{tarball.name} has no readable {member} ({dict(drops) or 'missing'}; settings "
+    query = (f"SELECT {', '.join(_COLUMNS)} FROM nodes WHERE is_community = 1 AND npm_package_name IS NOT NULL "
+             "AND npm_version IS NOT NULL ORDER BY node_type")  # fmt: skip
+    try:
+        rows = read_data_sqlite(tarball, member, query, drops)
+    except sqlite3.DatabaseError as exc:
+        raise BadInput(f"{tarball.name}: {member} has no readable nodes table ({exc}); settings "
+                       "label.workflows.package, crawl.community_listing") from exc  # fmt: skip
+    if rows is None:
+        raise BadInput(f"{tarball.name} has no readable {member} ({dict(drops)}; settings "
                        "label.workflows.package, label.workflows.database)")  # fmt: skip
-    with tempfile.TemporaryDirectory(prefix="ecoagent-listing-") as tmp:
-        path = Path(tmp) / "nodes.db"
-        path.write_bytes(files.pop(member))
-        connection = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
-        connection.row_factory = sqlite3.Row
-        try:
-            rows = [dict(r) for r in connection.execute(
-                f"SELECT {', '.join(_COLUMNS)} FROM nodes WHERE is_community = 1 AND npm_package_name IS NOT NULL "
-                "AND npm_version IS NOT NULL ORDER BY node_type")]  # fmt: skip
-        except sqlite3.DatabaseError as exc:
-            raise BadInput(f"{tarball.name}: {member} has no readable nodes table ({exc}); settings "
-                           "label.workflows.package, crawl.community_listing") from exc  # fmt: skip
-        finally:
-            connection.close()
     by_name: dict[str, list[dict]] = {}
     for row in rows:
         by_name.setdefault(row["npm_package_name"], []).append(row)

