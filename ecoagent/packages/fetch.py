@@ -137,11 +137,8 @@ class PackageCache:
 
     def put_missing(self, source: Source, error: str) -> None:
         """Record the registry's final "no" for ``source`` (a warm crawl does not ask again within the TTL)."""
-        target_dir = self._dir(source)
-        target_dir.mkdir(parents=True, exist_ok=True)
-        tmp = target_dir / f"{MISSING_RECORD}.tmp"
-        tmp.write_text(json.dumps({"error": error, "at": datetime.now(UTC).isoformat(timespec="seconds")}))
-        tmp.replace(target_dir / MISSING_RECORD)
+        record = {"error": error, "at": datetime.now(UTC).isoformat(timespec="seconds")}
+        _write_record(self._dir(source) / MISSING_RECORD, json.dumps(record))
 
     def put(self, source: Source, downloaded: Path) -> FetchedPackage:
         target_dir = self._dir(source)
@@ -152,10 +149,16 @@ class PackageCache:
             source, target, sha256_file(target), target.stat().st_size, datetime.now(UTC).isoformat(timespec="seconds")
         )
         meta = {"file": target.name, "sha256": pkg.sha256, "size": pkg.size, "fetched_at": pkg.fetched_at}
-        tmp = target_dir / "fetch.json.tmp"
-        tmp.write_text(json.dumps(meta, indent=2, sort_keys=True))
-        tmp.replace(target_dir / "fetch.json")
+        _write_record(target_dir / "fetch.json", json.dumps(meta, indent=2, sort_keys=True))
         return pkg
+
+
+def _write_record(path: Path, text: str) -> None:
+    """A cache record written whole or not at all (a temporary file of this process, then renamed)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    tmp.write_text(text)
+    tmp.replace(path)
 
 
 def _client_env() -> dict[str, str]:
