@@ -21,6 +21,7 @@ a shared machine costs a round, not the comparison. Throughput is texts per wall
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
 import sys
@@ -134,6 +135,7 @@ def main() -> None:
     parser.add_argument("--texts", type=int, default=300)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--profile", default="default")
+    parser.add_argument("--json", help="also write the figures and the side-by-side rows to this JSON file")
     add_record_option(parser)
     args = parser.parse_args()
     config = load_config(profile=args.profile)
@@ -197,6 +199,8 @@ def report(args: argparse.Namespace, texts: list[str], best: dict[tuple[str, str
     texts_per_s = {f"{m} / {c}": round(v, 2) for (m, c), v in best.items()}
     print_report({"texts": len(texts), "texts_per_s": texts_per_s,
                   "ratios": {m: round(r, 3) for m, r in ratios.items()}}, summary)
+    if args.json:  # for a benchmark that shows these figures beside its own (benchmarks/cold_run.py)
+        Path(args.json).write_text(json.dumps({"figures": figures, "side_by_side": rows, "summary": summary}))
     if args.record:
         write_record(
             args.record,

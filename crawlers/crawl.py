@@ -23,7 +23,7 @@ import multiprocessing
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +34,7 @@ from crawlers.base import Extraction, PackageFiles
 from crawlers.community import CommunityListing, ListedPackage, community_listing, listing_files
 from crawlers.normalize import deduplicate, to_record, tool_id_of
 from crawlers.sources import PLATFORMS, dump_sources, load_sources
-from ecoagent.config import Config
+from ecoagent.config import Config, ConfigError
 from ecoagent.errors import EXIT_PARTIAL, EcoAgentError
 from ecoagent.layout import CRAWL_FILES, RunLayout
 from ecoagent.packages.archive import ArchiveError, ArchiveLimits, read_archive
@@ -155,12 +155,14 @@ def _extract_files(result: PackageResult, package: PackageFiles, where: str, sta
     return result
 
 
-def extract_listed(source: Source, listed: ListedPackage, fetch_error: str | None) -> PackageResult:
-    """A community package the registry did not serve (``fetch_error``; None: its archive gave no tool), read
-    from the listing's copy of its node descriptions (:func:`crawlers.community.listing_files`) at the listing's
-    version; the fetch's reason is kept."""
+def extract_listed(source: Source, listed: ListedPackage, fetch_error: str | None,
+                   read_from: str | None = None) -> PackageResult:  # fmt: skip
+    """A community package the registry did not serve (``fetch_error``; None: its archive gave no tool, or
+    ``read_from="listing"``: it was not fetched at all), read from the listing's copy of its node descriptions
+    (:func:`crawlers.community.listing_files`) at the listing's version; the fetch's reason is kept."""
     source = source.with_version(listed.version)
-    result = PackageResult(source, read_from="listing" if fetch_error else "listing_after_archive",
+    read_from = read_from or ("listing" if fetch_error else "listing_after_archive")
+    result = PackageResult(source, read_from=read_from,
                            fetch_miss=miss_reason(fetch_error) if fetch_error else None)  # fmt: skip
     files, skipped = listing_files(listed)
     result.skipped.update(skipped)
@@ -220,19 +222,26 @@ def crawl(
         raise ValueError(f"unknown platform(s) {unknown} in crawl.platforms; known: {list(PLATFORMS)}")
     folder = StageFolder(out or RunLayout.of(config).crawl, OUTPUTS)
     sources = load_sources(sources_path or config.resolve_path(cfg.sources), cfg.platforms)
-    listing, listed = None, None
+    listing, listed, listing_only = None, None, []
     if cfg.community_listing.enabled and "n8n" in cfg.platforms:
+        if not (cfg.community_listing.archives or cfg.community_listing.descriptions_from_listing):
+            raise ConfigError("crawl.community_listing: archives=false reads every listed package from the "
+                              "listing's copy, which descriptions_from_listing=false forbids; set one of them true")
+        pinned = len(sources)
         sources, listing = with_community_listing(config, sources)
-        if cfg.community_listing.descriptions_from_listing:
-            listed = listing.by_name()
+        listed = listing.by_name() if cfg.community_listing.descriptions_from_listing else None
+        if not cfg.community_listing.archives:
+            listing_only = sources[pinned:]
     fetcher = crawl_fetcher(config)
+    to_fetch = sources[: len(sources) - len(listing_only)]
     if cfg.latest:
-        sources = fetcher.resolve_latest(sources)
+        to_fetch = fetcher.resolve_latest(to_fetch)
+        sources = to_fetch + listing_only
     t_fetch = time.perf_counter()
-    fetched = fetcher.fetch_all(sources, on_done=_counter("fetch", len(sources), progress))
+    fetched = fetcher.fetch_all(to_fetch, on_done=_counter("fetch", len(to_fetch), progress))
     seconds = {"fetch": time.perf_counter() - t_fetch}
     t_extract = time.perf_counter()
-    results = extract_all(config, fetched, len(sources), progress, listed)
+    results = extract_all(config, fetched, len(sources), progress, listed, listing_only)
     seconds["extract"] = time.perf_counter() - t_extract
 
     ordered = [results[s.key] for s in sources]
@@ -306,12 +315,15 @@ def _counter(phase: str, total: int, progress: Callable[[str, int, int], None] |
 
 def extract_all(config: Config, fetched: list[FetchedPackage], total: int,
                 progress: Callable[[str, int, int], None] | None,
-                listed: dict[str, ListedPackage] | None = None) -> dict[str, PackageResult]:  # fmt: skip
+                listed: dict[str, ListedPackage] | None = None,
+                listing_only: Sequence[Source] = ()) -> dict[str, PackageResult]:  # fmt: skip
     """Every fetched package read by its platform's extractor (in ``crawl.workers`` processes), by source key
     (the crawl, and the history step, which reads each version once for all the months that have it). ``listed``:
-    community packages by name whose listing copy stands in for an archive the registry did not serve."""
+    community packages by name whose listing copy stands in for an archive the registry did not serve;
+    ``listing_only``: community packages not fetched at all, read from that copy (``crawl.community_listing.archives``
+    false)."""
     results: dict[str, PackageResult] = {}
-    listed_tasks = []
+    listed_tasks = [("listing", s, listed[s.name], None, "listing") for s in listing_only]
     for pkg in fetched:
         if pkg.error and listed and pkg.source.name in listed:
             listed_tasks.append(("listing", pkg.source, listed[pkg.source.name], pkg.error))

@@ -9,8 +9,12 @@ class CommunityListingConfig(Section):
     """n8n's community nodes as crawl sources (crawlers/community.py): the node table of the pinned n8n-mcp data
     package (label.workflows.package, its sha256 checked) names each community npm package and its version."""
 
-    enabled: bool = False  # off in the default profile until the embedding costs of a 6x catalog are fixed
+    enabled: bool = True
     verified_only: bool = False  # only the packages n8n verified (listing community-verified)
+    # true: fetch each listed package from the registry and read its dist/ (a cold fetch of the 1,468 packages took
+    # 871 s on the development machine: docs/stages/crawl.md); false: read every listed package from the listing's
+    # copy of its node descriptions, fetching none of them
+    archives: bool = False
     # a package the registry does not serve at its pinned version is read from the listing's copy of its node
     # descriptions (same extractor; tools flagged description_from_listing); false: counted as a failed fetch
     descriptions_from_listing: bool = True

@@ -136,7 +136,9 @@ class LLMStage(Stage):
     assembles (:meth:`assemble_from`); ``ecoagent run`` does the three in one process (:meth:`run`). The work itself
     is in the module ``steps()`` returns (a function, so that the module and its heavy imports load when the stage
     runs, not when a DAG file is parsed): ``plan(config, in_dir)`` (everything before the LLM; the result has the
-    ``requests`` in order) and ``assemble(config, plan, answers, folder, started) -> StageResult``.
+    ``requests`` in order) and ``assemble(config, plan, answers, folder, started) -> StageResult``; optionally
+    ``while_answering(config, plan)``: work that needs the plan but not the answers, run in a thread while the LLM
+    answers (the embedded llama.cpp server decodes on one core; the other would idle), joined before assemble.
     """
 
     def __init__(self, name: str, inputs: tuple[str, ...], outputs: StageFiles, *, progress: str, shard_task: str,
@@ -188,6 +190,32 @@ class LLMStage(Stage):
         started = time.perf_counter()
         folder = StageFolder(out, self.outputs.names())
         plan = self.plan(config, inputs)
+        beside = getattr(self.steps(), "while_answering", None)
+        finish = _in_background(lambda: beside(config, plan)) if beside and plan.requests else (lambda: None)
         answers = ask(config, plan.requests, progress=(lambda done, total: progress(self.ask_phase, done, total))
                       if progress else None)  # fmt: skip
+        finish()  # not on an error: the thread is a daemon, and only fills a cache
         return self.assemble(config, plan, answers, folder, started, progress)
+
+
+def _in_background(work: Callable[[], Any]) -> Callable[[], None]:
+    """Start ``work`` in a thread; the returned function waits for it and raises what it raised."""
+    import threading
+
+    failure: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            work()
+        except BaseException as exc:  # handed to the joining thread, which raises it
+            failure.append(exc)
+
+    thread = threading.Thread(target=target, name="while-answering", daemon=True)
+    thread.start()
+
+    def finish() -> None:
+        thread.join()
+        if failure:
+            raise failure[0]
+
+    return finish

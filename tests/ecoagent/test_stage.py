@@ -1,0 +1,60 @@
+"""LLMStage.run: the steps' optional while_answering work runs in a thread while the LLM answers, and is joined (its
+error raised) before assemble; the stand-in server is a real HTTP server on 127.0.0.1, not a mock of the client."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import types
+
+import pytest
+
+from benchmarks.standin_llm import StandInOpenAI
+from ecoagent.config import make_config
+from ecoagent.layout import StageFiles
+from ecoagent.llm.request import LLMRequest, sampling
+from ecoagent.stage import LLMStage, StageResult
+
+
+@dataclasses.dataclass
+class Plan:
+    requests: list
+
+
+def _steps(events: list, fail: bool = False) -> types.SimpleNamespace:
+    requests = [LLMRequest(key=f"tool-{i}", prompt_version="v1", model="fake", kind="completion", prompt=f"tool {i}",
+                           sampling=sampling(max_tokens=8, stop=["\n\n"], seed=i)) for i in range(3)]  # fmt: skip
+
+    def while_answering(config, plan) -> None:
+        events.append(("beside", threading.current_thread().name, len(plan.requests)))
+        if fail:
+            raise RuntimeError("the catalog could not be embedded")
+
+    def assemble(config, plan, answers, folder, started, progress=None) -> StageResult:
+        events.append(("assemble", threading.current_thread().name, len(answers.responses)))
+        return StageResult(folder.url(), {}, [])
+
+    return types.SimpleNamespace(plan=lambda config, in_dir: Plan(requests), assemble=assemble,
+                                 while_answering=while_answering)  # fmt: skip
+
+
+def _run(tmp_path, events: list, fail: bool = False) -> None:
+    steps = _steps(events, fail)
+    stage = LLMStage("demo", ("score",), StageFiles(), progress="demo", shard_task="demo_shard", steps=lambda: steps)
+    with StandInOpenAI() as server:
+        config = make_config(llm={"backend": "server", "base_url": server.base_url, "model": "fake",
+                                  "cache_path": str(tmp_path / "responses.sqlite")})  # fmt: skip
+        stage.run(config, {"score": str(tmp_path / "score")}, str(tmp_path / "out"))
+
+
+def test_the_work_beside_the_answers_runs_in_a_thread_before_assemble(tmp_path) -> None:
+    events: list = []
+    _run(tmp_path, events)
+    assert events == [("beside", "while-answering", 3), ("assemble", threading.current_thread().name, 3)]
+
+
+def test_an_error_beside_the_answers_fails_the_stage(tmp_path) -> None:
+    events: list = []
+    with pytest.raises(RuntimeError, match="could not be embedded"):
+        _run(tmp_path, events, fail=True)
+    assert [e[0] for e in events] == ["beside"]
