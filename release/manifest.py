@@ -151,9 +151,20 @@ def catalog_info(stage: dict) -> dict:
         "packages_without_tools": sorted(without, key=lambda w: (str(w["platform"]), str(w["package"]))),
         "exact_duplicates_dropped": stage["crawl_summary"].get("drops_by_reason", {}).get("exact_duplicate", 0),
         "near_duplicates": stage["crawl_summary"].get("near_duplicates") or {},
+        # n8n's community listing (crawl.community_listing): the packages it named and the tools read from its copy
+        "community_listing": _listing_info(stage["crawl_summary"].get("community_listing"), tools),
         **_identical_groups(tools),
         "empty_description": int((tools["description"].fill_null("").str.strip_chars() == "").sum()),
     }
+
+
+def _listing_info(listing: dict | None, tools: pl.DataFrame) -> dict | None:
+    """The community listing's data package and package count, and how many tools came from its copy."""
+    if not listing:
+        return None
+    from_copy = int(tools["flags"].list.contains("description_from_listing").sum()) if "flags" in tools.columns else 0
+    return {"data_package": listing.get("data_package"), "packages": listing.get("packages", 0),
+            "tools_from_copy": from_copy}  # fmt: skip
 
 
 def _identical_groups(tools: pl.DataFrame) -> dict:

@@ -171,3 +171,23 @@ def test_an_alternatives_only_gold_query_is_left_out_of_the_release_with_its_qre
     tables = _gold_tables({"gold_queries": queries, "gold_qrels": qrels}, tools, pl.DataFrame())
     assert tables[("gold-queries", "test")]["_id"].to_list() == ["g0"]  # g1 has nothing to recall
     assert tables[("gold-qrels", "test")].rows() == [("g0", tool_id(0), 1, False), ("g0", tool_id(1), 0, True)]
+
+
+def test_the_catalog_says_which_tools_came_from_the_community_listings_copy():
+    """release.manifest.catalog_info: the listing's data package and package count from the crawl summary, and the
+    tools read from its copy counted by their flag; no listing, no statement."""
+    import polars as pl
+
+    from release.manifest import catalog_info
+
+    tools = pl.DataFrame({"tool_id": ["n8n:a", "n8n:b", "mcp:c"], "platform": ["n8n", "n8n", "mcp"],
+                          "package": ["n8n-nodes-a", "n8n-nodes-b", "srv"],
+                          "name": ["a", "b", "c"], "description": ["x", "y", "z"],
+                          "duplicate_group": [None, None, None],
+                          "flags": [["description_from_listing"], ["read_from_js"], []]})  # fmt: skip
+    stage = {"tools": tools, "crawl_drops": [], "fetch_manifest": [],
+             "crawl_summary": {"community_listing": {"data_package": "n8n-mcp@2.87.0", "packages": 2}}}  # fmt: skip
+    assert catalog_info(stage)["community_listing"] == {"data_package": "n8n-mcp@2.87.0", "packages": 2,
+                                                        "tools_from_copy": 1}  # fmt: skip
+    stage["crawl_summary"] = {}
+    assert catalog_info(stage)["community_listing"] is None
