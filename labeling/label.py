@@ -36,6 +36,7 @@ import random
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -195,6 +196,9 @@ def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
     texts = [tool_text(n, d) for n, d in zip(catalog["name"], catalog["description"], strict=True)]
     tools = catalog.select("tool_id", "name", "description", "content_hash", "platform").to_dicts()
     pools: list[int] = []
+    # the catalog's vectors, each embedded (or read from the cache) once for all the retrieval calls below
+    retriever_tools = cache(lambda: tool_encoder.encode(texts))
+    first_stage_tools = cache(lambda: agree_t.encode(texts))
 
     def retrieve(query_texts: list[str]) -> list:
         """Top-k tools per query above the cosine floor by the retriever: over the whole catalog, or with
@@ -204,8 +208,8 @@ def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
 
         query_vecs = query_encoder.encode(query_texts)
         if cfg.retrieval_depth is None:
-            return top_k_candidates(query_vecs, tool_encoder.encode(texts), cfg.top_k, cfg.min_cosine)
-        pool = first_stage_pool(agree_q.encode(query_texts), agree_t.encode(texts), cfg.retrieval_depth)
+            return top_k_candidates(query_vecs, retriever_tools(), cfg.top_k, cfg.min_cosine)
+        pool = first_stage_pool(agree_q.encode(query_texts), first_stage_tools(), cfg.retrieval_depth)
         pools.append(len(pool))
         found = top_k_candidates(query_vecs, tool_encoder.encode([texts[i] for i in pool]), cfg.top_k,
                                  cfg.min_cosine)  # fmt: skip
