@@ -71,10 +71,11 @@ class EmbeddedLLMConfig(Section):
     context: Annotated[int, Field(ge=256)] = 4096
     parallel: Count = 2  # server slots: concurrent requests it decodes together
     startup_timeout_s: Seconds = 120
-    # llama.cpp's prompt cache: reusing the previous request's KV cache for the shared few-shot prefix is ~2x
-    # faster per request, but a reply then depends on the request before it, so a killed and resumed run no
-    # longer writes the same bytes as an uninterrupted one (benchmarks/resume_determinism.py). Off by default.
-    reuse_prompt_cache: bool = False
+    # A template's shared few-shot part evaluated once per server and restored before each request that shares it
+    # (PinnedPrefixes): about 2.5x less prompt work per request, and a reply still depends on its request alone, so a
+    # killed and resumed run writes the same bytes (benchmarks/resume_determinism.py). False: each request evaluates
+    # its whole prompt (the replies differ from the pinned ones: another batch split of the same prompt).
+    reuse_prompt_cache: bool = True
 
 
 class LLMConfig(Section):

@@ -131,6 +131,7 @@ def build_requests(tools: pl.DataFrame, template: PromptTemplate, config: Config
                 prompt=rendered.get("prompt"),
                 messages=rendered.get("messages"),
                 sampling=tuple(sorted(sampling.items())),
+                shared_prefix=rendered.get("shared_prefix", 0),
             )
         )
     return requests

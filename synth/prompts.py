@@ -9,6 +9,7 @@ description cannot turn itself into instructions.
 
 from __future__ import annotations
 
+import string
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,19 +41,28 @@ class PromptTemplate:
         return f"{self.name}_v{self.version}"
 
     def render(self, tool_name: str, tool_description: str, num_queries: int) -> dict:
-        """``{"prompt": str}`` for completion templates, ``{"messages": (...)}`` for chat ones."""
+        """``{"prompt": str, "shared_prefix": int}`` for completion templates (the prompt's leading characters that
+        every tool's prompt shares), ``{"messages": (...)}`` for chat ones."""
         values = {
             "tool_name": as_data(tool_name, 120),
             "tool_description": as_data(tool_description, MAX_DESCRIPTION_CHARS),
             "num_queries": num_queries,
         }
         if self.kind == "completion":
-            return {"prompt": self.prompt.format(**values).rstrip("\n") + " "}
+            prompt = self.prompt.format(**values).rstrip("\n") + " "
+            return {"prompt": prompt, "shared_prefix": self.shared_prefix_chars(prompt)}
         messages = []
         if self.system:
             messages.append({"role": "system", "content": self.system.strip()})
         messages.append({"role": "user", "content": self.user.format(**values).strip()})
         return {"messages": tuple(messages)}
+
+    def shared_prefix_chars(self, prompt: str) -> int:
+        """How many leading characters of a rendered ``prompt`` are the template's own text, cut after its last line
+        break before the first placeholder (the few-shot part, the same for every tool); 0 when there is none."""
+        fixed = next(string.Formatter().parse(self.prompt or ""), ("", None, None, None))[0]
+        fixed = fixed[: fixed.rfind("\n") + 1]
+        return len(fixed) if fixed and prompt.startswith(fixed) else 0
 
 
 def load_template(name: str) -> PromptTemplate:

@@ -67,7 +67,13 @@ def open_llm(config: Config, cache_path: Path | None = None) -> Iterator[LLMClie
         else:
             with EmbeddedServer.from_config(config) as server:
                 options = embedded_request_options(config)
-                yield LLMClient(server.base_url, llm.model, api_key=None, server_options=options, **common)
+                pinned = server.pinned_prefixes(llm.timeout_s)
+                try:
+                    yield LLMClient(server.base_url, llm.model, api_key=None, server_options=options,
+                                    pinned_prefixes=pinned, **common)  # fmt: skip
+                finally:
+                    if pinned is not None:
+                        pinned.close()
     finally:
         cache.close()
 

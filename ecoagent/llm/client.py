@@ -15,23 +15,26 @@ sanitized before anybody logs them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import json
 import logging
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import httpx
 import openai
 
+from ecoagent.llm.errors import LLMBackendError
 from ecoagent.llm.request import RESERVED_KEYS, LLMRequest, LLMResponse
 from ecoagent.text.redaction import sanitize  # re-exported: ecoagent.llm.sanitize
 
 if TYPE_CHECKING:
     from ecoagent.llm.cache import ResponseCache
+    from ecoagent.llm.embedded import PinnedPrefixes
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +76,7 @@ class LLMClient:
         backoff_s: float = 1.0,
         cache: ResponseCache | None = None,
         server_options: dict[str, Any] | None = None,
+        pinned_prefixes: PinnedPrefixes | None = None,
     ):
         if concurrency < 1:
             raise ValueError("concurrency must be >= 1")
@@ -89,6 +93,8 @@ class LLMClient:
         self.server_options = dict(server_options or {})
         if clash := RESERVED_KEYS.intersection(self.server_options):
             raise ValueError(f"server_options may not set {sorted(clash)} (the client sets them)")
+        # the embedded server: a request's shared prefix restored into its slot before it is sent
+        self.pinned_prefixes = pinned_prefixes
 
     def __repr__(self) -> str:  # never show the key
         return f"LLMClient(base_url={self.base_url!r}, model={self.model!r}, concurrency={self.concurrency})"
@@ -131,8 +137,12 @@ class LLMClient:
                 ),
             )
 
+            slots: asyncio.Queue[int] = asyncio.Queue()
+            for slot in range(self.pinned_prefixes.slots if self.pinned_prefixes else 0):
+                slots.put_nowait(slot)
+
             async def run(request: LLMRequest) -> None:
-                response = await self._run_one(client, semaphore, request)
+                response = await self._run_one(client, semaphore, request, slots)
                 if response.ok and self.cache is not None:
                     self.cache.put(response)  # before anything else can fail: finished work is kept
                 results[request.request_id] = response
@@ -146,7 +156,7 @@ class LLMClient:
         return [results[r.request_id] for r in requests]
 
     async def _run_one(
-        self, client: openai.AsyncOpenAI, semaphore: asyncio.Semaphore, request: LLMRequest
+        self, client: openai.AsyncOpenAI, semaphore: asyncio.Semaphore, request: LLMRequest, slots: asyncio.Queue
     ) -> LLMResponse:
         started = time.monotonic()
         attempts = 0
@@ -157,7 +167,8 @@ class LLMClient:
             # request must not keep a slot from the others
             async with semaphore:
                 try:
-                    text, finish, usage, model = await self._send(client, request)
+                    async with self._pinned(request, slots) as options:
+                        text, finish, usage, model = await self._send(client, request, options)
                     return LLMResponse(
                         request_id=request.request_id,
                         text=text,
@@ -180,10 +191,27 @@ class LLMClient:
             log.debug("LLM request %s: %s; retry %d in %.2fs", request.request_id[:12], error, attempts, delay)
             await asyncio.sleep(delay)
 
+    @contextlib.asynccontextmanager
+    async def _pinned(self, request: LLMRequest, slots: asyncio.Queue) -> AsyncIterator[dict[str, Any]]:
+        """The server options of one attempt: with pinned prefixes and a request that shares one, a slot holding
+        the prefix's evaluation (restored now) and kept for this attempt alone; otherwise none."""
+        if self.pinned_prefixes is None or not request.shared_prefix:
+            yield {}
+            return
+        slot = await slots.get()
+        try:
+            try:
+                await asyncio.to_thread(self.pinned_prefixes.restore, request.prompt[: request.shared_prefix], slot)
+            except LLMBackendError as exc:
+                raise _Retryable(self._sanitize(f"prefix restore: {exc}")) from exc
+            yield self.pinned_prefixes.request_options(slot)
+        finally:
+            slots.put_nowait(slot)
+
     async def _send(
-        self, client: openai.AsyncOpenAI, request: LLMRequest
+        self, client: openai.AsyncOpenAI, request: LLMRequest, options: dict[str, Any] | None = None
     ) -> tuple[str, str | None, tuple[int, int], str | None]:
-        body = {**self.server_options, **request.body()}
+        body = {**self.server_options, **(options or {}), **request.body()}
         known = _sdk_params(request.kind)
         kwargs = {k: v for k, v in body.items() if k in known or k in RESERVED_KEYS}
         extra = {k: v for k, v in body.items() if k not in kwargs}

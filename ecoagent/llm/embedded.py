@@ -12,6 +12,7 @@ killed pipeline does not leave a server behind (and, on Linux, the kernel ends i
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import importlib
 import json
 import os
@@ -19,6 +20,7 @@ import selectors
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from dataclasses import KW_ONLY, dataclass, field
@@ -33,18 +35,65 @@ from ecoagent.text.redaction import sanitize
 
 
 def embedded_request_options(config: Config) -> dict[str, Any]:
-    """What every request to the embedded server carries beside the request itself: ``cache_prompt``.
+    """What every request to the embedded server carries beside the request itself: ``cache_prompt: false``.
 
-    llama.cpp reuses the KV cache of the slot's previous prompt for the common prefix (``cache_prompt``, on by
-    default in llama.cpp) and evaluates only the rest. Logits of a prefix evaluated in another batch split are
-    not bit-identical, so with the same seed a reply depended on which request the slot served before: after a
-    kill and rerun, the first request on the new server had no cached prefix, and every later one reused a
-    prefix of another length (benchmarks/resume_determinism.py: 4 of 4 resumed replies differed with the cache,
-    0 of 4 without). Off unless ``llm.embedded.reuse_prompt_cache``: each request evaluates its whole prompt and
-    its reply is a function of the request alone. Not part of the request id: it changes how the server
-    computes, not what is asked.
+    llama.cpp would otherwise reuse the KV cache of the slot's previous prompt for their common prefix and evaluate
+    only the rest. Logits of a prefix evaluated in another batch split are not bit-identical, so with the same seed a
+    reply depended on which request the slot served before: after a kill and rerun, the first request on the new
+    server had no cached prefix, and every later one reused a prefix of another length
+    (benchmarks/resume_determinism.py). A request that names a shared prefix is sent with the prefix pinned instead
+    (:class:`PinnedPrefixes`, ``llm.embedded.reuse_prompt_cache``). Not part of the request id: it changes how the
+    server computes, not what is asked.
     """
-    return {"cache_prompt": config.llm.embedded.reuse_prompt_cache}
+    return {"cache_prompt": False}
+
+
+class PinnedPrefixes:
+    """A prompt part many requests share, evaluated once per server and restored into the slot before each of them.
+
+    The part is a request's ``shared_prefix`` (a template's few-shot examples). The first request that names it has
+    it evaluated alone on an emptied slot and the slot's state saved to a file (llama.cpp's slot save); before every
+    request that shares it, that file is restored into the request's slot and the request is sent with
+    ``cache_prompt``, so llama.cpp evaluates only the rest of the prompt. Each such request starts from the same
+    state whatever the slot served before, so its reply is a function of the request alone, as without reuse: a
+    killed and resumed run writes the same bytes as an uninterrupted one (benchmarks/resume_determinism.py), and the
+    few-shot part is evaluated once per server instead of once per request.
+    """
+
+    def __init__(self, address: str, folder: Path, slots: int, timeout_s: float = 120):
+        self.address = address
+        self.folder = Path(folder)
+        self.slots = slots
+        self._http = httpx.Client(timeout=timeout_s)
+        self._saved: set[str] = set()
+        self._lock = threading.Lock()
+
+    def restore(self, prefix: str, slot: int) -> None:
+        """Slot ``slot`` holds exactly ``prefix``'s evaluation (made and saved on first use)."""
+        name = f"{hashlib.sha256(prefix.encode('utf-8')).hexdigest()[:24]}.bin"
+        with self._lock:
+            if name not in self._saved:
+                self._post(f"/slots/{slot}?action=erase")
+                # n_predict 0: the prompt is evaluated, nothing is kept beyond it
+                self._post("/completion", {"prompt": prefix, "n_predict": 0, "cache_prompt": True, "id_slot": slot})
+                self._post(f"/slots/{slot}?action=save", {"filename": name})
+                self._saved.add(name)
+        self._post(f"/slots/{slot}?action=restore", {"filename": name})
+
+    def request_options(self, slot: int) -> dict[str, Any]:
+        """What a request sent right after :meth:`restore` carries: the slot, and reuse of its prefix."""
+        return {"cache_prompt": True, "id_slot": slot}
+
+    def close(self) -> None:
+        self._http.close()
+
+    def _post(self, path: str, body: dict | None = None) -> None:
+        try:
+            response = self._http.post(f"{self.address}{path}", json=body or {})
+        except httpx.HTTPError as exc:
+            raise LLMBackendError(f"embedded server {path.split('?')[0]}: {type(exc).__name__}: {exc}") from exc
+        if response.status_code != 200:
+            raise LLMBackendError(f"embedded server {path}: HTTP {response.status_code}: {response.text[:200]}")
 
 
 # Gemma's chat format as Jinja (the packaged GGUF carries no template, and llama.cpp takes the
@@ -133,9 +182,11 @@ class EmbeddedServer:
     context: int = 4096
     parallel: int = 2
     startup_timeout_s: float = 120
+    pin_prefixes: bool = False  # serve PinnedPrefixes (llm.embedded.reuse_prompt_cache)
     # None: the Gemma template where the model is Gemma; other GGUFs bring their own
     chat_template: str | None = field(default=None, repr=False)
     address: str | None = field(default=None, init=False)
+    _slot_states: tempfile.TemporaryDirectory | None = field(default=None, init=False, repr=False)
     _proc: subprocess.Popen | None = field(default=None, init=False, repr=False)
     _log: IO[bytes] | None = field(default=None, init=False, repr=False)
 
@@ -155,6 +206,7 @@ class EmbeddedServer:
             context=emb.context,
             parallel=emb.parallel,
             startup_timeout_s=emb.startup_timeout_s,
+            pin_prefixes=emb.reuse_prompt_cache,
         )
 
     @property
@@ -162,6 +214,12 @@ class EmbeddedServer:
         if self.address is None:
             raise LLMBackendError("the embedded server is not running")
         return f"{self.address}/v1"
+
+    def pinned_prefixes(self, timeout_s: float = 120) -> PinnedPrefixes | None:
+        """The running server's :class:`PinnedPrefixes`, or None when it was started without ``pin_prefixes``."""
+        if self._slot_states is None:
+            return None
+        return PinnedPrefixes(self.address or "", Path(self._slot_states.name), self.parallel, timeout_s)
 
     @property
     def pid(self) -> int | None:
@@ -187,6 +245,10 @@ class EmbeddedServer:
             "chat_template": self.chat_template,
             "parent_pid": os.getpid(),
         }
+        if self.pin_prefixes:  # the saved prefix states: a few tens of MB each, gone with the server
+            self._slot_states = tempfile.TemporaryDirectory(prefix="ecoagent-llama-slots-")
+        # llama.cpp joins the folder and a file name by plain concatenation: the folder needs its separator
+        settings["slot_save_path"] = os.path.join(self._slot_states.name, "") if self._slot_states else None
         # its log goes to an unnamed temp file: llama.cpp logs every request, and the tail is
         # what explains a failed start
         self._log = tempfile.TemporaryFile(prefix="ecoagent-llama-")  # noqa: SIM115 (closed in stop())
@@ -275,6 +337,9 @@ class EmbeddedServer:
         if self._log is not None:
             self._log.close()
             self._log = None
+        if self._slot_states is not None:
+            self._slot_states.cleanup()
+            self._slot_states = None
 
 
 def _serve_child() -> None:
@@ -295,6 +360,11 @@ def _serve_child() -> None:
     params.cpuparams.n_threads = settings["threads"]
     params.cpuparams_batch.n_threads = settings["threads"]
     params.hostnames = ["127.0.0.1"]  # never reachable from outside the machine
+    if settings.get("slot_save_path"):
+        # pinned prefixes (PinnedPrefixes): slot states saved to and restored from this folder, and no RAM prompt
+        # cache, which could hand a request another prompt's state
+        params.slot_save_path = settings["slot_save_path"]
+        params.cache_ram_mib = 0
     params.port = 0  # the OS picks a free port; the server reports it
     if settings["chat_template"]:
         params.chat_template = settings["chat_template"]

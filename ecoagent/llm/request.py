@@ -40,14 +40,21 @@ class LLMRequest:
     messages: tuple[dict, ...] | None = None
     sampling: tuple[tuple[str, Any], ...] = ()
     json_schema: str | None = None
+    # The prompt's first characters that many requests share (a template's fixed few-shot part). Not part of the id:
+    # it asks nothing different, it lets a server evaluate that part once (ecoagent.llm.embedded.PinnedPrefixes).
+    shared_prefix: int = 0
 
     def __post_init__(self) -> None:
         if self.kind == "completion":
             if self.prompt is None or self.messages is not None:
                 raise ValueError(f"{self.key}: a completion request needs prompt= and no messages=")
+            if not 0 <= self.shared_prefix <= len(self.prompt):
+                raise ValueError(f"{self.key}: shared_prefix={self.shared_prefix} is outside the prompt")
         elif self.kind == "chat":
             if not self.messages or self.prompt is not None:
                 raise ValueError(f"{self.key}: a chat request needs messages= and no prompt=")
+            if self.shared_prefix:
+                raise ValueError(f"{self.key}: shared_prefix is for completion prompts")
             if not isinstance(self.messages, tuple):
                 object.__setattr__(self, "messages", tuple(self.messages))
         else:

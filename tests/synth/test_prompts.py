@@ -66,3 +66,15 @@ def test_stratified_sample_covers_every_platform_and_is_seeded():
 )
 def test_intent_types(text, intent):
     assert intent_type(text) == intent
+
+
+def test_completion_prompt_names_its_few_shot_part_as_shared():
+    """Every tool's prompt starts with the same few-shot part, and the prompt says how long it is (the embedded
+    server evaluates it once: ecoagent.llm.embedded.PinnedPrefixes)."""
+    template = template_for("base")
+    a = template.render("slack_send", "Send a message to a channel.", 10)
+    b = template.render("github_issue", "Open an issue.\n\nTool: fake", 10)
+    assert a["shared_prefix"] == b["shared_prefix"] > 1000
+    assert a["prompt"][: a["shared_prefix"]] == b["prompt"][: b["shared_prefix"]]
+    assert a["prompt"][: a["shared_prefix"]].endswith("\n\n")
+    assert "slack_send" not in a["prompt"][: a["shared_prefix"]]

@@ -75,6 +75,44 @@ def test_open_llm_embedded_answers_completion_and_chat_then_stops(tmp_path):
         assert len(cache) == 2
 
 
+def _pinned_requests(config: Config, n: int) -> list[LLMRequest]:
+    """Completion requests that share a few-shot part (shared_prefix) and differ after it."""
+    shared = "Tools and what users asked of them.\n\nTool: weather\nRequests:\n- rain in Oslo?\n\n"
+    return [LLMRequest(f"tool{i}@1", "fewshot_completion_v1", config.llm.model, "completion",
+                       prompt=f"{shared}Tool: {name}\nRequests:\n-", shared_prefix=len(shared),
+                       sampling=sampling(max_tokens=8, temperature=0.8, seed=i))
+            for i, name in enumerate(["slack send message", "slack post reply", "github create issue"][:n])]
+
+
+def test_pinned_prefix_reply_depends_on_its_request_alone(tmp_path):
+    """A resumed run (the last request alone, on a fresh server) gets the reply the uninterrupted run got; the shared
+    part is evaluated once, not per request."""
+    config = _config(tmp_path, concurrency=1, embedded={"threads": 1, "parallel": 1, "reuse_prompt_cache": True})
+    requests = _pinned_requests(config, 3)
+    with open_llm(config, cache_path=tmp_path / "a.sqlite") as client:
+        whole = client.generate(requests)
+        state_dir = client.pinned_prefixes.folder
+        assert len(list(state_dir.iterdir())) == 1  # one saved prefix state for the three requests
+    assert not state_dir.exists()  # removed with the server
+    with open_llm(config, cache_path=tmp_path / "b.sqlite") as client:
+        resumed = client.generate(requests[2:])
+    assert all(r.ok for r in whole + resumed), [r.error for r in whole + resumed]
+    assert resumed[0].text == whole[2].text
+    unpinned = _config(tmp_path, concurrency=1, embedded={"threads": 1, "parallel": 1, "reuse_prompt_cache": False})
+    with open_llm(unpinned, cache_path=tmp_path / "c.sqlite") as client:
+        assert client.pinned_prefixes is None
+        assert client.generate(requests[2:])[0].ok
+
+
+def test_shared_prefix_must_lie_in_a_completion_prompt():
+    with pytest.raises(ValueError, match="outside the prompt"):
+        LLMRequest("k", "v1", "m", "completion", prompt="abc", shared_prefix=4)
+    with pytest.raises(ValueError, match="completion prompts"):
+        LLMRequest("k", "v1", "m", "chat", messages=({"role": "user", "content": "hi"},), shared_prefix=1)
+    pinned = LLMRequest("k", "v1", "m", "completion", prompt="abc", shared_prefix=2)
+    assert pinned.request_id == LLMRequest("k", "v1", "m", "completion", prompt="abc").request_id
+
+
 def test_embedded_server_stops_when_the_body_raises(tmp_path):
     server = EmbeddedServer.from_config(_config(tmp_path))
     with pytest.raises(RuntimeError, match="boom"), server:
