@@ -74,9 +74,22 @@ def machine() -> str:
         memory = ""
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     return (
-        f"{os.cpu_count()} cores{memory}, load average {load:.1f} at the end; "
+        f"{os.cpu_count()} cores{cpu_model()}{memory}, load average {load:.1f} at the end; "
         f"{platform.system()} {platform.machine()}, Python {platform.python_version()}"
     )
+
+
+def cpu_model() -> str:
+    """``" (MODEL, FLAGS)"``: the processor's model name and its widest vector extension, from ``/proc/cpuinfo``
+    (two machines of the same core count can differ 2x in what a figure measures); empty where unreadable."""
+    try:
+        info = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return ""
+    model = next((line.split(":", 1)[1].strip() for line in info.splitlines() if line.startswith("model name")), "")
+    flags = set(next((line.split(":", 1)[1].split() for line in info.splitlines() if line.startswith("flags")), []))
+    vector = next((f for f in ("avx512f", "avx2", "avx", "sse4_2") if f in flags), "")
+    return f" ({', '.join(x for x in (model, vector) if x)})" if model or vector else ""
 
 
 def command_line() -> str:

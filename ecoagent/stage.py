@@ -20,6 +20,7 @@ stage module keeps its heavy imports inside its methods.
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -151,8 +152,12 @@ class LLMStage(Stage):
         self.phased = ask_phase is not None  # type: ignore[misc]
         self.ask_phase = ask_phase or progress
 
-    def plan(self, config: Config, inputs: Mapping[str, str]) -> Any:
-        return self.steps().plan(config, inputs[self.inputs[0]])
+    def plan(self, config: Config, inputs: Mapping[str, str], progress: Progress | None = None) -> Any:
+        """The step's plan; a plan step that takes ``progress`` hears it (its embedding passes, by phase)."""
+        step = self.steps().plan
+        if progress is not None and "progress" in inspect.signature(step).parameters:
+            return step(config, inputs[self.inputs[0]], progress=progress)
+        return step(config, inputs[self.inputs[0]])
 
     def assemble(self, config: Config, plan: Any, answers: LLMAnswers, store_folder: StageFolder,
                  started: float, progress: Progress | None = None) -> StageResult:  # fmt: skip
@@ -189,7 +194,7 @@ class LLMStage(Stage):
 
         started = time.perf_counter()
         folder = StageFolder(out, self.outputs.names())
-        plan = self.plan(config, inputs)
+        plan = self.plan(config, inputs, progress)
         beside = getattr(self.steps(), "while_answering", None)
         finish = _in_background(lambda: beside(config, plan)) if beside and plan.requests else (lambda: None)
         answers = ask(config, plan.requests, progress=(lambda done, total: progress(self.ask_phase, done, total))

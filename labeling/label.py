@@ -32,6 +32,7 @@ The folder is replaced as a whole (:class:`ecoagent.store.StageFolder`): a relab
 
 from __future__ import annotations
 
+import itertools
 import random
 import time
 from collections import Counter
@@ -45,7 +46,7 @@ import polars as pl
 from ecoagent.config import Config, ConfigError
 from ecoagent.layout import LABEL_FILES, SCORE_FILES, RunLayout
 from ecoagent.packages.fetch import fetch_data_wheel
-from ecoagent.stage import Progress, StageResult
+from ecoagent.stage import Progress, StageResult, phase
 from ecoagent.store import ArtifactStore, StageFolder
 from schemas.scored_tool import ScoredToolRecord
 
@@ -152,7 +153,9 @@ class LabelPlan:
     retrieval_pools: list[int] = field(default_factory=list)  # tools the retriever ranked, per call (with a depth)
 
 
-def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
+def plan(config: Config, in_dir: str | None = None, progress: Progress | None = None) -> LabelPlan:
+    """Everything before the LLM: the source's queries, their candidate pairs by retrieval, the gold and workflow
+    sets; ``progress(phase, done, total)`` hears each embedding pass by name."""
     from ecoagent.retrieval.embedding import query_and_tool_encoders, tool_text
     from ecoagent.text.dedup import near_duplicates
     from ecoagent.text.splits import normalize
@@ -197,8 +200,9 @@ def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
     tools = catalog.select("tool_id", "name", "description", "content_hash", "platform").to_dicts()
     pools: list[int] = []
     # the catalog's vectors, each embedded (or read from the cache) once for all the retrieval calls below
-    retriever_tools = cache(lambda: tool_encoder.encode(texts))
-    first_stage_tools = cache(lambda: agree_t.encode(texts))
+    retriever_tools = cache(lambda: tool_encoder.encode(texts, progress=phase(progress, "embed the catalog (e5)")))
+    first_stage_tools = cache(lambda: agree_t.encode(texts, progress=phase(progress, "embed the catalog (MiniLM)")))
+    calls = itertools.count(1)  # each retrieval call's phases are numbered: a phase's log ends when it is done
 
     def retrieve(query_texts: list[str]) -> list:
         """Top-k tools per query above the cosine floor by the retriever: over the whole catalog, or with
@@ -206,13 +210,16 @@ def plan(config: Config, in_dir: str | None = None) -> LabelPlan:
         from ecoagent.retrieval.pool import first_stage_pool
         from labeling.candidates import top_k_candidates
 
-        query_vecs = query_encoder.encode(query_texts)
+        call = f"retrieval {next(calls)}"
+        query_vecs = query_encoder.encode(query_texts, progress=phase(progress, f"{call}: embed the queries (e5)"))
         if cfg.retrieval_depth is None:
             return top_k_candidates(query_vecs, retriever_tools(), cfg.top_k, cfg.min_cosine)
-        pool = first_stage_pool(agree_q.encode(query_texts), first_stage_tools(), cfg.retrieval_depth)
+        first_stage = agree_q.encode(query_texts, progress=phase(progress, f"{call}: embed the queries (MiniLM)"))
+        pool = first_stage_pool(first_stage, first_stage_tools(), cfg.retrieval_depth)
         pools.append(len(pool))
-        found = top_k_candidates(query_vecs, tool_encoder.encode([texts[i] for i in pool]), cfg.top_k,
-                                 cfg.min_cosine)  # fmt: skip
+        pool_vectors = tool_encoder.encode([texts[i] for i in pool],
+                                           progress=phase(progress, f"{call}: embed the pool (e5 passages)"))
+        found = top_k_candidates(query_vecs, pool_vectors, cfg.top_k, cfg.min_cosine)
         return [[(int(pool[j]), cos) for j, cos in cands] for cands in found]
 
     def candidate_pairs(ids: list[str], query_texts: list[str]) -> tuple[list, list[dict]]:

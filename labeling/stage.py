@@ -17,5 +17,7 @@ def steps() -> ModuleType:
     return label
 
 
-LABEL = LLMStage("label", ("score",), LABEL_FILES, progress="verify pairs", shard_task="verify_shard", steps=steps)
+# phases: the retrieval's embedding passes (plan), then the verifier's answers
+LABEL = LLMStage("label", ("score",), LABEL_FILES, progress="label: {phase}", ask_phase="verify pairs",
+                 shard_task="verify_shard", steps=steps)
 label = LABEL.run_on  # label(config, in_dir=None, out=None, progress=None): the stage on a score folder

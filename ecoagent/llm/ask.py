@@ -40,6 +40,8 @@ def ask(
     from ecoagent.llm.backends import answer
 
     started = time.perf_counter()
+    if progress:  # from the start, also when there is nothing to ask: the phase's line says so
+        progress(0, len(requests))
     if config.llm.backend == "batch":
         exchange_batch_files(config, requests)
     responses, cached = answer(config, requests, on_done=_counting(len(requests), progress))
