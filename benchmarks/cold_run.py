@@ -12,6 +12,10 @@ With ``--encoders`` the same run then measures the pipeline's encoders against t
 run.
 
     .venv/bin/python benchmarks/cold_run.py [--rev HEAD] [--work DIR] [--keep] [--encoders] [--record NAME]
+    .venv/bin/python benchmarks/cold_run.py --install-only BASELINE_REV [--rev HEAD] [--record NAME]
+
+``--install-only`` times only ``make setup``, cold, of an earlier commit (the baseline) and then of ``--rev``, in one
+run: what a change to the install saves, as a ratio.
 """
 
 from __future__ import annotations
@@ -99,18 +103,58 @@ def encoder_figures(clone: Path, env: dict[str, str], log: Path) -> dict:
     return json.loads(out.read_text())
 
 
+def resolve(rev: str) -> str:
+    """A commit's full hash."""
+    done = subprocess.run(["git", "rev-parse", rev], cwd=ROOT, capture_output=True, text=True, check=True)
+    return done.stdout.strip()
+
+
+def cold_install(rev: str, work: Path) -> float:
+    """Seconds of ``make setup`` in a fresh clone at ``rev`` with a new empty home under ``work``."""
+    clone, log = work / "clone", work / "cold_run.log"
+    env = fresh_home(work / "home")
+    subprocess.run(["git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(clone)], check=True)
+    subprocess.run(["git", "checkout", "--quiet", rev], cwd=clone, check=True)
+    return timed_step("install (make setup)", ["make", "setup", f"PYTHON={interpreter()}"], clone, env, log)
+
+
+def install_only(baseline: str, rev: str, work: Path, args: argparse.Namespace) -> None:
+    """The install alone, the baseline commit's then ``rev``'s, each on a fresh clone and an empty home."""
+    try:
+        seconds = {name: cold_install(commit, work / name) for name, commit in (("baseline", baseline), ("rev", rev))}
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    ratio = seconds["baseline"] / seconds["rev"]
+    figures = {"install at " + rev[:12]: minutes(seconds["rev"]),
+               "install at " + baseline[:12] + " (the baseline)": minutes(seconds["baseline"]),
+               "speed-up": f"{ratio:.2f}x the baseline's install, same run"}  # fmt: skip
+    print_report({"figures": figures}, f"cold make setup: {minutes(seconds['rev'])}, {ratio:.2f}x the baseline")
+    if args.record:
+        write_record(args.record, title="A cold `make setup` on a fresh clone, against an earlier commit's",
+                     section="pipeline",
+                     benchmark="`make setup` (what `make run` installs first) on a fresh clone with a new empty home "
+                               "(no pip cache), the baseline commit's first, then this one's, one after the other",
+                     figures=figures, notes=["Both installs download every package: the registry's speed at the "
+                                             "time is part of each figure."])  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rev", default="HEAD", help="the commit to clone (default: HEAD of this checkout)")
     parser.add_argument("--work", type=Path, help="folder for the clone and the home (default: a new temp folder)")
     parser.add_argument("--keep", action="store_true", help="keep the clone and the home afterwards")
     parser.add_argument("--encoders", action="store_true", help="then the encoders vs the raw loop, same run")
+    parser.add_argument("--install-only", metavar="BASELINE_REV",
+                        help="only `make setup`, of --rev and of this earlier commit, each cold, in one run")
     add_record_option(parser)
     args = parser.parse_args()
-    rev = subprocess.run(["git", "rev-parse", args.rev], cwd=ROOT, capture_output=True, text=True,
-                         check=True).stdout.strip()  # fmt: skip
+    rev = resolve(args.rev)
     work = args.work or Path(tempfile.mkdtemp(prefix="ecoagent-cold-"))
     work.mkdir(parents=True, exist_ok=True)
+    if args.install_only:
+        install_only(resolve(args.install_only), rev, work, args)
+        return
     clone, log, usage = work / "clone", work / "cold_run.log", work / "usage.json"
     python = interpreter()
     env = fresh_home(work / "home")

@@ -108,7 +108,7 @@ class RawOnnxMiniLM:
 
         path = Path(resolve_model_path(spec, "score.embedder"))
         self.onnxruntime = onnxruntime
-        self.graph = str(_onnx_graph(path, None))
+        self.graph = str(_onnx_graph(path))
         self.tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
         self.tokenizer.enable_truncation(256)  # the sentence-transformers model's max_seq_length
         self.tokenizer.enable_padding()

@@ -21,7 +21,7 @@ document prompts, the role), so a model without prompts (MiniLM) shares one cach
 for (the negatives' tools, the label agreement's pairs and RATED's queries hit the same vectors).
 
 Runtime: on the CPU, a sentence-transformers model that is a transformer with mean pooling (MiniLM) runs on ONNX
-Runtime (:class:`_OnnxModel`: the same fp32 weights, its graph exported once into the cache folder; vectors within
+Runtime (:class:`_OnnxModel`: the same fp32 weights, its graph exported once per machine; vectors within
 about 2e-7 of ``SentenceTransformer.encode``), about 1.2x its texts/s on these 2 cores; any other model, and any
 model on CUDA, runs on sentence-transformers.
 
@@ -38,7 +38,6 @@ import hashlib
 import importlib
 import json
 import os
-import tempfile
 import time
 import uuid
 import warnings
@@ -235,8 +234,7 @@ class Embedder:
         if self._model is None:
             path, device = resolve_model_path(self.spec, self.setting), resolve_device(self.device)
             onnx = device == "cpu" and self.role is None and onnx_exportable(path)
-            self._model = _OnnxModel(path, self.cache_path.parent if self.cache_path else None) if onnx else (
-                _sentence_transformer(path, device))
+            self._model = _onnx_model(path) if onnx else _sentence_transformer(path, device)
         return self._model
 
     def _encode_missing(self, texts: list[str]) -> np.ndarray:
@@ -304,6 +302,10 @@ class Embedder:
         return target
 
 
+# a derived form of a model, like the assembled GGUF (llm.embedded.model_cache): one per machine, not per store
+ONNX_CACHE = "~/.cache/ecoagent/models/onnx"
+
+
 def onnx_exportable(path: str) -> bool:
     """Whether a model folder is a sentence-transformers transformer with mean pooling (and a normalization), the
     form :class:`_OnnxModel` runs; a hub name, another pooling or more modules: no."""
@@ -323,12 +325,12 @@ class _OnnxModel:
     """A sentence-transformers model (transformer, mean pooling, normalization) run by ONNX Runtime on the CPU.
 
     The same fp32 weights and the same arithmetic as ``SentenceTransformer.encode`` (vectors agree to about 1e-7),
-    without its per-batch Python overhead, on ONNX Runtime's kernels: on these 2 cores about 1.3-1.5x the texts/s
-    of sentence-transformers (``benchmarks/encoder_throughput.py``). The graph is exported once per model folder into
-    ``<cache>/onnx/`` (a few seconds) and reused.
+    without its per-batch Python overhead, on ONNX Runtime's kernels: on these 2 cores about 1.2x the texts/s of
+    sentence-transformers (``benchmarks/encoder_throughput.py``). The graph is exported once per model folder and
+    machine into :data:`ONNX_CACHE` (a few seconds) and reused by every process.
     """
 
-    def __init__(self, path: str, cache_dir: Path | None):
+    def __init__(self, path: str):
         from tokenizers import Tokenizer
 
         folder = Path(path)
@@ -337,7 +339,7 @@ class _OnnxModel:
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.enable_truncation(self.max_length)
         self.tokenizer.enable_padding()
-        self.graph = _onnx_graph(folder, cache_dir)
+        self.graph = _onnx_graph(folder)
 
     def encode(self, texts: list[str], batch_size: int = 16, **_) -> np.ndarray:
         session = _onnx_session(str(self.graph), encoder_threads())
@@ -358,13 +360,18 @@ class _OnnxModel:
         return out
 
 
-def _onnx_graph(folder: Path, cache_dir: Path | None) -> Path:
+@lru_cache(maxsize=4)
+def _onnx_model(path: str) -> _OnnxModel:
+    """One per process and model folder, whichever stage asks."""
+    return _OnnxModel(path)
+
+
+def _onnx_graph(folder: Path) -> Path:
     """The model's ONNX graph (input ids, attention mask, token types -> last hidden state), exported on first use."""
     files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in (".json", ".safetensors", ".bin"))
     stamp = hashlib.sha256("\n".join(f"{p.relative_to(folder)}:{p.stat().st_size}:{p.stat().st_mtime_ns}"
                                       for p in files).encode()).hexdigest()[:16]  # fmt: skip
-    base = cache_dir if cache_dir is not None else Path(tempfile.gettempdir()) / "ecoagent-embeddings"
-    target = base / "onnx" / f"{folder.name}-{stamp}.onnx"
+    target = Path(ONNX_CACHE).expanduser() / f"{folder.name}-{stamp}.onnx"
     if not target.exists():
         _export_onnx(folder, target)
     return target
