@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ecoagent.retrieval.embedding import Embedder, ModelUnavailable, resolve_model_path
+from ecoagent.retrieval.embedding import Embedder, ModelUnavailable, export_onnx, resolve_model_path
 
 logger = logging.getLogger(__name__)
 
@@ -207,28 +207,9 @@ def _max_seq_length(source: Path) -> int:
 
 
 def _build_onnx_int8(source: Path, folder: Path) -> None:
-    import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
-    from transformers import AutoModel, AutoTokenizer
 
-    model = AutoModel.from_pretrained(source).eval()
-    names = ["input_ids", "attention_mask", "token_type_ids"]
-
-    class Hidden(torch.nn.Module):  # keyword arguments: the model's positional order changes between versions
-        def __init__(self):
-            super().__init__()
-            self.model = model  # a submodule: its weights are exported as weights, not as constants
-
-        def forward(self, input_ids, attention_mask, token_type_ids):
-            return self.model(input_ids=input_ids, attention_mask=attention_mask,
-                              token_type_ids=token_type_ids).last_hidden_state  # fmt: skip
-
-    example = AutoTokenizer.from_pretrained(source)(["send an email to the team"], return_tensors="pt")
-    dynamic = tuple({0: torch.export.Dim.DYNAMIC, 1: torch.export.Dim.DYNAMIC} for _ in names)  # batch, tokens
-    with torch.no_grad():
-        torch.onnx.export(Hidden().eval(), tuple(example[n] for n in names), folder / "model-fp32.onnx",
-                          input_names=names, output_names=["hidden"], dynamic_shapes=dynamic,
-                          opset_version=18)  # fmt: skip
+    export_onnx(source, folder / "model-fp32.onnx")  # the fp32 graph the stages' encoder runs, then int8 weights
     quantize_dynamic(folder / "model-fp32.onnx", folder / "model.onnx", weight_type=QuantType.QInt8)
     (folder / "model-fp32.onnx").unlink()
     shutil.copy(source / "tokenizer.json", folder / "tokenizer.json")

@@ -373,11 +373,13 @@ def _onnx_graph(folder: Path) -> Path:
                                       for p in files).encode()).hexdigest()[:16]  # fmt: skip
     target = Path(ONNX_CACHE).expanduser() / f"{folder.name}-{stamp}.onnx"
     if not target.exists():
-        _export_onnx(folder, target)
+        export_onnx(folder, target)
     return target
 
 
-def _export_onnx(folder: Path, target: Path) -> None:
+def export_onnx(folder: Path, target: Path) -> None:
+    """A transformer model folder as an ONNX graph at ``target`` (written atomically): input ids, attention mask and
+    token types (batch and length dynamic) to the last hidden state; fp32, the model's own weights."""
     import torch
     from transformers import AutoModel
 
