@@ -109,19 +109,22 @@ def resolve(rev: str) -> str:
     return done.stdout.strip()
 
 
-def cold_install(rev: str, work: Path) -> float:
-    """Seconds of ``make setup`` in a fresh clone at ``rev`` with a new empty home under ``work``."""
+def cold_install(rev: str, work: Path) -> tuple[float, Path, dict[str, str], Path]:
+    """``make setup`` in a fresh clone at ``rev`` with a new empty home, both under ``work``: its seconds, and the
+    clone, the environment and the log a run there goes on with."""
     clone, log = work / "clone", work / "cold_run.log"
     env = fresh_home(work / "home")
     subprocess.run(["git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(clone)], check=True)
     subprocess.run(["git", "checkout", "--quiet", rev], cwd=clone, check=True)
-    return timed_step("install (make setup)", ["make", "setup", f"PYTHON={interpreter()}"], clone, env, log)
+    seconds = timed_step("install (make setup)", ["make", "setup", f"PYTHON={interpreter()}"], clone, env, log)
+    return seconds, clone, env, log
 
 
 def install_only(baseline: str, rev: str, work: Path, args: argparse.Namespace) -> None:
     """The install alone, the baseline commit's then ``rev``'s, each on a fresh clone and an empty home."""
     try:
-        seconds = {name: cold_install(commit, work / name) for name, commit in (("baseline", baseline), ("rev", rev))}
+        seconds = {name: cold_install(commit, work / name)[0]
+                   for name, commit in (("baseline", baseline), ("rev", rev))}  # fmt: skip
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
@@ -155,15 +158,11 @@ def main() -> None:
     if args.install_only:
         install_only(resolve(args.install_only), rev, work, args)
         return
-    clone, log, usage = work / "clone", work / "cold_run.log", work / "usage.json"
-    python = interpreter()
-    env = fresh_home(work / "home")
+    usage = work / "usage.json"
     try:
-        subprocess.run(["git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(clone)], check=True)
-        subprocess.run(["git", "checkout", "--quiet", rev], cwd=clone, check=True)
-        install = timed_step("install (make setup)", ["make", "setup", f"PYTHON={python}"], clone, env, log)
-        run = timed_step("the main job (make run)", ["make", "run", f"PYTHON={python}", f"ARGS=--usage {usage}"],
-                         clone, env, log)  # fmt: skip
+        install, clone, env, log = cold_install(rev, work)
+        command = ["make", "run", f"PYTHON={interpreter()}", f"ARGS=--usage {usage}"]
+        run = timed_step("the main job (make run)", command, clone, env, log)
         stages = json.loads(usage.read_text())
         catalog = catalog_line(clone)
         encoders = encoder_figures(clone, env, log) if args.encoders else None

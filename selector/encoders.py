@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ecoagent.retrieval.embedding import Embedder, ModelUnavailable, export_onnx, resolve_model_path
+from ecoagent.retrieval.embedding import Embedder, ModelUnavailable, export_onnx, onnx_mean_pooled, resolve_model_path
 
 logger = logging.getLogger(__name__)
 
@@ -301,11 +301,7 @@ def _onnx_int8(folder: Path, threads: int) -> BatchEncoder:
     def encode(texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
-        encoded = tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encoded], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
-        hidden = session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})[0]
-        return (hidden * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1)
+        return onnx_mean_pooled(session, tokenizer, texts)
 
     return encode
 

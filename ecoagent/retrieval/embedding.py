@@ -239,13 +239,13 @@ class Embedder:
 
     def _encode_missing(self, texts: list[str]) -> np.ndarray:
         """The model's vectors of ``texts`` on :func:`encoder_threads` threads."""
+        if isinstance(self.model, _OnnxModel):  # its own threads per call, and no torch import on the way
+            return self.model.encode(texts, batch_size=self.batch_size)
         encode = self.model.encode
         if self.role == "query":
             encode = self.model.encode_query
         elif self.role == "document":
             encode = self.model.encode_document
-        if isinstance(self.model, _OnnxModel):  # its own threads per call, and no torch import on the way
-            return self.model.encode(texts, batch_size=self.batch_size)
         with _torch_threads(encoder_threads()):
             return encode(texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
                           show_progress_bar=False)  # fmt: skip
@@ -347,17 +347,22 @@ class _OnnxModel:
         out = np.zeros((len(texts), 0), dtype=np.float32)
         for start in range(0, len(order), batch_size):
             rows = order[start : start + batch_size]
-            encoded = self.tokenizer.encode_batch([texts[i] for i in rows])
-            ids = np.array([e.ids for e in encoded], dtype=np.int64)
-            mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
-            feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
-            hidden = session.run(None, feeds)[0]
-            weights = mask[..., None].astype(hidden.dtype)
-            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+            pooled = onnx_mean_pooled(session, self.tokenizer, [texts[i] for i in rows])
             if out.shape[1] == 0:
                 out = np.zeros((len(texts), pooled.shape[1]), dtype=np.float32)
             out[rows] = pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
         return out
+
+
+def onnx_mean_pooled(session, tokenizer, texts: list[str]) -> np.ndarray:
+    """One batch through an exported transformer graph (:func:`export_onnx`): ``tokenizer`` (truncating, padding) to
+    ids and mask, the session's last hidden state, its mean over each text's tokens; not normalized."""
+    encoded = tokenizer.encode_batch(texts)
+    ids = np.array([e.ids for e in encoded], dtype=np.int64)
+    mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+    hidden = session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)})[0]
+    weights = mask[..., None].astype(hidden.dtype)  # in the graph's float32, as sentence-transformers pools
+    return (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
 
 
 @lru_cache(maxsize=4)
