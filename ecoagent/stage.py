@@ -139,7 +139,8 @@ class LLMStage(Stage):
     runs, not when a DAG file is parsed): ``plan(config, in_dir)`` (everything before the LLM; the result has the
     ``requests`` in order) and ``assemble(config, plan, answers, folder, started) -> StageResult``; optionally
     ``while_answering(config, plan)``: work that needs the plan but not the answers, run in a thread while the LLM
-    answers (the embedded llama.cpp server decodes on one core; the other would idle), joined before assemble.
+    answers (the embedded llama.cpp server decodes on one core; the other would idle), joined before assemble. A
+    ``plan`` or ``while_answering`` that takes ``progress`` hears the stage's (its own phases).
     """
 
     def __init__(self, name: str, inputs: tuple[str, ...], outputs: StageFiles, *, progress: str, shard_task: str,
@@ -155,9 +156,7 @@ class LLMStage(Stage):
     def plan(self, config: Config, inputs: Mapping[str, str], progress: Progress | None = None) -> Any:
         """The step's plan; a plan step that takes ``progress`` hears it (its embedding passes, by phase)."""
         step = self.steps().plan
-        if progress is not None and "progress" in inspect.signature(step).parameters:
-            return step(config, inputs[self.inputs[0]], progress=progress)
-        return step(config, inputs[self.inputs[0]])
+        return step(config, inputs[self.inputs[0]], **_heard(step, progress))
 
     def assemble(self, config: Config, plan: Any, answers: LLMAnswers, store_folder: StageFolder,
                  started: float, progress: Progress | None = None) -> StageResult:  # fmt: skip
@@ -196,11 +195,17 @@ class LLMStage(Stage):
         folder = StageFolder(out, self.outputs.names())
         plan = self.plan(config, inputs, progress)
         beside = getattr(self.steps(), "while_answering", None)
-        finish = _in_background(lambda: beside(config, plan)) if beside and plan.requests else (lambda: None)
+        finish = (_in_background(lambda: beside(config, plan, **_heard(beside, progress))) if beside and plan.requests
+                  else (lambda: None))  # fmt: skip
         answers = ask(config, plan.requests, progress=(lambda done, total: progress(self.ask_phase, done, total))
                       if progress else None)  # fmt: skip
         finish()  # not on an error: the thread is a daemon, and only fills a cache
         return self.assemble(config, plan, answers, folder, started, progress)
+
+
+def _heard(step: Callable, progress: Progress | None) -> dict:
+    """``progress`` as a keyword for a step that takes it (its embedding passes report by phase), else nothing."""
+    return {"progress": progress} if progress is not None and "progress" in inspect.signature(step).parameters else {}
 
 
 def _in_background(work: Callable[[], Any]) -> Callable[[], None]:

@@ -31,7 +31,7 @@ import polars as pl
 
 from ecoagent.config import Config
 from ecoagent.layout import SCORE_FILES, SYNTH_FILES, RunLayout
-from ecoagent.stage import Progress, StageResult
+from ecoagent.stage import Progress, StageResult, phase
 from ecoagent.store import ArtifactStore, StageFolder
 from schemas.scored_tool import ScoredToolRecord
 from synth.prompts import PromptTemplate, template_for
@@ -166,10 +166,11 @@ def llm_requests(config: Config, in_dir: str | None = None) -> list:
     return plan(config, in_dir).requests
 
 
-def while_answering(config: Config, the_plan: SynthPlan) -> None:
+def while_answering(config: Config, the_plan: SynthPlan, progress: Progress | None = None) -> None:
     """The catalog's vectors by ``synth.negative_embedder`` into the embedding cache while the LLM answers (the
     stage's hook, :class:`ecoagent.stage.LLMStage`): the negatives and the round trip's first stage need them, and
-    embedding a ~32,000-tool catalog after the last answer took minutes that the idle core can do now."""
+    embedding a ~32,000-tool catalog after the last answer took minutes that the idle core can do now. Its phase's
+    lines run beside the LLM's, and go on after the last answer until the pass ends."""
     from ecoagent.retrieval.embedding import Embedder, tool_text
 
     cfg = config.synth
@@ -179,7 +180,8 @@ def while_answering(config: Config, the_plan: SynthPlan) -> None:
     embedder = Embedder(cfg.negative_embedder, cache_dir, config.embedding.batch_size,
                         setting="synth.negative_embedder", device=config.embedding.device)  # fmt: skip
     catalog = the_plan.catalog
-    embedder.encode([tool_text(n, d) for n, d in zip(catalog["name"], catalog["description"], strict=True)])
+    embedder.encode([tool_text(n, d) for n, d in zip(catalog["name"], catalog["description"], strict=True)],
+                    progress=phase(progress, "embed the catalog beside the LLM (MiniLM)"))  # fmt: skip
 
 
 def assemble(config: Config, the_plan: SynthPlan, answers: LLMAnswers, folder: StageFolder,

@@ -21,7 +21,7 @@ class Plan:
     requests: list
 
 
-def _steps(events: list, fail: bool = False) -> types.SimpleNamespace:
+def _steps(events: list, fail: bool = False, heard: bool = False) -> types.SimpleNamespace:
     requests = [LLMRequest(key=f"tool-{i}", prompt_version="v1", model="fake", kind="completion", prompt=f"tool {i}",
                            sampling=sampling(max_tokens=8, stop=["\n\n"], seed=i)) for i in range(3)]  # fmt: skip
 
@@ -34,17 +34,21 @@ def _steps(events: list, fail: bool = False) -> types.SimpleNamespace:
         events.append(("assemble", threading.current_thread().name, len(answers.responses)))
         return StageResult(folder.url(), {}, [])
 
+    def while_answering_heard(config, plan, progress=None) -> None:  # a hook that reports its phase
+        progress("embed the catalog", 0, 2)
+        progress("embed the catalog", 2, 2)
+
     return types.SimpleNamespace(plan=lambda config, in_dir: Plan(requests), assemble=assemble,
-                                 while_answering=while_answering)  # fmt: skip
+                                 while_answering=while_answering_heard if heard else while_answering)  # fmt: skip
 
 
-def _run(tmp_path, events: list, fail: bool = False) -> None:
-    steps = _steps(events, fail)
+def _run(tmp_path, events: list, fail: bool = False, progress=None, heard: bool = False) -> None:
+    steps = _steps(events, fail, heard)
     stage = LLMStage("demo", ("score",), StageFiles(), progress="demo", shard_task="demo_shard", steps=lambda: steps)
     with StandInOpenAI() as server:
         config = make_config(llm={"backend": "server", "base_url": server.base_url, "model": "fake",
                                   "cache_path": str(tmp_path / "responses.sqlite")})  # fmt: skip
-        stage.run(config, {"score": str(tmp_path / "score")}, str(tmp_path / "out"))
+        stage.run(config, {"score": str(tmp_path / "score")}, str(tmp_path / "out"), progress=progress)
 
 
 def test_the_work_beside_the_answers_runs_in_a_thread_before_assemble(tmp_path) -> None:
@@ -58,3 +62,11 @@ def test_an_error_beside_the_answers_fails_the_stage(tmp_path) -> None:
     with pytest.raises(RuntimeError, match="could not be embedded"):
         _run(tmp_path, events, fail=True)
     assert [e[0] for e in events] == ["beside"]
+
+
+def test_the_work_beside_the_answers_reports_its_own_phase(tmp_path) -> None:
+    # the Syn catalog pass outlasts the LLM: its lines say what the stage waits for after the last answer
+    heard: list = []
+    _run(tmp_path, [], progress=lambda name, done, total: heard.append((name, done, total)), heard=True)
+    assert ("embed the catalog", 2, 2) in heard
+    assert any(name != "embed the catalog" for name, _, _ in heard)  # the LLM's answers, under their own phase
