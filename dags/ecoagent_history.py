@@ -17,7 +17,7 @@ from datetime import timedelta
 
 from airflow.sdk import Param, dag, task
 
-from pipeline.orchestration import TRIGGERED_DAG, run_context
+from pipeline.orchestration import TRIGGERED_DAG, TaskRunner, run_context
 
 PARAMS = {
     "profile": Param("default", type="string", description="config profile"),
@@ -40,14 +40,13 @@ PARAMS = {
 def ecoagent_history():
     @task(retries=2, retry_delay=timedelta(minutes=2))
     def history(params: dict | None = None) -> str:
-        from ecoagent.runtime.progress import phase_progress
         from pipeline.history import history as run_history
 
         params = params or {}
         config = run_context(params).config
-        with phase_progress("history: {phase}", interval_s=config.progress_interval_s) as progress:
-            result = run_history(config, params.get("since") or "2025-02", params.get("until"), params.get("out"),
-                                 bool(params.get("fresh")), progress)  # fmt: skip
+        since, until, fresh = params.get("since") or "2025-02", params.get("until"), bool(params.get("fresh"))
+        result = TaskRunner(config).step("history", lambda ctx: run_history(config, since, until, params.get("out"),
+                                                                            fresh))  # fmt: skip
         for line in result.lines:
             print(line)
         return result.out

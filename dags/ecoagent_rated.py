@@ -28,7 +28,7 @@ import os
 
 from airflow.sdk import Asset, Param, dag, task
 
-from pipeline.orchestration import TRIGGERED_DAG, heartbeat, rated_settings, run_context
+from pipeline.orchestration import TRIGGERED_DAG, TaskRunner, rated_settings, run_context
 
 # Same name as in ecoagent_refresh.py (an asset is identified by name and URI, not by object).
 RELEASE_ASSET = Asset("ecoagent/release")
@@ -73,19 +73,23 @@ def ecoagent_rated():
         run = run_context(settings, run_id)
         cache = run.config.resolve_path(run.config.embedding.cache_dir)
         folder = StageFolder(run.run.folder("rated"), marker=RATED_MARKER)
-        with heartbeat("train the RATED encoder", run.config), folder.amend() as store:
-            release = load_release(settings["folder"])
-            choice = choose_encoder(release, run.config.rated, store.local_path, run.config.seed, cache)
-        print(choice.record["settings"], "steps", choice.record["steps"])
+
+        def train(ctx) -> dict:
+            with folder.amend() as store:
+                release = load_release(settings["folder"])
+                return choose_encoder(release, run.config.rated, store.local_path, run.config.seed, cache).record
+
+        record = TaskRunner(run.config).step("rated", train)
+        print(record["settings"], "steps", record["steps"])
         return folder.url()
 
     @task(**GPU_QUEUE)
     def evaluate(settings: dict, rated_folder: str, run_id: str | None = None) -> str:
-        from ecoagent.runtime.progress import print_line
         from rated.run import rated_to
 
         config = run_context(settings, run_id).config
-        return rated_to(config, settings["folder"], rated_folder, progress=print_line).report_path
+        result = TaskRunner(config).step("rated", lambda ctx: rated_to(config, settings["folder"], rated_folder))
+        return result.report_path
 
     settings = choose_release()
     evaluate(settings, train_encoder(settings))

@@ -28,7 +28,14 @@ from datetime import timedelta
 from airflow.sdk import Asset, CronTriggerTimetable, Param, dag, task
 
 from ecoagent.stage import Gated, LLMStage, Partitioned, Published
-from pipeline.orchestration import answer_stage_shard, plan_stage, release_event_extra, run_context, run_stage
+from pipeline.orchestration import (
+    TaskRunner,
+    answer_stage_shard,
+    plan_stage,
+    release_event_extra,
+    run_context,
+    run_stage,
+)
 from pipeline.stages import STAGES, stage_named
 
 
@@ -117,22 +124,18 @@ def run_partition(stage: str, partition: str, params: dict | None = None, run_id
 def merge_partitions(stage: str, partition_folders: list[str], params: dict | None = None,
                      run_id: str | None = None) -> str:  # fmt: skip
     run = run_context(params, run_id)
-    result = stage_named(stage).merge(run.config, list(partition_folders[:]), run.run.folder(stage))  # [:]: one XCom
-    for line in result.lines[:1]:
-        print(line)
+    merged = stage_named(stage)
+    folders = list(partition_folders[:])  # [:]: one XCom request
+    result = TaskRunner(run.config).run(merged, {}, run.run.folder(stage), lambda ctx: merged.merge(ctx, folders))
     return result.out  # a partial crawl (exit 3) still wrote a catalog; a failed one raises
 
 
 @task
 def gate_stage(stage: str, folder: str, params: dict | None = None, run_id: str | None = None) -> str:
     """Fails the run (QualityGateFailed) when the gate fails, before anything reads the folder."""
-    from ecoagent.runtime.quality_gate import enforce
-
     run = run_context(params, run_id)
     gated = stage_named(stage)
-    result = gated.gate(run.config, folder, {name: run.run.folder(name) for name in gated.inputs})
-    print(f"{stage} gate: success={result.success}, report {result.report_path}")
-    enforce(result)
+    TaskRunner(run.config).gate(gated, folder, {name: run.run.folder(name) for name in gated.inputs})
     return folder
 
 

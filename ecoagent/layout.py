@@ -29,13 +29,18 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ecoagent.config import Config
 
-STAGES = ("crawl", "score", "synth", "label")
 _MARKERS: dict[str, str] = {}  # a declared file name -> the marker of the folder it lives in
+_PRODUCERS: dict[str, str] = {}  # a declared file name -> the command writing it (its stage says so: made_by)
 
 
 def commit_marker(name: str) -> str | None:
     """The file that commits the folder ``name`` (a declared output file) lives in; None for undeclared files."""
     return _MARKERS.get(name)
+
+
+def producer_of(name: str) -> str:
+    """The CLI command that writes the declared file ``name`` (its stage declares it), for messages."""
+    return _PRODUCERS.get(name, f"<the stage writing {name}>")
 
 
 class StageFiles:
@@ -55,6 +60,10 @@ class StageFiles:
     def names(self) -> tuple[str, ...]:
         """Every declared file name, in declaration order."""
         return self._names
+
+    def made_by(self, command: str) -> None:
+        """The CLI command writing these files (``crawl``, ``release build``): the stage declaring them says so."""
+        _PRODUCERS.update(dict.fromkeys(self._names, command))
 
 
 CRAWL_FILES = StageFiles(marker="summary", tools="tools.parquet", summary="crawl_summary.json",
@@ -155,24 +164,12 @@ class RunLayout:
         return "://" not in self.root
 
     def folder(self, name: str) -> str:
+        """The folder of the stage (or step) ``name`` under the root: ``layout.folder(stage.name)``."""
         return f"{self.root}/{name}"
-
-    # the stage folders most callers name (every stage's is folder(stage.name))
-    crawl = property(lambda self: self.folder("crawl"))
-    score = property(lambda self: self.folder("score"))
-    synth = property(lambda self: self.folder("synth"))
-    label = property(lambda self: self.folder("label"))
 
     def partition(self, stage: str, partition: str) -> str:
         """One partition of a stage the DAG runs per partition (the crawl: one platform), before the merge."""
         return self.folder(f"{stage}_shards/{partition}")
-
-    @property
-    def releases(self) -> str:
-        return self.folder("release")
-
-    def release(self, version: str) -> str:
-        return f"{self.releases}/{version}"
 
     def rated(self, version: str) -> str:
         return self.folder(f"rated/{version}")

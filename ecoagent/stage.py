@@ -20,9 +20,8 @@ stage module keeps its heavy imports inside its methods.
 
 from __future__ import annotations
 
-import inspect
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -30,15 +29,9 @@ if TYPE_CHECKING:
     from ecoagent.config import Config
     from ecoagent.layout import RunLayout, StageFiles
     from ecoagent.llm.ask import LLMAnswers
+    from ecoagent.runtime.context import StepContext
     from ecoagent.runtime.quality_gate import GateResult
     from ecoagent.store import StageFolder
-
-Progress = Callable[[str, int, int], None]  # (phase, done, total)
-
-
-def phase(progress: Progress | None, name: str) -> Callable[[int, int], None] | None:
-    """``progress`` for one named phase, as a ``(done, total)`` callback (None when nobody listens)."""
-    return (lambda done, total: progress(name, done, total)) if progress else None
 
 
 @dataclass
@@ -51,40 +44,82 @@ class StageResult:
     exit_code: int = 0  # ecoagent.errors.EXIT_PARTIAL: the outputs are written, some inputs could not be read
 
 
+@dataclass(frozen=True)
+class CliOption:
+    """An option of a stage's CLI command that sets one of its settings: ``--latest`` sets ``crawl.latest=true``.
+
+    ``value`` is what a flag sets (None: the option takes a value, written into ``setting``); ``repeat``: the option
+    may be given several times, and the setting is the list. ``path``: the value is a file, made absolute."""
+
+    flag: str
+    setting: str
+    help: str
+    value: str | None = None
+    repeat: bool = False
+    path: bool = False
+
+    def override(self, given: Any) -> str | None:
+        """The ``section.key=value`` override for what the command line gave, or None when it gave nothing."""
+        if given in (None, False, [], ()):
+            return None
+        if self.value is not None:
+            return f"{self.setting}={self.value}"
+        if self.repeat:
+            return f"{self.setting}=[{','.join(map(str, given))}]"
+        if self.path:
+            from pathlib import Path
+
+            given = Path(given).resolve()
+        return f"{self.setting}={given}"
+
+
 class Stage:
     """One stage of the refresh. A subclass sets the class attributes and implements :meth:`run`."""
 
-    name: ClassVar[str]  # its folder under a run root, its CLI command
+    name: ClassVar[str]  # its folder under a run root, its CLI command, the prefix of its progress lines
     inputs: ClassVar[tuple[str, ...]] = ()  # the stages whose folders it reads; the first is the CLI's --in
+    optional_inputs: ClassVar[tuple[str, ...]] = ()  # steps it reads when their folder is there (the history)
     outputs: ClassVar[StageFiles]
-    progress: ClassVar[str]  # what its progress lines say; "{phase}" is replaced by the phase it reports
-    phased: ClassVar[bool] = False  # it reports phases (one progress line each) rather than one step
     network: ClassVar[bool] = False  # it talks to the registries: its DAG tasks retry
     task: ClassVar[str | None] = None  # its DAG task, when not named like the stage
+    help: ClassVar[str] = ""  # its CLI command's help
+    cli_options: ClassVar[tuple[CliOption, ...]] = ()  # its CLI command's own options, each setting a setting
+
+    def __init__(self) -> None:
+        self.outputs.made_by(" ".join(self.command))  # the command named when a reader misses one of its files
 
     @property
     def task_id(self) -> str:
         return self.task or self.name
 
-    def run_on(self, config: Config, in_dir: str | None = None, out: str | None = None,
-               progress: Progress | None = None) -> StageResult:  # fmt: skip
-        """Run on the folders of the configured store's run root, the first input replaced by ``in_dir`` and the
-        stage's own folder by ``out`` when given: what a stage's CLI command does with ``--in`` and ``--out``."""
-        from ecoagent.layout import RunLayout
-
-        layout = RunLayout.of(config)
-        return self.run(config, self.inputs_under(layout, in_dir), out or layout.folder(self.name), progress)
+    @property
+    def command(self) -> tuple[str, ...]:
+        """Its CLI command's words (``ecoagent crawl``; a subcommand of a group: ``ecoagent release build``)."""
+        return (self.name,)
 
     def inputs_under(self, layout: RunLayout, in_dir: str | None = None) -> dict[str, str]:
         """The folders of the stages this one reads under a run root, the first one replaced by ``in_dir``."""
-        inputs = {name: layout.folder(name) for name in self.inputs}
+        inputs = {name: layout.folder(name) for name in (*self.inputs, *self.optional_inputs)}
         if in_dir and self.inputs:
             inputs[self.inputs[0]] = in_dir
         return inputs
 
-    def run(self, config: Config, inputs: Mapping[str, str], out: str, progress: Progress | None = None) -> StageResult:
-        """Read ``inputs`` (stage name -> folder), write this stage's folder ``out``."""
+    def run(self, ctx: StepContext) -> StageResult:
+        """Read ``ctx.inputs`` (stage name -> folder), write this stage's folder ``ctx.out``."""
         raise NotImplementedError
+
+    def run_on(self, config: Config, in_dir: str | None = None, out: str | None = None) -> StageResult:
+        """The stage from Python: on the folders of the configured store's run root, the first input replaced by
+        ``in_dir`` and the stage's own folder by ``out`` when given (what its CLI command does with ``--in`` and
+        ``--out``, without a runner's usage and gate); its phases go where the running context's go, if any."""
+        from ecoagent.layout import RunLayout
+        from ecoagent.runtime.context import SILENT, StepContext, current
+
+        layout = RunLayout.of(config)
+        reporter = current().reporter if current() is not None else SILENT
+        ctx = StepContext(config, self.inputs_under(layout, in_dir), out or layout.folder(self.name), reporter)
+        with ctx.running():
+            return self.run(ctx)
 
     def __repr__(self) -> str:
         return f"<stage {self.name}>"
@@ -98,18 +133,18 @@ class Partitioned:
     def partitions(self, config: Config) -> list[str]:
         raise NotImplementedError
 
-    def run_partition(self, config: Config, partition: str, inputs: Mapping[str, str], out: str,
-                      progress: Progress | None = None) -> StageResult:  # fmt: skip
+    def run_partition(self, ctx: StepContext, partition: str) -> StageResult:
         raise NotImplementedError
 
-    def merge(self, config: Config, partition_folders: Sequence[str], out: str) -> StageResult:
+    def merge(self, ctx: StepContext, partition_folders: Sequence[str]) -> StageResult:
         raise NotImplementedError
 
 
 class Gated:
     """A stage whose folder a quality gate checks before any later stage reads it (DAG task "<name>_gate")."""
 
-    def gate(self, config: Config, folder: str, inputs: Mapping[str, str]) -> GateResult:
+    def gate(self, ctx: StepContext) -> GateResult:
+        """Check the folder ``ctx.out`` (written from ``ctx.inputs``)."""
         raise NotImplementedError
 
 
@@ -139,80 +174,72 @@ class LLMStage(Stage):
     runs, not when a DAG file is parsed): ``plan(config, in_dir)`` (everything before the LLM; the result has the
     ``requests`` in order) and ``assemble(config, plan, answers, folder, started) -> StageResult``; optionally
     ``while_answering(config, plan)``: work that needs the plan but not the answers, run in a thread while the LLM
-    answers (the embedded llama.cpp server decodes on one core; the other would idle), joined before assemble. A
-    ``plan`` or ``while_answering`` that takes ``progress`` hears the stage's (its own phases).
+    answers (the embedded llama.cpp server decodes on one core; the other would idle), joined before assemble. Each
+    step reports its phases to the running context (:mod:`ecoagent.runtime.context`); the LLM's answers are the
+    phase ``ask_phase``.
     """
 
-    def __init__(self, name: str, inputs: tuple[str, ...], outputs: StageFiles, *, progress: str, shard_task: str,
-                 steps: Callable[[], Any], ask_phase: str | None = None) -> None:  # fmt: skip
-        self.name, self.inputs, self.outputs, self.progress = name, inputs, outputs, progress  # type: ignore[misc]
+    def __init__(self, name: str, inputs: tuple[str, ...], outputs: StageFiles, *, shard_task: str,
+                 steps: Callable[[], Any], ask_phase: str, help: str = "",
+                 cli_options: tuple[CliOption, ...] = ()) -> None:  # fmt: skip
+        self.name, self.inputs, self.outputs = name, inputs, outputs  # type: ignore[misc]
+        self.help, self.cli_options = help, cli_options  # type: ignore[misc]
         self.shard_task = shard_task  # the DAG's mapped task answering the requests in shards
         self.steps = steps
-        # with ask_phase, the stage reports phases: the LLM's answers under ask_phase, then what assemble does
-        # (``progress`` holds "{phase}"), so the work after the last answer says what it is
-        self.phased = ask_phase is not None  # type: ignore[misc]
-        self.ask_phase = ask_phase or progress
+        self.ask_phase = ask_phase
+        super().__init__()
 
-    def plan(self, config: Config, inputs: Mapping[str, str], progress: Progress | None = None) -> Any:
-        """The step's plan; a plan step that takes ``progress`` hears it (its embedding passes, by phase)."""
-        step = self.steps().plan
-        return step(config, inputs[self.inputs[0]], **_heard(step, progress))
-
-    def assemble(self, config: Config, plan: Any, answers: LLMAnswers, store_folder: StageFolder,
-                 started: float, progress: Progress | None = None) -> StageResult:  # fmt: skip
-        return self.steps().assemble(config, plan, answers, store_folder, started, progress=progress)
-
-    def llm_requests(self, config: Config, inputs: Mapping[str, str]) -> list:
-        return self.plan(config, inputs).requests
+    def plan(self, ctx: StepContext) -> Any:
+        return self.steps().plan(ctx.config, ctx.input(self.inputs[0]))
 
     @property
     def plan_task(self) -> str:
         return f"plan_{self.name}"
 
-    def write_plan(self, config: Config, inputs: Mapping[str, str], exchange: str) -> dict:
+    def write_plan(self, ctx: StepContext, exchange: str) -> dict:
         """Plan once and write the plan and its requests to the exchange folder ``exchange`` (in the store)."""
         from ecoagent.llm.exchange import write_plan
 
-        return write_plan(self.plan(config, inputs), exchange)
+        return write_plan(self.plan(ctx), exchange)
 
-    def assemble_from(self, config: Config, exchange: str, out: str, progress: Progress | None = None) -> StageResult:
+    def assemble_from(self, ctx: StepContext, exchange: str) -> StageResult:
         """Assemble from the plan and the shards' answers in ``exchange``: the orchestrated :meth:`run`."""
         from ecoagent.llm.exchange import read_answers, read_plan
         from ecoagent.store import StageFolder
 
         started = time.perf_counter()
-        folder = StageFolder(out, self.outputs.names())
+        folder = StageFolder(ctx.out, self.outputs.names())
         plan = read_plan(exchange)
-        answers = read_answers(config, exchange, plan.requests, progress=(
-            lambda done, total: progress(self.progress, done, total)) if progress else None)  # fmt: skip
-        return self.assemble(config, plan, answers, folder, started)
+        answers = read_answers(ctx.config, exchange, plan.requests, phase=self.ask_phase)
+        return self._assemble(ctx, plan, answers, folder, started)
 
-    def run(self, config: Config, inputs: Mapping[str, str], out: str, progress: Progress | None = None) -> StageResult:
+    def run(self, ctx: StepContext) -> StageResult:
         from ecoagent.llm.ask import ask
         from ecoagent.store import StageFolder
 
         started = time.perf_counter()
-        folder = StageFolder(out, self.outputs.names())
-        plan = self.plan(config, inputs, progress)
+        folder = StageFolder(ctx.out, self.outputs.names())
+        plan = self.plan(ctx)
         beside = getattr(self.steps(), "while_answering", None)
-        finish = (_in_background(lambda: beside(config, plan, **_heard(beside, progress))) if beside and plan.requests
-                  else (lambda: None))  # fmt: skip
-        answers = ask(config, plan.requests, progress=(lambda done, total: progress(self.ask_phase, done, total))
-                      if progress else None)  # fmt: skip
+        finish = _in_background(lambda: beside(ctx.config, plan)) if beside and plan.requests else (lambda: None)
+        answers = ask(ctx.config, plan.requests, phase=self.ask_phase)
         finish()  # not on an error: the thread is a daemon, and only fills a cache
-        return self.assemble(config, plan, answers, folder, started, progress)
+        return self._assemble(ctx, plan, answers, folder, started)
 
-
-def _heard(step: Callable, progress: Progress | None) -> dict:
-    """``progress`` as a keyword for a step that takes it (its embedding passes report by phase), else nothing."""
-    return {"progress": progress} if progress is not None and "progress" in inspect.signature(step).parameters else {}
+    def _assemble(self, ctx: StepContext, plan: Any, answers: LLMAnswers, folder: StageFolder,
+                  started: float) -> StageResult:  # fmt: skip
+        return self.steps().assemble(ctx.config, plan, answers, folder, started)
 
 
 def _in_background(work: Callable[[], Any]) -> Callable[[], None]:
-    """Start ``work`` in a thread; the returned function waits for it and raises what it raised."""
+    """Start ``work`` in a thread, in the caller's context; the returned function waits for it and raises what it
+    raised."""
     import threading
 
+    from ecoagent.runtime.context import in_thread
+
     failure: list[BaseException] = []
+    work = in_thread(work)
 
     def target() -> None:
         try:

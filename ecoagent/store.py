@@ -43,7 +43,7 @@ import fsspec
 import polars as pl
 
 from ecoagent.errors import BadInput, MissingInput
-from ecoagent.layout import commit_marker
+from ecoagent.layout import commit_marker, producer_of
 
 # what a killed run leaves: ".<folder>.tmp-<pid>-<hex>" / ".<folder>.old-<pid>-<hex>" beside a stage folder,
 # "<file>.tmp-<pid>-<hex>" inside one (older builds wrote no pid: their owner counts as gone)
@@ -173,8 +173,10 @@ class ArtifactStore:
         with self.fs.open(self.path(*parts), "rb") as fh:
             return pl.read_parquet(fh)
 
-    def require(self, name: str, producer: str, option: str = "--in") -> str:
-        """The path of an input file, or a :class:`MissingInput` naming the command that makes it."""
+    def require(self, name: str, producer: str | None = None, option: str = "--in") -> str:
+        """The path of an input file, or a :class:`MissingInput` naming the command that makes it (default: the
+        command of the stage declaring the file, :func:`ecoagent.layout.producer_of`)."""
+        producer = producer or producer_of(name)
         if not self.exists(name):
             raise MissingInput(
                 f"no {name} in {self.url()}: run `ecoagent {producer}` first or pass {option} DIR with its outputs"
@@ -182,12 +184,13 @@ class ArtifactStore:
         self.require_committed(commit_marker(name), producer)
         return self.path(name)
 
-    def read_table(self, name: str, producer: str, columns: Iterable[str] = (), option: str = "--in") -> pl.DataFrame:
+    def read_table(self, name: str, columns: Iterable[str] = (), option: str = "--in") -> pl.DataFrame:
         """An input table of another stage, checked: there, readable Parquet, with ``columns``.
 
         Each problem is a :class:`BadInput` (exit 2) naming the file and the command that writes it, never a
         traceback from deep inside a stage (a truncated file, a crawl folder passed where a score folder belongs).
         """
+        producer = producer_of(name)
         self.require(name, producer, option)
         try:
             frame = self.read_parquet(name)
@@ -210,8 +213,9 @@ class ArtifactStore:
         with self.fs.open(self.path(*parts), "rb") as fh:
             return json.load(fh)
 
-    def read_json_input(self, name: str, producer: str, keys: Iterable[str] = (), option: str = "--in") -> dict:
+    def read_json_input(self, name: str, keys: Iterable[str] = (), option: str = "--in") -> dict:
         """An input JSON object of another stage, checked like :meth:`read_table`."""
+        producer = producer_of(name)
         self.require(name, producer, option)
         try:
             document = self.read_json(name)

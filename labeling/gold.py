@@ -56,11 +56,17 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import polars as pl
 
+from ecoagent.layout import LABEL_FILES
 from ecoagent.packages.livemcpbench import ServerRow
 from labeling.workflows.measure import measure
+
+if TYPE_CHECKING:
+    from ecoagent.config import Config
+    from ecoagent.store import ArtifactStore
 
 GOLD_QUERY_SCHEMA = {
     "query_id": pl.String,
@@ -419,3 +425,77 @@ def precision_recall(predicted: Mapping[str, set[str]], truth: GoldTruth, *, see
     queries = truth.queries
     out = measure(predicted, truth.required, truth.acceptable, queries=queries, seed=seed, resamples=resamples)
     return {**out, "queries_with_a_verified_pair": sum(1 for q in queries if predicted.get(q))}
+
+
+# ----------------------------------------------------------------- the label stage's path measured on the gold
+
+CI_KEYS = ("precision_ci95", "recall_ci95", "f1_ci95")  # precision_recall's 95 % bootstrap intervals
+GOLD_PAIR_SCHEMA = {
+    "query_id": pl.String,
+    "tool_id": pl.String,
+    "retrieval_cosine": pl.Float64,
+    "agreement_score": pl.Float64,
+    "llm_score": pl.Float64,
+    "gold": pl.Boolean,  # a required gold tool of the query
+    "alternative": pl.Boolean,  # an alternative of the query (acceptable, not required)
+}
+
+
+def write_gold(config: Config, store: ArtifactStore, gold: GoldSet, gold_pairs: list[dict], gold_llm: list) -> dict:
+    """Write the gold tables, the mapping report and the scored gold pairs; the label summary's ``gold`` section."""
+    from labeling.verify import VERIFIERS
+
+    cfg = config.label
+    store.write_parquet(gold.queries, LABEL_FILES.gold_queries)
+    store.write_parquet(gold.qrels, LABEL_FILES.gold_qrels)
+    store.write_json(gold.report, LABEL_FILES.gold_mapping)
+    truth = gold_truth(gold.qrels)
+    store.write_parquet(_gold_pair_frame(gold_pairs, gold_llm, truth), LABEL_FILES.gold_pairs)
+    # the agreement scores every pair; the LLM every pair under "llm", only those the agreement passed under "both"
+    ran = {"embedding": ["embedding"], "llm": ["embedding", "llm"], "both": ["embedding", "both"]}[cfg.verifier]
+    per_verifier = {v: precision_recall(_predicted(config, gold_pairs, gold_llm, v), truth, seed=config.seed)
+                    for v in ran}  # fmt: skip
+    report = {k: v for k, v in gold.report.items() if k not in ("pairs", "tasks_without_gold", "rule")}
+    return {
+        **report,
+        "evaluation": {
+            "what": "the label stage's path (retrieval top-k above the cosine floor, then each verifier that ran) "
+            "on the gold questions with the gold hidden; precision, recall and F1 of the verified pairs against "
+            "the gold qrels (micro, over the gold queries, 95 % bootstrap intervals over the queries); "
+            "alternatives are acceptable, not required: recall counts the required tools only and a verified "
+            "alternative counts neither for nor against precision (labeling/workflows/measure.py)",
+            "decided_by": cfg.verifier,
+            "precision": per_verifier[cfg.verifier]["precision"],
+            "candidates": precision_recall(_predicted(config, gold_pairs, gold_llm, None), truth, seed=config.seed),
+            "verifiers": per_verifier,
+            # the 95 % bootstrap intervals over gold queries, as the workflow measure gives them
+            "verifiers_ci95": {v: {k: row[k] for k in CI_KEYS if k in row} for v, row in per_verifier.items()},
+            "not_run": {v: f"label.verifier={cfg.verifier}" for v in VERIFIERS if v not in per_verifier},
+        },
+    }
+
+
+def _gold_pair_frame(gold_pairs: list[dict], gold_llm: list, truth: GoldTruth) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "query_id": [p["query_id"] for p in gold_pairs],
+            "tool_id": [p["tool_id"] for p in gold_pairs],
+            "retrieval_cosine": [p["retrieval_cosine"] for p in gold_pairs],
+            "agreement_score": [p["agreement_score"] for p in gold_pairs],
+            "llm_score": gold_llm,
+            "gold": [p["tool_id"] in truth.required.get(p["query_id"], set()) for p in gold_pairs],
+            "alternative": [p["tool_id"] in truth.acceptable.get(p["query_id"], set()) for p in gold_pairs],
+        },
+        schema=GOLD_PAIR_SCHEMA,
+    ).sort("query_id", "tool_id")
+
+
+def _predicted(config: Config, gold_pairs: list[dict], gold_llm: list, verifier: str | None) -> dict[str, set[str]]:
+    """The tools each gold question keeps: those ``verifier`` labels 1, or every candidate (None)."""
+    from labeling.verify import verified
+
+    out: dict[str, set[str]] = {}
+    for p, llm in zip(gold_pairs, gold_llm, strict=True):
+        if verifier is None or verified(config, p["agreement_score"], llm, verifier):
+            out.setdefault(p["query_id"], set()).add(p["tool_id"])
+    return out

@@ -7,7 +7,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from ecoagent.layout import LABEL_FILES
-from ecoagent.stage import LLMStage
+from ecoagent.stage import CliOption, LLMStage
 
 
 def steps() -> ModuleType:
@@ -18,6 +18,7 @@ def steps() -> ModuleType:
 
 
 # phases: the retrieval's embedding passes (plan), then the verifier's answers
-LABEL = LLMStage("label", ("score",), LABEL_FILES, progress="label: {phase}", ask_phase="verify pairs",
-                 shard_task="verify_shard", steps=steps)
-label = LABEL.run_on  # label(config, in_dir=None, out=None, progress=None): the stage on a score folder
+LABEL = LLMStage("label", ("score",), LABEL_FILES, ask_phase="verify pairs", shard_task="verify_shard", steps=steps,
+                 help="Map real user queries to catalog tools: retrieval, verification, splits, review sample.",
+                 cli_options=(CliOption("--source", "label.source", "bfcl (default) or toolbench."),))
+label = LABEL.run_on  # label(config, in_dir=None, out=None): the stage on a score folder, from Python

@@ -8,25 +8,35 @@ other failure of bad input with 1 (see :func:`_attempt`).
 
 from __future__ import annotations
 
+import inspect
 import json
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.progress import Progress as ProgressBars
 
 from ecoagent.config import Config, load_config
 from ecoagent.errors import EXIT_CONFIG, EXIT_FAILED, EcoAgentError
 from ecoagent.layout import RunLayout
-from ecoagent.runtime.progress import ProgressLog, stage_progress
-from ecoagent.runtime.usage import UsageRecorder
-from ecoagent.stage import Gated, Progress, Stage, StageResult
+from ecoagent.stage import Gated, Stage
 from pipeline import stages
+from pipeline.runner import Runner
+
+if TYPE_CHECKING:
+    from ecoagent.runtime.context import Reporter
+    from ecoagent.runtime.quality_gate import GateResult
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="EcoAgent: build the tool-retrieval benchmark.")
 console = Console(stderr=True, soft_wrap=True)  # a failure stays one line, whatever the terminal width
@@ -98,153 +108,144 @@ def package_version() -> str:
         return tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())["project"]["version"]
 
 
-@contextmanager
-def _stage_progress(stage: Stage, config: Config) -> Iterator[Progress]:
-    """The stage's ``progress(phase, done, total)``: bars on a terminal (one per phase), else plain lines every
-    ``progress_interval_s`` for the whole stage, so the work after a counted step is not silent either."""
-    if not console.is_terminal:
-        with stage_progress(stage.progress, phased=stage.phased, interval_s=config.progress_interval_s,
-                            emit=_log_line) as update:  # fmt: skip
-            yield update
-        return
-    columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn())  # fmt: skip
-    with ProgressBars(*columns, console=console) as bar:
-        tasks: dict[str, int] = {}
-        if not stage.phased:
-            tasks[stage.progress] = bar.add_task(stage.progress, total=None)
+class _Bars:
+    """Phases as rich progress bars on a terminal, one per phase, each line starting with the step's name."""
 
-        def update(phase: str, done: int, total: int) -> None:
-            key = phase if stage.phased else stage.progress
-            if key not in tasks:
-                tasks[key] = bar.add_task(stage.progress.format(phase=phase), total=total)
-            bar.update(tasks[key], completed=done, total=total)
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
 
-        yield update
+    def open(self, name: str, total: int | None) -> _Bar:
+        return _Bar(f"{self.prefix}{name}", total)
+
+    def say(self, line: str) -> None:
+        _log_line(f"{self.prefix}{line}")
 
 
-@contextmanager
-def _activity(description: str, config: Config) -> Iterator[None]:
-    """A step without a count: a spinner on a terminal, else a line every ``progress_interval_s`` with the time
-    it has been running."""
-    if console.is_terminal:
-        with console.status(f"{description}..."):
-            yield
-        return
-    with ProgressLog(description, interval_s=config.progress_interval_s, emit=_log_line):
-        yield
+class _Bar:
+    def __init__(self, description: str, total: int | None) -> None:
+        columns = (SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TimeElapsedColumn(), TimeRemainingColumn())  # fmt: skip
+        self.bars = ProgressBars(*columns, console=console, transient=False)
+        self.task = self.bars.add_task(description, total=total)
+        self.bars.start()
+
+    def update(self, done: int, total: int | None) -> None:
+        self.bars.update(self.task, completed=done, total=total)
+
+    def close(self, failed: bool) -> None:
+        self.bars.stop()
 
 
-def _print_lines(lines: list[str]) -> None:
-    for line in lines:
+class CliRunner(Runner):
+    """The CLI's runner (:mod:`pipeline.runner`): bars on a terminal, else plain lines every
+    ``progress_interval_s``; a failure is one red line and the exit code of its kind."""
+
+    def reporter(self, step: str) -> Reporter:
+        return _Bars(f"{step}: ") if console.is_terminal else super().reporter(step)
+
+    def say(self, line: str) -> None:
         _log_line(line)
 
+    def attempt(self, failure: str, call: Callable[[], T]) -> T:
+        return _attempt(failure, call)
 
-def _run_stage(stage: Stage, config: Config, inputs: dict[str, str], out: str) -> StageResult:
-    """Run one stage with its progress, print what it says about itself; a failure is one line (``_attempt``)."""
-    with _stage_progress(stage, config) as progress:
-        result = _attempt(f"{stage.name} failed", lambda: stage.run(config, inputs, out, progress))
-    _print_lines(result.lines)
-    return result
-
-
-def _run_gate(stage: Gated, config: Config, folder: str, inputs: dict[str, str]) -> None:
-    """The stage's quality gate over ``folder``; exit 1 when an expectation fails."""
-    with _activity("quality gate (great-expectations)", config):
-        result = _attempt("quality gate failed", lambda: stage.gate(config, folder, inputs))
-    failures = result.failures()
-    if failures:
-        console.print(f"[red]quality gate failed[/]: {len(failures)} expectation(s); report: {result.report_path}")
-        for failure in failures:
-            console.print(escape(f"  {failure}"))
-        raise typer.Exit(EXIT_FAILED)
-    console.print(f"quality gate passed ({len(result.results)} expectations); report: {result.report_path}")
+    def gate_checked(self, step: str, result: GateResult) -> None:
+        failures = result.failures()
+        if failures:
+            console.print(f"[red]quality gate failed[/]: {len(failures)} expectation(s); report: {result.report_path}")
+            for failure in failures:
+                console.print(escape(f"  {failure}"))
+            raise typer.Exit(EXIT_FAILED)
+        console.print(f"quality gate passed ({len(result.results)} expectations); report: {result.report_path}")
 
 
-def _stage_command(name: str, in_dir: str | None, out: str | None, config: Config, gate: bool = True) -> int:
-    """One stage of the list on ``--in`` / ``--out`` (default: the store's folders), then its gate."""
-    stage = stages.stage_named(name)
-    layout = RunLayout.of(config)
-    inputs = stage.inputs_under(layout, in_dir)
-    result = _run_stage(stage, config, inputs, out or layout.folder(stage.name))
+# ---- one command per stage of the list, generated from it: `ecoagent crawl`, `score`, `synth`, `label`,
+# `release build`; each takes --in (the input stage's folder; a stage reading several: the run root holding them),
+# --out, --profile, --set, the stage's own options (each setting one of its settings) and, gated, --no-gate
+
+label_app = typer.Typer(add_completion=False, help="EcoAgent-Real: real queries mapped to catalog tools.")
+release_app = typer.Typer(add_completion=False, no_args_is_help=True, help="Build and publish versioned releases.")
+GROUPS = {"label": label_app, "release": release_app}  # commands with subcommands of their own
+
+
+def _run_one(stage: Stage, config: Config, in_dir: str | None, out: str | None, gate: bool) -> int:
+    """One stage on ``--in`` / ``--out`` (default: the store's folders), then its gate; its exit code."""
+    if len(stage.inputs) > 1:  # --in names the run root holding every input stage's folder
+        layout = RunLayout.of(config, in_dir)
+        inputs = stage.inputs_under(layout)
+    else:
+        layout = RunLayout.of(config)
+        inputs = stage.inputs_under(layout, in_dir)
+    runner = CliRunner(config)
+    result = runner.run(stage, inputs, out or layout.folder(stage.name))
     if gate and isinstance(stage, Gated):
-        _run_gate(stage, config, result.out, inputs)
+        runner.gate(stage, result.out, inputs)
     return result.exit_code
 
 
-@app.command("crawl")
-def crawl_command(
-    out: OutOpt = None,
-    profile: ProfileOpt = None,
-    overrides: SetOpt = None,
-    sources: Annotated[Path | None, typer.Option(help="Source list to crawl (default: crawl.sources).")] = None,
-    latest: Annotated[bool, typer.Option("--latest", help="Resolve current registry versions.")] = False,
-    platform: Annotated[list[str] | None, typer.Option(help="Only these platforms (repeatable).")] = None,
-    cache_dir: Annotated[str | None, typer.Option(help="Package cache folder (default: crawl.cache_dir).")] = None,
-) -> None:
-    """Fetch the pinned packages and extract every tool into tools.parquet."""
-    extra = []
-    if sources:
-        extra.append(f"crawl.sources={sources.resolve()}")
-    if latest:
-        extra.append("crawl.latest=true")
-    if platform:
-        extra.append(f"crawl.platforms=[{','.join(platform)}]")
-    if cache_dir:
-        extra.append(f"crawl.cache_dir={cache_dir}")
-    raise typer.Exit(_stage_command("crawl", None, out, _config(profile, overrides, extra)))
+def stage_command(stage: Stage, group: bool = False) -> Callable[..., None]:
+    """The CLI command of ``stage``: a function whose signature typer reads (``group``: a group's callback, which
+    runs the stage only when no subcommand is named)."""
+    options = list(stage.cli_options)
+    params = [inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=typer.Context)] if group else []
+    if stage.inputs:
+        what = "the run root holding its input stages" if len(stage.inputs) > 1 else "its input stage's folder"
+        params.append(_option("in_dir", "--in", f"Read {what} here (default: the store)."))
+    params += [_option("out", "--out", "Write this stage's outputs here (default: the store)."),
+               _option("profile", "--profile", "Config profile (default, production, ...).", "-p"),
+               _option("overrides", "--set", "Override a setting: section.key=value (repeatable).", kind=list[str])]
+    params += [_option(f"opt_{i}", o.flag, o.help, kind=bool if o.value is not None else list[str] if o.repeat
+                       else str) for i, o in enumerate(options)]  # fmt: skip
+    if isinstance(stage, Gated):
+        params.append(_option("no_gate", "--no-gate", "Skip the quality gate step.", kind=bool))
+
+    def command(**given) -> None:
+        if group and given["ctx"].invoked_subcommand is not None:
+            return
+        extra = [o.override(given[f"opt_{i}"]) for i, o in enumerate(options)]
+        config = _config(given["profile"], given["overrides"], [e for e in extra if e])
+        code = _run_one(stage, config, given.get("in_dir"), given["out"], gate=not given.get("no_gate"))
+        raise typer.Exit(code)
+
+    command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    command.__doc__ = stage.help
+    command.__name__ = f"{stage.name}_command"
+    return command
 
 
-@app.command("score")
-def score_command(
-    in_dir: InOpt = None, out: OutOpt = None, profile: ProfileOpt = None, overrides: SetOpt = None,
-    no_gate: Annotated[bool, typer.Option("--no-gate", help="Skip the quality gate step.")] = False,
-) -> None:
-    """Score every crawled tool (reliability, flaws, side effects, permission, tokens), then gate it."""
-    _stage_command("score", in_dir, out, _config(profile, overrides), gate=not no_gate)
+def _option(name: str, flag: str, help: str, short: str | None = None, kind: type = str) -> inspect.Parameter:
+    default = False if kind is bool else None
+    flags = (flag, short) if short else (flag,)
+    annotation = Annotated[kind if kind is bool else kind | None, typer.Option(*flags, help=help)]
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+
+
+for _stage in stages.STAGES:
+    *_where, _name = _stage.command
+    if _where:  # a subcommand of a group (`release build`)
+        GROUPS[_where[0]].command(_name)(stage_command(_stage))
+    elif _name in GROUPS:  # a group of its own (`label`, with `label agreement`)
+        GROUPS[_name].callback(invoke_without_command=True)(stage_command(_stage, group=True))
+    else:
+        app.command(_name)(stage_command(_stage))
+for _name, _group in GROUPS.items():
+    app.add_typer(_group, name=_name)
 
 
 @app.command("gate")
 def gate_command(
     in_dir: InOpt = None,
     crawl_dir: Annotated[
-        str | None, typer.Option("--crawl", help="The crawl it was scored from (default: the store's).")
+        str | None, typer.Option("--crawl", help="The input stage's folder it was made from (default: the store's).")
     ] = None,
     profile: ProfileOpt = None,
     overrides: SetOpt = None,
 ) -> None:
-    """Run the quality gate over a scored catalog (fails with exit code 1 when an expectation fails)."""
+    """Run the quality gate over a gated stage's folder, the scored catalog (exit code 1 when an expectation fails)."""
     config = _config(profile, overrides)
     layout = RunLayout.of(config)
-    stage = stages.stage_named("score")
-    _run_gate(stage, config, in_dir or layout.folder(stage.name), {"crawl": crawl_dir or layout.crawl})
-
-
-@app.command("synth")
-def synth_command(
-    in_dir: InOpt = None, out: OutOpt = None, profile: ProfileOpt = None, overrides: SetOpt = None,
-    tools: Annotated[str | None, typer.Option("--tools", help="'sample' (stratified) or 'all'.")] = None,
-) -> None:
-    """Generate EcoAgent-Syn: LLM queries per tool, filters, MinHash dedup, round trip, negatives."""
-    extra = [f"synth.tools={tools}"] if tools else []
-    _stage_command("synth", in_dir, out, _config(profile, overrides, extra))
-
-
-label_app = typer.Typer(add_completion=False, help="EcoAgent-Real: real queries mapped to catalog tools.")
-app.add_typer(label_app, name="label")
-
-
-@label_app.callback(invoke_without_command=True)
-def label_command(
-    ctx: typer.Context,
-    in_dir: InOpt = None, out: OutOpt = None, profile: ProfileOpt = None, overrides: SetOpt = None,
-    source: Annotated[str | None, typer.Option(help="bfcl (default) or toolbench.")] = None,
-) -> None:
-    """Map real user queries to catalog tools: retrieval, verification, splits, review sample."""
-    if ctx.invoked_subcommand is not None:
-        return
-    extra = [f"label.source={source}"] if source else []
-    _stage_command("label", in_dir, out, _config(profile, overrides, extra))
+    (stage,) = [s for s in stages.STAGES if isinstance(s, Gated)]
+    CliRunner(config).gate(stage, in_dir or layout.folder(stage.name), stage.inputs_under(layout, crawl_dir))
 
 
 @label_app.command("agreement")
@@ -262,25 +263,6 @@ def label_agreement(
         raise typer.Exit(EXIT_CONFIG) from exc
     typer.echo(format_agreement(report))
 
-
-release_app = typer.Typer(add_completion=False, no_args_is_help=True, help="Build and publish versioned releases.")
-app.add_typer(release_app, name="release")
-
-
-@release_app.command("build")
-def release_build_command(
-    root: Annotated[str | None, typer.Option("--in", help="Folder holding crawl/ score/ synth/ label/.")] = None,
-    version: Annotated[str | None, typer.Option(help="MAJOR.MINOR.PATCH (default: the UTC date, 2026.11.29).")] = None,
-    previous: Annotated[str | None, typer.Option(help="Previous release folder (default: the newest one).")] = None,
-    profile: ProfileOpt = None,
-    overrides: SetOpt = None,
-) -> None:
-    """Assemble <root>/release/<version>/ (Hub-ready) and copy its manifest, card and changelog to releases/."""
-    extra = [f"release.{key}={value}" for key, value in (("version", version), ("previous", previous)) if value]
-    config = _config(profile, overrides, extra)
-    layout = RunLayout.of(config, root)
-    stage = stages.stage_named("release")
-    _run_stage(stage, config, stage.inputs_under(layout), layout.folder(stage.name))
 
 
 @release_app.command("publish")
@@ -332,17 +314,7 @@ def run_command(
     """Run the whole refresh, every stage of the list in order (under --out DIR): crawl, score + gate, synth, label,
     release build + gate."""
     config = _config(profile, overrides)
-    layout = RunLayout.of(config, out)
-    recorder = UsageRecorder(usage)
-    code = 0  # a partial crawl (exit 3) still produced a usable catalog; later stages run on it, and run exits 3
-    for stage in stages.STAGES:
-        inputs = stage.inputs_under(layout)
-        with recorder.stage(stage.name):
-            result = _run_stage(stage, config, inputs, layout.folder(stage.name))
-            if isinstance(stage, Gated):
-                _run_gate(stage, config, result.out, inputs)
-        code = code or result.exit_code
-    raise typer.Exit(code)
+    raise typer.Exit(CliRunner(config, usage).run_all(stages.STAGES, RunLayout.of(config, out)))
 
 
 @app.command("rated")
@@ -361,15 +333,15 @@ def rated_command(
 
     config = _config(profile, overrides)
     layout = RunLayout.of(config)
-    folder = release or newest_release(layout.releases)
+    folder = release or newest_release(stages.releases_folder(layout))
     if folder is None:
-        console.print(f"[red]no release under {escape(layout.releases)}:[/] run `ecoagent run` or pass --release")
+        console.print(f"[red]no release under {escape(stages.releases_folder(layout))}:[/] run `ecoagent run` or pass "
+                      "--release")  # fmt: skip
         raise typer.Exit(EXIT_CONFIG)
     out_dir = out or layout.rated(folder.rstrip("/").rsplit("/", 1)[-1])
-    with UsageRecorder(usage).stage("rated"):
-        result = _attempt(
-            "rated failed", lambda: rated_to(config, folder, out_dir, progress=lambda msg: console.print(escape(msg)))
-        )
+    runner = CliRunner(config, usage)
+    with runner.usage.stage("rated", runner.stats):
+        result = runner.step("rated", lambda ctx: rated_to(config, folder, out_dir), {"release": folder}, out_dir)
     console.print(f"report: {result.report_path}\nmetrics: {result.metrics_path}")
 
 
@@ -384,13 +356,13 @@ def history_command(
 ) -> None:
     """The catalog month by month (the paper's Figure 1): every pinned package at the newest version published by
     each month's end, crawled and scored; a table, a plot and every tool's first month, in <root>/history/."""
-    from ecoagent.runtime.progress import phase_progress
     from pipeline.history import history
 
     config = _config(profile, overrides)
-    with phase_progress("history: {phase}", interval_s=config.progress_interval_s, emit=_log_line) as progress:
-        result = _attempt("history failed", lambda: history(config, since, until, out, fresh, progress))
-    _print_lines(result.lines)
+    runner = CliRunner(config)
+    result = runner.step("history", lambda ctx: history(config, since, until, out, fresh))
+    for line in result.lines:
+        runner.say(line)
 
 
 @app.command("config")

@@ -32,7 +32,6 @@ from __future__ import annotations
 import hashlib
 import io
 import time
-from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -41,7 +40,7 @@ import polars as pl
 from ecoagent.config import Config
 from ecoagent.layout import CRAWL_FILES, HISTORY_FILES, SCORE_FILES, RunLayout
 from ecoagent.packages.source import Source
-from ecoagent.stage import Progress
+from ecoagent.runtime import context
 from ecoagent.store import ArtifactStore, StageFolder
 from ecoagent.text.markdown import markdown_table
 
@@ -106,7 +105,7 @@ class HistoryResult:
 
 
 def history(config: Config, since: str = FIRST_MONTH, until: str | None = None, out: str | None = None,
-            fresh: bool = False, progress: Progress | None = None) -> HistoryResult:  # fmt: skip
+            fresh: bool = False) -> HistoryResult:  # fmt: skip
     """Run the history step (see the module docstring) on the configured source list."""
     from crawlers.sources import load_sources
     from ecoagent.packages.publish_times import publish_times
@@ -121,15 +120,15 @@ def history(config: Config, since: str = FIRST_MONTH, until: str | None = None, 
     seconds["publish_times"] = time.perf_counter() - tick
     catalogs = month_catalogs(sources, times, months)
     todo = [c for c in catalogs if c.sources and (fresh or not _month_is_current(layout, c))]
-    read = _read_versions(config, todo, seconds, progress)
+    read = _read_versions(config, todo, seconds)
     tick = time.perf_counter()
     rows = []
-    for i, catalog in enumerate(catalogs):
-        if catalog in todo:
-            _crawl_and_score_month(config, layout, catalog, read)
-        rows.append(_month_row(layout, catalog))
-        if progress:
-            progress("months", i + 1, len(catalogs))
+    with context.phase("months (crawled and scored, or reused)", len(catalogs)) as doing:
+        for catalog in catalogs:
+            if catalog in todo:
+                _crawl_and_score_month(config, layout, catalog, read)
+            rows.append(_month_row(layout, catalog))
+            doing.advance()
     seconds["months"] = time.perf_counter() - tick
     table = {"months": rows, "paper": PAPER, "since": months[0], "until": months[-1]}
     summary = _summary(catalogs, todo, read, times, seconds, started)
@@ -144,24 +143,17 @@ class VersionsRead:
     cache_hits: int
 
 
-def _read_versions(config: Config, todo: list[MonthCatalog], seconds: dict, progress: Progress | None) -> VersionsRead:
+def _read_versions(config: Config, todo: list[MonthCatalog], seconds: dict) -> VersionsRead:
     """Every distinct version the months to do hold: fetched through the package cache, then read once."""
     from crawlers.crawl import crawl_fetcher, extract_all
 
     distinct = sorted({s.key: s for c in todo for s in c.sources}.values(), key=lambda s: s.key)
     fetcher = crawl_fetcher(config)
     tick = time.perf_counter()
-    done = Counter()
-
-    def fetched_one(_package) -> None:
-        done["fetch"] += 1
-        if progress:
-            progress("fetch", done["fetch"], len(distinct))
-
-    fetched = fetcher.fetch_all(distinct, on_done=fetched_one)
+    fetched = fetcher.fetch_all(distinct, phase="fetch packages")
     seconds["fetch"] = time.perf_counter() - tick
     tick = time.perf_counter()
-    results = extract_all(config, fetched, len(distinct), progress)
+    results = extract_all(config, fetched, len(distinct))
     seconds["extract"] = time.perf_counter() - tick
     return VersionsRead(results, len(fetched), sum(p.cached for p in fetched))
 

@@ -1,21 +1,21 @@
 """What the DAG tasks share: a run's config and folders from its params, loaded once per task.
 
-Standard library only at import time (the DAG files import this while Airflow parses them); the config
-and the stages are imported inside the functions, which tasks call.
+Standard library only at import time (the DAG files import this while Airflow parses them: :mod:`pipeline.runner`
+and the core's runtime it stands on are standard library too); the config and the stages are imported inside the
+functions, which tasks call.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from pipeline.runner import Runner
+
 if TYPE_CHECKING:
     from ecoagent.config import Config
     from ecoagent.layout import RunLayout
-    from ecoagent.runtime.progress import ProgressLog
     from ecoagent.stage import LLMStage, Stage, StageResult
 
 # The @dag settings the DAGs started by an event or by hand share (the refresh has its own schedule and start).
@@ -95,27 +95,24 @@ def rated_settings(params: dict, triggering_asset_events: dict | None = None) ->
     if params.get("release"):
         return {"folder": str(params["release"]), **settings}
     from ecoagent.layout import newest_release
+    from pipeline.stages import releases_folder
 
-    root = run_context(settings).root
-    newest = newest_release(root.releases)
+    releases = releases_folder(run_context(settings).root)
+    newest = newest_release(releases)
     if newest is None:
-        raise FileNotFoundError(f"no release under {root.releases}: run ecoagent_refresh first")
+        raise FileNotFoundError(f"no release under {releases}: run ecoagent_refresh first")
     return {"folder": newest, **settings}
 
 
-@contextmanager
-def heartbeat(description: str, config: Config, total: int | None = None) -> Iterator[ProgressLog]:
-    """Plain progress lines in the task log every ``progress_interval_s`` while a long step runs."""
-    from ecoagent.runtime.progress import ProgressLog
-
-    with ProgressLog(description, total, interval_s=config.progress_interval_s) as log:
-        yield log
+class TaskRunner(Runner):
+    """The runner of a DAG task (:mod:`pipeline.runner`): plain progress lines in the task log; a failure raises, so
+    Airflow marks the task failed (and retries the tasks that talk to the network). The base's ways, as they are."""
 
 
 def plan_stage(stage: LLMStage, run: RunContext, inputs: dict[str, str]) -> dict:
     """Plan an LLM stage once for the run, into its exchange folder in the store (``<run>/<stage>_llm/``)."""
-    with heartbeat(f"{stage.name}: plan the LLM requests", run.config):
-        return stage.write_plan(run.config, inputs, run.run.llm_exchange(stage.name))
+    exchange = run.run.llm_exchange(stage.name)
+    return TaskRunner(run.config).step(stage.name, lambda ctx: stage.write_plan(ctx, exchange), inputs)
 
 
 def answer_stage_shard(stage: LLMStage, run: RunContext, shard: int, shards: int) -> dict:
@@ -123,28 +120,25 @@ def answer_stage_shard(stage: LLMStage, run: RunContext, shard: int, shards: int
     the run's exchange folder as they arrive; progress lines in the task log."""
     from ecoagent.llm.exchange import answer_shard
 
-    with heartbeat(f"{stage.name} shard {shard + 1}/{shards}: requests answered", run.config) as log:
-        return answer_shard(run.config, run.run.llm_exchange(stage.name), shard, shards, progress=log.update)
+    exchange = run.run.llm_exchange(stage.name)
+    return TaskRunner(run.config).step(f"{stage.name} shard {shard + 1}/{shards}", lambda ctx: answer_shard(
+        run.config, exchange, shard, shards, phase=stage.ask_phase))  # fmt: skip
 
 
 def run_stage(stage: Stage, run: RunContext, inputs: dict[str, str], out: str,
               partition: str | None = None, planned: bool = False) -> StageResult:  # fmt: skip
     """Run a stage (or one ``partition`` of a partitioned one) in a DAG task; its progress and the lines it says
-    go to the task log. A published stage also gets the run root's folder of its earlier results; a ``planned`` LLM
-    stage assembles from its exchange folder (the plan and the shards' answers)."""
-    from ecoagent.runtime.progress import print_line, stage_progress
+    go to the task log. A stage's optional inputs are the run root's folders (the history); a published stage also
+    gets the run root's folder of its earlier results; a ``planned`` LLM stage assembles from its exchange folder
+    (the plan and the shards' answers)."""
     from ecoagent.stage import LLMStage, Published
 
+    inputs = {**{name: run.root.folder(name) for name in stage.optional_inputs}, **inputs}
     if isinstance(stage, Published):
-        inputs = {**inputs, stage.earlier_results: run.root.folder(stage.name)}
-    interval = run.config.progress_interval_s
-    with stage_progress(stage.progress, phased=stage.phased, interval_s=interval, emit=print_line) as progress:
-        if planned and isinstance(stage, LLMStage):
-            result = stage.assemble_from(run.config, run.run.llm_exchange(stage.name), out, progress)
-        elif partition is None:
-            result = stage.run(run.config, inputs, out, progress)
-        else:
-            result = stage.run_partition(run.config, partition, inputs, out, progress)
-    for line in result.lines:
-        print_line(line)
-    return result
+        inputs[stage.earlier_results] = run.root.folder(stage.name)
+    if planned and isinstance(stage, LLMStage):
+        exchange = run.run.llm_exchange(stage.name)
+        return TaskRunner(run.config).run(stage, inputs, out, lambda ctx: stage.assemble_from(ctx, exchange))
+    if partition is not None:
+        return TaskRunner(run.config).run(stage, inputs, out, lambda ctx: stage.run_partition(ctx, partition))
+    return TaskRunner(run.config).run(stage, inputs, out)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from crawlers.stage import CRAWL
+from ecoagent.layout import RunLayout
 from ecoagent.stage import LLMStage, Stage
 from labeling.stage import LABEL
 from release.stage import RELEASE
@@ -14,6 +15,13 @@ from scoring.stage import SCORE
 from synth.stage import SYNTH
 
 STAGES: tuple[Stage, ...] = (CRAWL, SCORE, SYNTH, LABEL, RELEASE)
+# every step the CLI offers as a command of its own: the refresh's stages, then the steps run on their own schedule
+STEPS: tuple[Stage, ...] = STAGES
+
+
+def releases_folder(layout: RunLayout) -> str:
+    """Where a run root keeps its releases: the published stage's folder (one ``<version>/`` each)."""
+    return layout.folder(RELEASE.name)
 
 
 def stage_named(name: str, stages: Sequence[Stage] | None = None) -> Stage:

@@ -29,25 +29,36 @@ class Baselines:
 
 def offline_baselines(config: RatedConfig, corpus: Corpus, cache_dir: Path | None) -> Baselines:
     """Fit TF-IDF, BM25 and every configured dense encoder on the corpus."""
+    from ecoagent.runtime import context
+
     out = Baselines()
-    for retriever in (TfidfRetriever(), BM25Retriever()):
-        out.retrievers.append(retriever.fit(corpus))
-    for name, spec in config.dense_models.items():
-        retriever = DenseRetriever(
-            name,
-            spec,
-            cache_dir=cache_dir,
-            query_prefix=config.query_prefixes.get(name, ""),
-            tool_prefix=config.tool_prefixes.get(name, ""),
-            setting=f"rated.dense_models[{name!r}]",
-            device=config.train.device,
-        )
-        try:
+    with context.phase("fit the offline baselines", 2 + len(config.dense_models)) as fitting:
+        for retriever in (TfidfRetriever(), BM25Retriever()):
             out.retrievers.append(retriever.fit(corpus))
-        except (ModelUnavailable, OSError) as exc:  # a hub model offline: say so in the report
-            log.warning("skipping %s: %s", name, exc)
-            out.skipped[name] = str(exc).splitlines()[0][:300]
+            fitting.advance()
+        for name, spec in config.dense_models.items():
+            _fit_dense(out, name, spec, config, corpus, cache_dir)
+            fitting.advance()
     return out
+
+
+def _fit_dense(out: Baselines, name: str, spec: str, config: RatedConfig, corpus: Corpus,
+               cache_dir: Path | None) -> None:  # fmt: skip
+    """A dense baseline fitted into ``out``, or skipped with the reason (a hub model offline)."""
+    retriever = DenseRetriever(
+        name,
+        spec,
+        cache_dir=cache_dir,
+        query_prefix=config.query_prefixes.get(name, ""),
+        tool_prefix=config.tool_prefixes.get(name, ""),
+        setting=f"rated.dense_models[{name!r}]",
+        device=config.train.device,
+    )
+    try:
+        out.retrievers.append(retriever.fit(corpus))
+    except (ModelUnavailable, OSError) as exc:  # a hub model offline: say so in the report
+        log.warning("skipping %s: %s", name, exc)
+        out.skipped[name] = str(exc).splitlines()[0][:300]
 
 
 def reranker(config: RatedConfig, first_stage: Retriever, corpus: Corpus) -> tuple[Retriever | None, str | None]:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -33,7 +32,7 @@ from ecoagent.config import Config
 from ecoagent.layout import RATED_FILES, RATED_MARKER
 from ecoagent.release_format.reader import QuerySet, Release, load_release, query_set
 from ecoagent.retrieval.rankers import DenseRetriever, Retriever, top_k
-from ecoagent.runtime.progress import ProgressLog
+from ecoagent.runtime import context
 from ecoagent.store import ArtifactStore, StageFolder
 from rated.anchored import anchored_streams
 from rated.bandit import MAX_INVERSE
@@ -312,7 +311,6 @@ def dynamic_evaluation(
     ranker: DenseRetriever,
     config: Config,
     plots_dir: Path,
-    progress: Callable[[str], None] = log.info,
 ) -> tuple[list[dict], dict, dict]:
     """Table 2 on the test stream with RATED (Full)'s settings chosen on the validation stream, and on the
     catalog-anchored test stream beside it for comparison when the test stream is a release split.
@@ -324,19 +322,17 @@ def dynamic_evaluation(
     if test is None:
         skipped = {"stream": "+".join(config.rated.stream), "skipped": "the release has no queries to simulate on"}
         return [skipped], {"skipped": skipped["skipped"]}, {}
-    validation_record, fig4 = _validation_sweeps(test, validation, config, plots_dir, progress)
+    validation_record, fig4 = _validation_sweeps(test, validation, config, plots_dir)
     chosen = validation_record["chosen"]
-    records = [_table2_stream(test, release, ranker, config, plots_dir, chosen, progress)]
+    records = [_table2_stream(test, release, ranker, config, plots_dir, chosen)]
     if streams["comparison"] is not None:
-        comparison = _table2_stream(streams["comparison"], release, ranker, config, plots_dir, chosen, progress,
+        comparison = _table2_stream(streams["comparison"], release, ranker, config, plots_dir, chosen,
                                     role="comparison")  # fmt: skip
         records.append(comparison)
     return records, validation_record, fig4
 
 
-def _validation_sweeps(
-    test: Stream, validation: Stream | None, config: Config, plots_dir: Path, progress: Callable[[str], None]
-) -> tuple[dict, dict]:
+def _validation_sweeps(test: Stream, validation: Stream | None, config: Config, plots_dir: Path) -> tuple[dict, dict]:
     """RATED (Full)'s settings chosen on the validation stream (the test stream when there is none), and Figure 4's
     sweeps around them: ``(validation record, figure 4 grids)``."""
     from rated.plots import plot_figure4
@@ -345,13 +341,11 @@ def _validation_sweeps(
     sim_config = simulation_config(config)
     tuned_on = validation or test
     started = time.perf_counter()
-    interval = config.progress_interval_s
-    with ProgressLog(f"validation sweep on {tuned_on.name}", interval_s=interval, emit=progress):
-        tuning = tune(tuned_on.inputs, config, sim_config)
+    context.say(f"validation sweeps on {tuned_on.name}")
+    tuning = tune(tuned_on.inputs, config, sim_config)
     chosen = tuning["chosen"]
-    progress(f"validation ({tuned_on.name}): RATED (Full) takes {chosen}")
-    with ProgressLog(f"Figure 4 sweeps on {tuned_on.name}", interval_s=interval, emit=progress):
-        fig4 = figure4(tuned_on.inputs, config, sim_config, chosen)
+    context.say(f"validation ({tuned_on.name}): RATED (Full) takes {chosen}")
+    fig4 = figure4(tuned_on.inputs, config, sim_config, chosen)
     fig4_plot = plot_figure4(fig4, plots_dir / "figure4.png")
     validation_record = {
         "stream": tuned_on.name,
@@ -363,7 +357,6 @@ def _validation_sweeps(
         "seconds": round(time.perf_counter() - started, 1),
         **tuning,
     }
-    progress("validation sweeps and Figure 4 done")
     fig4["plot"] = str(fig4_plot.relative_to(plots_dir.parent))
     return validation_record, fig4
 
@@ -375,7 +368,6 @@ def _table2_stream(
     config: Config,
     plots_dir: Path,
     chosen: dict,
-    progress: Callable[[str], None],
     role: str = "main",
 ) -> dict:
     """Table 2's simulations on the test stream with the chosen settings, the fault diagnosis and the plots.
@@ -391,11 +383,8 @@ def _table2_stream(
     for name, (policy, options, scenarios) in dynamic_policies(config, chosen).items():
         methods.append(Method(name, policy, test.inputs, options, scenarios))
     started = time.perf_counter()
-    description = f"Table 2 on {test.name}: simulations"
-    with ProgressLog(description, interval_s=config.progress_interval_s, emit=progress) as bar:
-        experiment = run_experiment(
-            methods, sim.seeds, sim.scenarios, sim.failure_rates, sim_config, progress=bar.update
-        )
+    experiment = run_experiment(methods, sim.seeds, sim.scenarios, sim.failure_rates, sim_config,
+                                phase=f"Table 2 on {test.name}: simulations")  # fmt: skip
     seconds = time.perf_counter() - started
     rho = max(sim.failure_rates)
     full = bandit_options(config, **chosen)
@@ -454,28 +443,26 @@ def latency_table(ranker: DenseRetriever, release: Release, config: Config) -> d
         torch.set_num_threads(threads)
 
 
-def rated_to(config: Config, release: str, out: str, progress: Callable[[str], None] = log.info) -> RatedResult:
+def rated_to(config: Config, release: str, out: str) -> RatedResult:
     """:func:`rated_run` on ``release`` into the folder ``out`` (a local path or the store's URL) as its next
     generation: what is there already (a trained encoder) is kept and reused, and on object storage the folder
     commits by the trained encoder's record, uploaded last (:data:`ecoagent.layout.RATED_MARKER`)."""
     folder = StageFolder(out, marker=RATED_MARKER)
     with folder.amend() as store:
-        metrics = rated_run(config, release, store.local_path, progress).metrics
+        metrics = rated_run(config, release, store.local_path).metrics
     return RatedResult(folder.url(), folder.url(RATED_FILES.report), folder.url(RATED_FILES.metrics), metrics)
 
 
-def offline_table(
-    release: Release, retrievers: list[Retriever], config: Config, progress: Callable[[str], None] = log.info
-) -> tuple[dict[str, dict], dict[str, dict]]:
+def offline_table(release: Release, retrievers: list[Retriever],
+                  config: Config) -> tuple[dict[str, dict], dict[str, dict]]:  # fmt: skip
     """Table 1 on every set of ``TABLE1_SETS``: ``({set: {retriever: metrics} or {"skipped": why}}, {set: what is
     judged})``, the second saying per set how many queries, graded or not, alternatives and queries left out."""
     from rated.offline import evaluate
 
     table1: dict[str, dict] = {}
     judged: dict[str, dict] = {}
-    with ProgressLog("Table 1: query sets", len(TABLE1_SETS), interval_s=config.progress_interval_s,
-                     emit=progress) as bar:  # fmt: skip
-        for done, name in enumerate(TABLE1_SETS, 1):
+    with context.phase("Table 1: query sets", len(TABLE1_SETS)) as sets:
+        for name in TABLE1_SETS:
             queries = release.queries(name)
             if queries is None:
                 table1[name] = {"skipped": f"no {name} queries in release {release.version}"}
@@ -488,7 +475,7 @@ def offline_table(
                     "queries_with_alternatives": sum(bool(a) for a in queries.acceptable or []),
                     "left_out_only_alternatives": queries.left_out,
                 }
-            bar.update(done)
+            sets.advance()
     return table1, judged
 
 
@@ -496,7 +483,6 @@ def rated_run(
     config: Config,
     release_folder: str | Path,
     out_dir: Path,
-    progress: Callable[[str], None] = log.info,
 ) -> RatedResult:
     """RATED on a release (a local path or the store's URL) into the local working folder ``out_dir``."""
     from rated.baselines import offline_baselines, reranker
@@ -507,15 +493,11 @@ def rated_run(
     out_dir.mkdir(parents=True, exist_ok=True)
     release = load_release(release_folder)
     cache = config.resolve_path(config.embedding.cache_dir)
-    progress(f"release {release.version}: {len(release.corpus)} tools, splits {sorted(release.query_sets)}")
-
-    interval = config.progress_interval_s
-    with ProgressLog("fit the offline baselines", interval_s=interval, emit=progress):
-        baselines = offline_baselines(config.rated, release.corpus, cache)
-    progress(f"baselines: {', '.join(r.name for r in baselines.retrievers)}")
-    with ProgressLog("train (or reuse) the RATED encoder", interval_s=interval, emit=progress):
-        encoder = choose_encoder(release, config.rated, out_dir, config.seed, cache)
-    progress(f"encoder: {encoder.record['settings']}, {encoder.record['steps']} steps")
+    context.say(f"release {release.version}: {len(release.corpus)} tools, splits {sorted(release.query_sets)}")
+    baselines = offline_baselines(config.rated, release.corpus, cache)
+    context.say(f"baselines: {', '.join(r.name for r in baselines.retrievers)}")
+    encoder = choose_encoder(release, config.rated, out_dir, config.seed, cache)
+    context.say(f"encoder: {encoder.record['settings']}, {encoder.record['steps']} steps")
     rerank, rerank_skipped = reranker(config.rated, encoder.trained, release.corpus)
     skipped = dict(baselines.skipped)
     if rerank_skipped:
@@ -525,15 +507,14 @@ def rated_run(
     if rerank is not None:
         retrievers.append(rerank)
     retrievers.append(encoder.trained)
-    table1, judged = offline_table(release, retrievers, config, progress)
-    progress("Table 1 done")
+    table1, judged = offline_table(release, retrievers, config)
+    context.say("Table 1 done")
 
     statics = [r for r in retrievers if r is not encoder.trained]
-    table2, validation, fig4 = dynamic_evaluation(release, statics, encoder.trained, config, out_dir / "plots",
-                                                  progress)  # fmt: skip
-    progress("Table 2 done")
+    table2, validation, fig4 = dynamic_evaluation(release, statics, encoder.trained, config, out_dir / "plots")
+    context.say("Table 2 done")
     table3 = latency_table(encoder.trained, release, config)
-    progress("Table 3 done")
+    context.say("Table 3 done")
 
     metrics = {
         "release": {"folder": release.location, "version": release.version},
@@ -556,6 +537,3 @@ def rated_run(
     return RatedResult(str(out_dir), report_path, metrics_path, metrics)
 
 
-def read_metrics(out: str) -> dict:
-    """A RATED folder's ``metrics.json`` (a local path or the store's URL)."""
-    return ArtifactStore(str(out)).read_json(RATED_FILES.metrics)

@@ -28,11 +28,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from rated.policies import Policy, make_policy
 from rated.rewards import Outcome, resolve_reward
+
+if TYPE_CHECKING:
+    from ecoagent.runtime.context import Phase
 
 SCENARIOS = ("persistent", "flapping", "recovery")
 SKIP_ROUNDINGS = ("at_least_one", "floor")
@@ -341,14 +345,34 @@ def run_experiment(
     rhos: Sequence[float] = (0.2, 0.3),
     config: SimulationConfig | None = None,
     keep_traces: bool = True,
-    progress: Callable[[int, int], None] | None = None,
+    phase: str | None = None,
 ) -> Experiment:
     """Every method on every (scenario, rho, seed); each seed fixes the stream and failing set.
 
     All methods must share the query set (same queries, same gold), so a seed gives every method the
-    same stream and the same failing tools. ``progress(done, total)`` is called after each simulation.
+    same stream and the same failing tools. With ``phase``, the simulations are counted under that name in the
+    running step (:mod:`ecoagent.runtime.context`).
     """
+    from ecoagent.runtime import context
+
     config = config or SimulationConfig()
+    _check_one_query_set(methods)
+    per_scenario = [sum(m.scenarios is None or kind in m.scenarios for m in methods) for kind in scenarios]
+    results: dict = {}
+    traces: dict = {}
+    with context.phase(phase, sum(per_scenario) * len(rhos) * len(seeds)) as simulating:
+        for scenario_kind in scenarios:
+            running = [m for m in methods if m.scenarios is None or scenario_kind in m.scenarios]
+            for rho in rhos:
+                per_method, sums = _simulate_cell(running, scenario_kind, rho, seeds, config, simulating)
+                for name, runs in per_method.items():
+                    results.setdefault(name, {}).setdefault(scenario_kind, {})[f"{rho:g}"] = _aggregate(runs)
+                    if keep_traces:
+                        traces.setdefault((scenario_kind, rho), {})[name] = tuple(s / len(seeds) for s in sums[name])
+    return Experiment({"config": _config_record(config, seeds, scenarios, rhos), "results": results}, traces)
+
+
+def _check_one_query_set(methods: Sequence[Method]) -> None:
     if not methods:
         raise ValueError("run_experiment needs at least one method")
     reference = methods[0].inputs
@@ -358,55 +382,50 @@ def run_experiment(
         )
         if method.inputs.n_queries != reference.n_queries or method.inputs.gold != reference.gold or not same_draws:
             raise ValueError(f"method {method.name!r} runs on another query set than {methods[0].name!r}")
-    results: dict = {}
-    traces: dict = {}
-    per_scenario = [sum(m.scenarios is None or kind in m.scenarios for m in methods) for kind in scenarios]
-    total, done = sum(per_scenario) * len(rhos) * len(seeds), 0
-    for scenario_kind in scenarios:
-        for rho in rhos:
-            theta = config.theta_for(rho)
-            running = [m for m in methods if m.scenarios is None or scenario_kind in m.scenarios]
-            per_method: dict[str, list[dict]] = {m.name: [] for m in running}
-            sums = {m.name: [np.zeros(config.steps), np.zeros(config.steps)] for m in running}
-            for seed in seeds:
-                stream = draw_stream(reference.n_queries, config.steps, seed, reference.popularity)
-                failing = select_failing(stream, reference.gold, rho, config.skip_top, config.skip_rounding)
-                scenario = make_scenario(scenario_kind, failing, config)
-                for method in running:
-                    policy = method.build()
-                    success, fault, executed = simulate(method.inputs, policy, scenario, stream)
-                    metrics = compute_metrics(success, fault, executed, scenario, config, theta)
-                    metrics["n_failing"] = len(failing)
-                    if hasattr(policy, "diagnostics"):
-                        metrics["diagnostics"] = policy.diagnostics()
-                    per_method[method.name].append(metrics)
-                    sums[method.name][0] += success
-                    sums[method.name][1] += fault
-                    done += 1
-                    if progress:
-                        progress(done, total)
-            for name, runs in per_method.items():
-                results.setdefault(name, {}).setdefault(scenario_kind, {})[f"{rho:g}"] = _aggregate(runs)
-                if keep_traces:
-                    traces.setdefault((scenario_kind, rho), {})[name] = tuple(s / len(seeds) for s in sums[name])
-    summary = {
-        "config": {
-            "seeds": list(seeds),
-            "scenarios": list(scenarios),
-            "rhos": list(rhos),
-            "steps": config.steps,
-            "onset": config.onset,
-            "post": list(config.post),
-            "window": config.window,
-            "theta": {f"{float(k):g}": float(v) for k, v in config.theta.items()},
-            "skip_top": config.skip_top,
-            "skip_rounding": config.skip_rounding,
-            "recover_at": config.recover_at,
-            "flapping": {"down": config.flap_down, "up": config.flap_up},
-        },
-        "results": results,
+
+
+def _simulate_cell(running: Sequence[Method], scenario_kind: str, rho: float, seeds: Sequence[int],
+                   config: SimulationConfig, simulating: Phase) -> tuple[dict[str, list[dict]], dict]:  # fmt: skip
+    """Every method of ``running`` on one (scenario, rho) over the seeds: each run's metrics, and the summed success
+    and fault traces per method."""
+    reference = running[0].inputs
+    theta = config.theta_for(rho)
+    per_method: dict[str, list[dict]] = {m.name: [] for m in running}
+    sums = {m.name: [np.zeros(config.steps), np.zeros(config.steps)] for m in running}
+    for seed in seeds:
+        stream = draw_stream(reference.n_queries, config.steps, seed, reference.popularity)
+        failing = select_failing(stream, reference.gold, rho, config.skip_top, config.skip_rounding)
+        scenario = make_scenario(scenario_kind, failing, config)
+        for method in running:
+            policy = method.build()
+            success, fault, executed = simulate(method.inputs, policy, scenario, stream)
+            metrics = compute_metrics(success, fault, executed, scenario, config, theta)
+            metrics["n_failing"] = len(failing)
+            if hasattr(policy, "diagnostics"):
+                metrics["diagnostics"] = policy.diagnostics()
+            per_method[method.name].append(metrics)
+            sums[method.name][0] += success
+            sums[method.name][1] += fault
+            simulating.advance()
+    return per_method, sums
+
+
+def _config_record(config: SimulationConfig, seeds: Sequence[int], scenarios: Sequence[str],
+                   rhos: Sequence[float]) -> dict:  # fmt: skip
+    return {
+        "seeds": list(seeds),
+        "scenarios": list(scenarios),
+        "rhos": list(rhos),
+        "steps": config.steps,
+        "onset": config.onset,
+        "post": list(config.post),
+        "window": config.window,
+        "theta": {f"{float(k):g}": float(v) for k, v in config.theta.items()},
+        "skip_top": config.skip_top,
+        "skip_rounding": config.skip_rounding,
+        "recover_at": config.recover_at,
+        "flapping": {"down": config.flap_down, "up": config.flap_up},
     }
-    return Experiment(summary, traces)
 
 
 def _aggregate(runs: list[dict]) -> dict:

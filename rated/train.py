@@ -25,10 +25,15 @@ import logging
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ecoagent.release_format.reader import Corpus, TrainingPairs
 from ecoagent.retrieval.embedding import resolve_model_path
+from ecoagent.runtime import context
 from rated.settings import TrainConfig
+
+if TYPE_CHECKING:
+    from ecoagent.runtime.context import Phase
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +98,17 @@ def _dataset(pairs: TrainingPairs, corpus: Corpus, hard_negatives: bool):
     return Dataset.from_dict(columns)
 
 
+def _counting_steps(training: Phase):
+    """A trainer callback counting the optimizer steps into the phase ``training``."""
+    from transformers import TrainerCallback
+
+    class CountSteps(TrainerCallback):
+        def on_step_end(self, args, state, control, **kwargs):
+            training.update(state.global_step, state.max_steps)
+
+    return CountSteps()
+
+
 def train_encoder(
     pairs: TrainingPairs,
     corpus: Corpus,
@@ -135,13 +151,15 @@ def train_encoder(
         report_to="none",
         disable_tqdm=True,
     )
-    trainer = SentenceTransformerTrainer(
-        model=model,
-        args=args,
-        train_dataset=dataset,
-        loss=MultipleNegativesRankingLoss(model, scale=settings.scale),
-    )
-    result = trainer.train()
+    with context.phase("train the RATED encoder (steps)", total_steps) as training:
+        trainer = SentenceTransformerTrainer(
+            model=model,
+            args=args,
+            train_dataset=dataset,
+            loss=MultipleNegativesRankingLoss(model, scale=settings.scale),
+            callbacks=[_counting_steps(training)],
+        )
+        result = trainer.train()
     tmp = out_dir.with_name(out_dir.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     model.save(str(tmp))

@@ -93,7 +93,8 @@ def tune(inputs: SimulationInputs, config: Config, sim_config: SimulationConfig)
     grid = selection_grid(config)
     methods = [Method(label(*cell), "rated", inputs, bandit_options(config, *cell)) for cell in grid]
     rates = config.rated.simulation.failure_rates
-    first = run_experiment(methods, tuning.seeds, ("persistent",), rates, sim_config, keep_traces=False)
+    first = run_experiment(methods, tuning.seeds, ("persistent",), rates, sim_config, keep_traces=False,
+                           phase="validation sweep: the selection grid (simulations)")  # fmt: skip
     rows = []
     for (reward, context, gamma), method in zip(grid, methods, strict=True):
         by_rho = _summary_row(first.summary["results"][method.name])
@@ -113,7 +114,8 @@ def tune(inputs: SimulationInputs, config: Config, sim_config: SimulationConfig)
     chosen_options = bandit_options(config, **chosen)
     variants = diagnostic_variants(chosen_options)
     extra = [Method(name, "rated", inputs, options) for name, options in variants.items()]
-    second = run_experiment(extra, tuning.seeds, ("persistent",), rates, sim_config, keep_traces=False)
+    second = run_experiment(extra, tuning.seeds, ("persistent",), rates, sim_config, keep_traces=False,
+                            phase="validation sweep: the diagnostic variants (simulations)")  # fmt: skip
     for method in extra:
         by_rho = _summary_row(second.summary["results"][method.name])
         rows.append(
@@ -164,9 +166,8 @@ def figure4(inputs: SimulationInputs, config: Config, sim_config: SimulationConf
             f"b: gamma {gamma:g}, alpha {alpha:g}", "rated", inputs, {**base, "gamma": gamma, "alpha": alpha}
         )
     rate = tuning.figure4_rate
-    experiment = run_experiment(
-        list(methods.values()), tuning.seeds, ("persistent",), (rate,), sim_config, keep_traces=False
-    )
+    experiment = run_experiment(list(methods.values()), tuning.seeds, ("persistent",), (rate,), sim_config,
+                                keep_traces=False, phase="Figure 4 sweeps (simulations)")  # fmt: skip
     results = experiment.summary["results"]
 
     def grid(panel: str, rows: list[float], cols: list[float], metric: str) -> list[list[float | None]]:

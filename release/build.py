@@ -102,6 +102,7 @@ import polars as pl
 from ecoagent.config import Config, ConfigError
 from ecoagent.hashing import sha256_file
 from ecoagent.layout import HISTORY_FILES, RELEASE_FILES, SEMVER
+from ecoagent.runtime import context
 from ecoagent.runtime.quality_gate import GateResult, QualityGateFailed
 from ecoagent.store import ArtifactStore, StageFolder
 from ecoagent.text.redaction import redact, redact_frame, redact_value
@@ -174,21 +175,31 @@ def build_release(
     # (uploaded, the manifest last) once gated (ecoagent.store.StageFolder); a killed build's hidden folder is
     # removed here, before anything else
     folder = StageFolder(out_dir, marker=RELEASE_FILES.manifest)
-    stage = read_inputs(inputs)
-    prev = read_previous(previous) if previous is not None else None
-    tables, stats = release_tables(stage, config, prev)
+    with context.phase("read the stage folders", 1) as reading:
+        stage = read_inputs(inputs)
+        prev = read_previous(previous) if previous is not None else None
+        reading.advance()
+    with context.phase("build the configs' tables", 1) as building:
+        tables, stats = release_tables(stage, config, prev)
+        building.advance()
     # Every table and text file passes the one redaction (ecoagent.text.redaction); the gate then checks none is left.
     stats["redacted_values"] = 0
-    for key, frame in tables.items():
-        tables[key], count = redact_frame(frame)
-        stats["redacted_values"] += count
+    with context.phase("redact the tables", len(tables)) as redacting:
+        for key, frame in tables.items():
+            tables[key], count = redact_frame(frame)
+            stats["redacted_values"] += count
+            redacting.advance()
 
     with folder.replace() as store:
         layout = _write_tables(store, tables)
         info = release_info(stage, config, prev, version, created, layout, file_table(store.local_path, layout, tables),
                             stats)  # fmt: skip
-        _write_text_files(store, info, stage, prev, _mapping_reports(stage, tables))
-        gate = _run_gate(store.local_path, out_dir, info, config, min_split_rows)
+        with context.phase("card, Croissant file and changelog", 1) as writing:
+            _write_text_files(store, info, stage, prev, _mapping_reports(stage, tables))
+            writing.advance()
+        with context.phase("the release gate (great-expectations)", 1) as gating:
+            gate = _run_gate(store.local_path, out_dir, info, config, min_split_rows)
+            gating.advance()
         manifest = redact_value(release_manifest(info, gate))[0]
         store.write_json(manifest, RELEASE_FILES.manifest)
     failed = ArtifactStore(_gate_failed_folder(out_dir))
@@ -213,13 +224,15 @@ def _check_folders(version: str, out_dir: str, previous: str | None) -> None:
 def _write_tables(store: ArtifactStore, tables: dict[tuple[str, str], pl.DataFrame]) -> dict[str, dict[str, str]]:
     """Write every non-empty table to its data file; returns the layout ``{config: {split: path}}``."""
     layout: dict[str, dict[str, str]] = {}
-    for (config_name, split), frame in tables.items():
-        if frame.is_empty():
-            continue  # an empty listed split does not load (see the module docstring)
-        path = data_path(config_name, split)
-        layout.setdefault(config_name, {})[split] = path
-        if not store.exists(path):  # the two corpus configs share one file
-            store.write_parquet(frame, *path.split("/"))
+    with context.phase("write the data files", len(tables)) as writing:
+        for (config_name, split), frame in tables.items():
+            writing.advance()
+            if frame.is_empty():
+                continue  # an empty listed split does not load (see the module docstring)
+            path = data_path(config_name, split)
+            layout.setdefault(config_name, {})[split] = path
+            if not store.exists(path):  # the two corpus configs share one file
+                store.write_parquet(frame, *path.split("/"))
     return layout
 
 

@@ -50,12 +50,12 @@ def read_inputs(inputs: ReleaseInputs) -> dict[str, Any]:
     crawl, score = ArtifactStore(inputs.crawl_dir), ArtifactStore(inputs.score_dir)
     synth, label = ArtifactStore(inputs.synth_dir), ArtifactStore(inputs.label_dir)
     return {
-        "tools": score.read_table(SCORE_FILES.tools, "score").sort("tool_id"),
+        "tools": score.read_table(SCORE_FILES.tools).sort("tool_id"),
         "score_summary": _read_optional_json(score, SCORE_FILES.summary) or {},
-        "syn_queries": synth.read_table(SYNTH_FILES.queries, "synth"),
-        "syn_pairs": synth.read_table(SYNTH_FILES.pairs, "synth"),
-        "real_queries": label.read_table(LABEL_FILES.queries, "label"),
-        "real_pairs": label.read_table(LABEL_FILES.pairs, "label"),
+        "syn_queries": synth.read_table(SYNTH_FILES.queries),
+        "syn_pairs": synth.read_table(SYNTH_FILES.pairs),
+        "real_queries": label.read_table(LABEL_FILES.queries),
+        "real_pairs": label.read_table(LABEL_FILES.pairs),
         "fetch_manifest": _read_optional_json(crawl, CRAWL_FILES.fetch_manifest) or [],
         "crawl_summary": _read_optional_json(crawl, CRAWL_FILES.summary) or {},
         "crawl_drops": _read_optional_json(crawl, CRAWL_FILES.drops) or [],

@@ -4,36 +4,45 @@ announces it as the ``ecoagent/release`` asset RATED is scheduled on."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ecoagent.layout import RELEASE_FILES
-from ecoagent.stage import Progress, Published, Stage, StageResult
+from ecoagent.stage import CliOption, Published, Stage, StageResult
 
 if TYPE_CHECKING:
     from ecoagent.config import Config
     from ecoagent.layout import RunLayout
+    from ecoagent.runtime.context import StepContext
 
 
 class ReleaseStage(Stage, Published):
     name = "release"
     inputs = ("crawl", "score", "synth", "label")
+    optional_inputs = ("history",)  # the catalog month by month, when it was made (`ecoagent history`)
     outputs = RELEASE_FILES
-    progress = "building the release (Parquet, card, Croissant, manifest) and its gate"
     task = "build_release"
     asset = "ecoagent/release"
+    help = "Assemble <root>/release/<version>/ (Hub-ready) and copy its manifest, card and changelog to releases/."
+    cli_options = (
+        CliOption("--version", "release.version", "MAJOR.MINOR.PATCH (default: the UTC date, 2026.11.29)."),
+        CliOption("--previous", "release.previous", "Previous release folder (default: the newest one)."),
+    )
 
-    def run(self, config: Config, inputs: Mapping[str, str], out: str, progress: Progress | None = None) -> StageResult:
-        from pathlib import Path
+    @property
+    def command(self) -> tuple[str, ...]:
+        return (self.name, "build")  # beside `release publish` and `release verify`
 
+    def run(self, ctx: StepContext) -> StageResult:
         from ecoagent.layout import RunLayout
         from release.build import ReleaseInputs
         from release.run import release_run
 
-        # the history beside the releases folder, and the store's (`ecoagent history` writes there by default)
-        history = (RunLayout(str(Path(out).parent)).history, RunLayout.of(config).history)
-        stage_inputs = ReleaseInputs(*(inputs[name] for name in self.inputs), history_dirs=history)
-        result = release_run(config, stage_inputs, out, previous_releases=inputs.get(self.earlier_results))
+        config = ctx.config
+        # the history step's folder under the run root, then the store's (`ecoagent history` writes there by default)
+        history = [ctx.inputs[name] for name in self.optional_inputs if name in ctx.inputs]
+        history_dirs = tuple(dict.fromkeys([*history, RunLayout.of(config).history]))
+        stage_inputs = ReleaseInputs(*(ctx.input(name) for name in self.inputs), history_dirs=history_dirs)
+        result = release_run(config, stage_inputs, ctx.out, previous_releases=ctx.inputs.get(self.earlier_results))
         summary = {"version": result.version, "folder": result.folder, "counts": result.manifest.get("counts", {}),
                    "previous": result.previous, "gate": {"expectations": len(result.gate.results)}}  # fmt: skip
         return StageResult(result.folder, summary, summary_lines(summary))
@@ -43,7 +52,7 @@ class ReleaseStage(Stage, Published):
         storage its manifest is uploaded last, which commits it)."""
         from ecoagent.store import ArtifactStore, StageFolder
 
-        target = root.release(result.summary["version"])
+        target = f"{root.folder(self.name)}/{result.summary['version']}"
         with StageFolder(target, marker=RELEASE_FILES.manifest).replace() as store:
             ArtifactStore(result.out).download(store.local_path)
         lines = [*result.lines, f"promoted to {target} (previous: {result.summary['previous']})"]

@@ -93,15 +93,17 @@ def quality_scores(
     return 1.0 / (1.0 + np.exp(-z))
 
 
-def consistency_scores(embedder: Embedder, names: list[str], descriptions: list[str]) -> np.ndarray:
+def consistency_scores(embedder: Embedder, names: list[str], descriptions: list[str],
+                       phase: str | None = None) -> np.ndarray:  # fmt: skip
     """Cosine of name and description embeddings; 0 for a tool without a description.
 
-    ``names`` are embedded as given: build them with :func:`name_texts`.
+    ``names`` are embedded as given: build them with :func:`name_texts`. ``phase``: the name of each embedding pass
+    in the running step, ``{}`` replaced by what it embeds.
     """
     if not names:
         return np.zeros(0)
-    name_vecs = embedder.encode(names)
-    desc_vecs = embedder.encode([d or " " for d in descriptions])
+    name_vecs = embedder.encode(names, phase=phase and phase.format("the names"))
+    desc_vecs = embedder.encode([d or " " for d in descriptions], phase=phase and phase.format("the descriptions"))
     cos = np.einsum("ij,ij->i", name_vecs, desc_vecs)
     cos[[not d.strip() for d in descriptions]] = 0.0
     return np.clip(cos, 0.0, 1.0)

@@ -21,14 +21,17 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
 
 from ecoagent.config import Config
-from ecoagent.layout import CRAWL_FILES, SCORE_FILES, RunLayout
+from ecoagent.layout import CRAWL_FILES, SCORE_FILES
 from ecoagent.retrieval.embedding import Embedder
+from ecoagent.runtime import context
 from ecoagent.store import ArtifactStore, StageFolder
 from ecoagent.text.tokenizer import load_tokenizer
 from schemas.scored_tool import SIDE_EFFECTS, ScoredToolRecord
@@ -45,7 +48,7 @@ from scoring.reliability import (
 )
 from scoring.settings import ScoreConfig, ScoreReading
 
-STAGE = "score"
+COUNT_EVERY = 2000  # tools per progress count of a per-tool step
 OUTPUTS = SCORE_FILES.names()
 PAPER_RELIABLE_SHARE = 0.568  # RATED Section 2: 2,940 of 5,172 tools
 
@@ -71,13 +74,21 @@ def prompt_definition(name: str, description: str, parameters: str) -> str:
     return json.dumps({"type": "function", "function": fn}, ensure_ascii=False)
 
 
-def count_prompt_tokens(tools: pl.DataFrame, config: Config) -> list[int]:
+def count_prompt_tokens(tools: pl.DataFrame, config: Config, phase: str | None = None) -> list[int]:
+    """Each tool's definition (:func:`prompt_definition`) in tokens of ``score.tokenizer``; with ``phase``, the tools
+    are counted under that name in the running step."""
     tokenizer = load_tokenizer(config.score.tokenizer, config.resolve_path(config.score.tokenizer_cache))
     texts = [
         prompt_definition(r["name"], r["description"], r["parameters"])
         for r in tools.select("name", "description", "parameters").iter_rows(named=True)
     ]
-    return [len(enc.ids) for enc in tokenizer.encode_batch(texts, add_special_tokens=False)]
+    counts: list[int] = []
+    with context.phase(phase, len(texts)) as counting:
+        for start in range(0, len(texts), COUNT_EVERY):  # each text is tokenized alone: the chunks change nothing
+            batch = tokenizer.encode_batch(texts[start : start + COUNT_EVERY], add_special_tokens=False)
+            counts += [len(enc.ids) for enc in batch]
+            counting.update(len(counts))
+    return counts
 
 
 def _online_enrichment(tools: pl.DataFrame, config: Config) -> tuple[pl.DataFrame, dict]:
@@ -162,33 +173,64 @@ def _plot(scored: pl.DataFrame, threshold: float) -> bytes:
     return buf.getvalue()
 
 
-def score(config: Config, in_dir: str | None = None, out: str | None = None) -> ScoreResult:
-    """Score every tool of the crawled catalog."""
-    from scoring.side_effect import classify_side_effects
-
+def score(config: Config, in_dir: str, out: str) -> ScoreResult:
+    """Score every tool of the crawled catalog; each step is a phase of the running context, counted."""
     started = time.perf_counter()
+    folder = StageFolder(out, OUTPUTS)
+    source = ArtifactStore(in_dir)
+    tools = source.read_table(CRAWL_FILES.tools, ToolRecord.model_fields)
+    timings: dict[str, float] = {}
+    with _timed(timings, "online"):
+        tools, online = _enriched(tools, config)
+    with _timed(timings, "embed"):
+        embedder = _embedder(config)
+        scored, readings = _reliability(tools, config, embedder)
+    with _timed(timings, "side_effect"):
+        scored = _side_effects(scored)
+    with _timed(timings, "flaws"):
+        scored = _flaws(scored)
+    with _timed(timings, "tokens"):
+        tokens = count_prompt_tokens(scored, config, phase="count prompt tokens (Gemma tokenizer)")
+        scored = scored.with_columns(pl.Series("prompt_tokens", tokens, dtype=pl.Int64))
+    scored = scored.select(list(polars_schema(ScoredToolRecord))).cast(polars_schema(ScoredToolRecord))
+    summary = _summary(scored, config, embedder, online)
+    summary["readings"] = readings
+    summary["seconds"] = {k: round(v, 2) for k, v in {**timings, "total": time.perf_counter() - started}.items()}
+    plot = _plot(scored, config.score.reliable_threshold)
+    with folder.replace() as store:
+        store.write_parquet(scored, SCORE_FILES.tools)
+        store.write_bytes(plot, SCORE_FILES.reliability_plot)
+        store.write_json(summary, SCORE_FILES.summary)
+    return ScoreResult(out=folder.url(), scored_path=folder.url(SCORE_FILES.tools), summary=summary)
+
+
+@contextmanager
+def _timed(timings: dict[str, float], name: str) -> Iterator[None]:
+    """The block's wall seconds into ``timings[name]`` (the summary's ``seconds``)."""
+    started = time.perf_counter()
+    yield
+    timings[name] = time.perf_counter() - started
+
+
+def _enriched(tools: pl.DataFrame, config: Config) -> tuple[pl.DataFrame, dict]:
+    """The catalog with its ``doc_summary`` column: the opt-in online checks, or nothing (not enabled)."""
     cfg = config.score
-    folder = StageFolder(out or RunLayout.of(config).score, OUTPUTS)
-    source = ArtifactStore(in_dir or RunLayout.of(config).crawl)
-    tools = source.read_table(CRAWL_FILES.tools, "crawl", ToolRecord.model_fields)
-    timings = {}
+    if cfg.check_links or cfg.fetch_docs:
+        with context.phase("online checks (links, doc pages)"):
+            return _online_enrichment(tools, config)
+    return tools.with_columns(pl.lit(None, dtype=pl.String).alias("doc_summary")), {"skipped": "not enabled"}
 
-    t = time.perf_counter()
-    tools, online = (
-        _online_enrichment(tools, config)
-        if cfg.check_links or cfg.fetch_docs
-        else (tools.with_columns(pl.lit(None, dtype=pl.String).alias("doc_summary")), {"skipped": "not enabled"})
-    )
-    timings["online"] = time.perf_counter() - t
 
-    t = time.perf_counter()
-    embedder = _embedder(config)
+def _reliability(tools: pl.DataFrame, config: Config, embedder: Embedder) -> tuple[pl.DataFrame, dict]:
+    """The catalog with r_cons, w_src, r_qual, r_static and reliable (eq. 4-5), and the other readings' shares."""
+    cfg = config.score
     # the doc page stands in for a missing description (enrichment), never for an existing one
     descriptions = [
         d if d.strip() else (s or "") for d, s in zip(tools["description"], tools["doc_summary"], strict=True)
     ]
     names, display_names = tools["name"].to_list(), tools["display_name"].to_list()
-    r_cons = consistency_scores(embedder, name_texts(names, display_names, cfg.name_text), descriptions)
+    r_cons = consistency_scores(embedder, name_texts(names, display_names, cfg.name_text), descriptions,
+                                phase="r_cons: embed {} (MiniLM)")  # fmt: skip
     w_src = _source_weights(tools, cfg.source_weights)
     r_qual = quality_scores(
         np.array([len(d) for d in descriptions]),
@@ -200,7 +242,6 @@ def score(config: Config, in_dir: str | None = None, out: str | None = None) -> 
         name: _reading(tools, reading, cfg, embedder, descriptions, r_cons, r_qual)
         for name, reading in cfg.readings.items()
     }
-    timings["embed"] = time.perf_counter() - t
     scored = tools.with_columns(
         pl.Series("r_cons", r_cons.round(6)),
         pl.Series("w_src", w_src),
@@ -208,35 +249,32 @@ def score(config: Config, in_dir: str | None = None, out: str | None = None) -> 
         pl.Series("r_static", r_static.round(6)),
         pl.Series("reliable", r_static >= cfg.reliable_threshold),
     )
+    return scored, readings
 
-    t = time.perf_counter()
-    side = classify_side_effects(scored)
-    scored = scored.join(side, on="tool_id", how="left", maintain_order="left")
-    timings["side_effect"] = time.perf_counter() - t
 
-    t = time.perf_counter()
-    flaws = [[f.model_dump() for f in find_flaws(row)] for row in scored.iter_rows(named=True)]
-    scored = scored.with_columns(
+def _side_effects(scored: pl.DataFrame) -> pl.DataFrame:
+    """The side-effect tier, its rule, the inverse tool and the permission scope of every tool."""
+    from scoring.side_effect import classify_side_effects
+
+    with context.phase("side effects and permission scopes", len(scored)) as classifying:
+        side = classify_side_effects(scored)
+        classifying.update(len(scored))
+    return scored.join(side, on="tool_id", how="left", maintain_order="left")
+
+
+def _flaws(scored: pl.DataFrame) -> pl.DataFrame:
+    """Every tool's flaws (:mod:`scoring.flaws`) and whether one is critical."""
+    flaws = []
+    with context.phase("flaws", len(scored)) as finding:
+        for row in scored.iter_rows(named=True):
+            flaws.append([f.model_dump() for f in find_flaws(row)])
+            if len(flaws) % COUNT_EVERY == 0:
+                finding.update(len(flaws))
+        finding.update(len(flaws))
+    return scored.with_columns(
         pl.Series("flaws", flaws, dtype=polars_schema(ScoredToolRecord)["flaws"]),
         pl.Series("critical_flaw", [any(f["severity"] == "critical" for f in fl) for fl in flaws]),
     )
-    timings["flaws"] = time.perf_counter() - t
-
-    t = time.perf_counter()
-    scored = scored.with_columns(pl.Series("prompt_tokens", count_prompt_tokens(scored, config), dtype=pl.Int64))
-    timings["tokens"] = time.perf_counter() - t
-
-    scored = scored.select(list(polars_schema(ScoredToolRecord))).cast(polars_schema(ScoredToolRecord))
-    summary = _summary(scored, config, embedder, online)
-    summary["readings"] = readings
-    summary["seconds"] = {k: round(v, 2) for k, v in {**timings, "total": time.perf_counter() - started}.items()}
-
-    plot = _plot(scored, cfg.reliable_threshold)
-    with folder.replace() as store:
-        store.write_parquet(scored, SCORE_FILES.tools)
-        store.write_bytes(plot, SCORE_FILES.reliability_plot)
-        store.write_json(summary, SCORE_FILES.summary)
-    return ScoreResult(out=folder.url(), scored_path=folder.url(SCORE_FILES.tools), summary=summary)
 
 
 def _embedder(config: Config) -> Embedder:
@@ -269,7 +307,8 @@ def _reading(
     weights = {**cfg.source_weights, **reading.source_weights}
     if name_text != cfg.name_text:
         texts = name_texts(tools["name"].to_list(), tools["display_name"].to_list(), name_text)
-        r_cons = consistency_scores(embedder, texts, descriptions)
+        r_cons = consistency_scores(embedder, texts, descriptions,
+                                    phase=f"r_cons, {name_text} names: embed {{}} (MiniLM)")  # fmt: skip
     reliable = static_prior(r_cons, _source_weights(tools, weights), r_qual, cfg.weights) >= cfg.reliable_threshold
     platforms = tools["platform"].to_numpy()
     return {
@@ -298,7 +337,6 @@ def _summary(scored: pl.DataFrame, config: Config, embedder: Embedder, online: d
         }
     tokens = scored["prompt_tokens"].to_numpy()
     return {
-        "stage": STAGE,
         "profile": config.profile,
         "tools": len(scored),
         "reliable": int(scored["reliable"].sum()),
@@ -348,19 +386,18 @@ def per_listing(scored: pl.DataFrame, weights: dict[str, float]) -> dict:
     return out
 
 
-def gate(config: Config, in_dir: str | None = None, out: str | None = None, crawl_dir: str | None = None):
+def gate(config: Config, in_dir: str, crawl_dir: str, out: str | None = None):
     """Run the great-expectations gate over a scored catalog and its crawl's drop counts; returns the GateResult.
 
-    ``in_dir``: the scored catalog (default: the store's score folder); ``crawl_dir``: the crawl it was scored
-    from, whose ``crawl_summary.json`` holds the drop counts (default: the store's crawl folder).
+    ``in_dir``: the scored catalog; ``crawl_dir``: the crawl it was scored from, whose ``crawl_summary.json`` holds
+    the drop counts.
     """
     from scoring.gate import run_scored_catalog_gate
 
-    layout = RunLayout.of(config)
-    source = ArtifactStore(in_dir or layout.score)
-    scored = source.read_table(SCORE_FILES.tools, "score", ScoredToolRecord.model_fields)
-    crawl_summary = ArtifactStore(crawl_dir or layout.crawl).read_json_input(
-        CRAWL_FILES.summary, "crawl", ("tools", "drops_by_reason"), option="--crawl"
+    source = ArtifactStore(in_dir)
+    scored = source.read_table(SCORE_FILES.tools, ScoredToolRecord.model_fields)
+    crawl_summary = ArtifactStore(crawl_dir).read_json_input(
+        CRAWL_FILES.summary, ("tools", "drops_by_reason"), option="--crawl"
     )
     report_dir = out or config.score.gate.report_dir
     if report_dir:  # a folder of its own: the report is written there, file by file

@@ -3,14 +3,13 @@ checks the folder before any LLM stage reads it."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ecoagent.layout import SCORE_FILES
-from ecoagent.stage import Gated, Progress, Stage, StageResult
+from ecoagent.stage import Gated, Stage, StageResult
 
 if TYPE_CHECKING:
-    from ecoagent.config import Config
+    from ecoagent.runtime.context import StepContext
     from ecoagent.runtime.quality_gate import GateResult
 
 
@@ -18,19 +17,19 @@ class ScoreStage(Stage, Gated):
     name = "score"
     inputs = ("crawl",)
     outputs = SCORE_FILES
-    progress = "scoring the catalog (embeddings are cached by text hash)"
+    help = "Score every crawled tool (reliability, flaws, side effects, permission, tokens), then gate it."
 
-    def run(self, config: Config, inputs: Mapping[str, str], out: str, progress: Progress | None = None) -> StageResult:
+    def run(self, ctx: StepContext) -> StageResult:
         from scoring.score import score
         from scoring.summary import summary_lines
 
-        result = score(config, in_dir=inputs["crawl"], out=out)
+        result = score(ctx.config, in_dir=ctx.input(self.inputs[0]), out=ctx.out)
         return StageResult(result.out, result.summary, summary_lines(result.summary, result.out))
 
-    def gate(self, config: Config, folder: str, inputs: Mapping[str, str]) -> GateResult:
+    def gate(self, ctx: StepContext) -> GateResult:
         from scoring.score import gate
 
-        return gate(config, in_dir=folder, crawl_dir=inputs["crawl"])
+        return gate(ctx.config, in_dir=ctx.out, crawl_dir=ctx.input(self.inputs[0]))
 
 
 SCORE = ScoreStage()

@@ -41,7 +41,6 @@ import polars as pl
 from scipy import sparse
 
 from ecoagent.retrieval.embedding import Embedder, tool_text
-from ecoagent.stage import Progress, phase
 from ecoagent.text.words import service_key
 
 NEAR_IDENTICAL_JACCARD = 0.9
@@ -211,7 +210,6 @@ def mine_negatives(
     hard: int,
     random_: int,
     seed: int,
-    progress: Progress | None = None,
 ) -> pl.DataFrame:
     """Negatives for each query (columns query_id, tool_id, text; tool_id is the positive).
 
@@ -236,8 +234,8 @@ def mine_negatives(
         query_texts = queries["text"].to_list()
         tool_vectors = None
         if hard > 0:  # the queries all at once, for the progress line: the chunks below are served from the cache
-            tool_vectors = embedder.encode(texts, progress=phase(progress, "negatives: embed the catalog (MiniLM)"))
-            embedder.encode(query_texts, progress=phase(progress, "negatives: embed the queries (MiniLM)"))
+            tool_vectors = embedder.encode(texts, phase="negatives: embed the catalog (MiniLM)")
+            embedder.encode(query_texts, phase="negatives: embed the queries (MiniLM)")
         for start in range(0, queries.height, _QUERY_CHUNK):
             stop = start + _QUERY_CHUNK
             scores = embedder.encode(query_texts[start:stop]) @ tool_vectors.T if tool_vectors is not None else None

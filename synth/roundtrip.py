@@ -36,7 +36,6 @@ import polars as pl
 
 from ecoagent.retrieval.embedding import query_and_tool_encoders, tool_text
 from ecoagent.retrieval.pool import first_stage_pool
-from ecoagent.stage import Progress, phase
 from ecoagent.text.words import service_key
 
 _QUERY_CHUNK = 1024  # bounds the (queries x catalog) score block held in memory
@@ -56,7 +55,6 @@ def round_trip_ranks(
     embedder_spec: str,
     cache_dir: Path | None,
     device: str = "cpu",
-    progress: Progress | None = None,
     depth: int | None = None,
     first_stage: str | None = None,
 ) -> RoundTrip:
@@ -88,16 +86,14 @@ def round_trip_ranks(
         first_q, first_t = query_and_tool_encoders(
             first_stage, Path(cache_dir) if cache_dir else None, setting="synth.negative_embedder", device=device
         )
-        first_tools = first_t.encode(texts, progress=phase(progress, "round trip: first stage, embed the catalog "
-                                                                     "(MiniLM)"))  # fmt: skip
-        first_queries = first_q.encode(list(queries), progress=phase(progress, "round trip: first stage, embed the "
-                                                                               "queries (MiniLM)"))  # fmt: skip
+        first_tools = first_t.encode(texts, phase="round trip: first stage, embed the catalog (MiniLM)")
+        first_queries = first_q.encode(list(queries), phase="round trip: first stage, embed the queries (MiniLM)")
         pool = first_stage_pool(first_queries, first_tools, depth, always=own)
         at = {int(tool): i for i, tool in enumerate(pool)}
         texts, services, own = [texts[i] for i in pool], services[pool], np.array([at[int(t)] for t in own])
     where = "the catalog" if pool is None else "the pool"
-    tool_vectors = tool_encoder.encode(texts, progress=phase(progress, f"round trip: embed {where} (e5 passages)"))
-    query_encoder.encode(list(queries), progress=phase(progress, "round trip: embed the queries (e5)"))  # cached below
+    tool_vectors = tool_encoder.encode(texts, phase=f"round trip: embed {where} (e5 passages)")
+    query_encoder.encode(list(queries), phase="round trip: embed the queries (e5)")  # cached below
 
     ranks: list[int] = []
     same_ranks: list[int] = []

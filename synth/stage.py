@@ -6,7 +6,7 @@ from __future__ import annotations
 from types import ModuleType
 
 from ecoagent.layout import SYNTH_FILES
-from ecoagent.stage import LLMStage
+from ecoagent.stage import CliOption, LLMStage
 
 
 def steps() -> ModuleType:
@@ -16,6 +16,7 @@ def steps() -> ModuleType:
     return generate
 
 
-SYNTH = LLMStage("synth", ("score",), SYNTH_FILES, progress="synth: {phase}", ask_phase="generate queries (tools)",
-                 shard_task="generate_shard", steps=steps)  # fmt: skip
-synth = SYNTH.run_on  # synth(config, in_dir=None, out=None, progress=None): the stage on a score folder
+SYNTH = LLMStage("synth", ("score",), SYNTH_FILES, ask_phase="generate queries (tools)", shard_task="generate_shard",
+                 steps=steps, help="Generate EcoAgent-Syn: LLM queries per tool, filters, MinHash dedup, round trip, "
+                 "negatives.", cli_options=(CliOption("--tools", "synth.tools", "'sample' (stratified) or 'all'."),))
+synth = SYNTH.run_on  # synth(config, in_dir=None, out=None): the stage on a score folder, from Python

@@ -4,7 +4,7 @@ request and output files of ``vllm run-batch`` (``llm.backend=batch``), with pro
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ecoagent.config import Config
@@ -33,32 +33,19 @@ class LLMAnswers:
         return len(self.responses) - self.cached
 
 
-def ask(
-    config: Config, requests: Sequence[LLMRequest], progress: Callable[[int, int], None] | None = None
-) -> LLMAnswers:
-    """Answer ``requests`` on the configured backend; ``progress(done, total)`` as answers arrive."""
+def ask(config: Config, requests: Sequence[LLMRequest], phase: str | None = None) -> LLMAnswers:
+    """Answer ``requests`` on the configured backend; with ``phase``, the answers are counted under that name in the
+    running step (:mod:`ecoagent.runtime.context`) as they arrive."""
     from ecoagent.llm.backends import answer
+    from ecoagent.runtime import context
 
     started = time.perf_counter()
-    if progress:  # from the start, also when there is nothing to ask: the phase's line says so
-        progress(0, len(requests))
-    if config.llm.backend == "batch":
-        exchange_batch_files(config, requests)
-    responses, cached = answer(config, requests, on_done=_counting(len(requests), progress))
+    # from the start, also when there is nothing to ask: the phase's line says so
+    with context.phase(phase, len(requests)) as answering:
+        if config.llm.backend == "batch":
+            exchange_batch_files(config, requests)
+        responses, cached = answer(config, requests, on_done=lambda _response: answering.advance())
     return LLMAnswers(list(responses), cached, time.perf_counter() - started)
-
-
-def _counting(total: int, progress: Callable[[int, int], None] | None) -> Callable[[LLMResponse], None]:
-    """An ``on_done`` callback that reports ``progress(done, total)`` as responses arrive."""
-    done = 0
-
-    def on_done(_response: LLMResponse) -> None:
-        nonlocal done
-        done += 1
-        if progress:
-            progress(done, total)
-
-    return on_done
 
 
 def exchange_batch_files(config: Config, requests: Sequence[LLMRequest]) -> None:

@@ -24,8 +24,8 @@ import dataclasses
 import json
 import pickle
 import time
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from ecoagent.config import Config
 from ecoagent.layout import LLM_FILES
@@ -33,6 +33,9 @@ from ecoagent.llm.ask import LLMAnswers, ask
 from ecoagent.llm.cache import ResponseCache
 from ecoagent.llm.request import LLMRequest, LLMResponse
 from ecoagent.store import ArtifactStore, StageFolder
+
+if TYPE_CHECKING:
+    from ecoagent.runtime.context import Phase
 
 
 def request_record(request: LLMRequest) -> dict:
@@ -125,13 +128,13 @@ class _Journaled:
         self.journal.write_json(_response_record(response), f"{response.request_id}.json")
 
 
-def answer_shard(config: Config, folder: str, shard: int, shards: int,
-                 progress: Callable[[int, int], None] | None = None) -> dict:  # fmt: skip
+def answer_shard(config: Config, folder: str, shard: int, shards: int, phase: str | None = None) -> dict:
     """Answer shard ``shard`` of ``shards`` of the requests in ``folder`` into its answers file; the counts.
 
-    Idempotent: a shard whose file is there asks nothing; a retried shard asks only what its journal lacks.
+    Idempotent: a shard whose file is there asks nothing; a retried shard asks only what its journal lacks. With
+    ``phase``, the shard's requests are counted under that name in the running step as they are answered.
     """
-    from ecoagent.llm.backends import default_cache_path, open_llm
+    from ecoagent.runtime import context
 
     if not 0 <= shard < shards:
         raise ValueError(f"shard {shard} is not in [0, {shards})")
@@ -145,27 +148,8 @@ def answer_shard(config: Config, folder: str, shard: int, shards: int,
     journal = ArtifactStore(store.url(LLM_FILES.answers, f"{name}.parts"))
     found = {r["request_id"]: _response_from_record(r) for r in (journal.read_json(p) for p in journal.files())}
     started = time.perf_counter()
-    local = ResponseCache(default_cache_path(config))
-    try:
-        cache = _Journaled(local, journal, found)
-        known = cache.get_many(r.request_id for r in part)
-        missing = [r for r in part if r.request_id not in known]
-        if progress:
-            progress(len(part) - len(missing), len(part))
-        if missing:
-            done = len(part) - len(missing)
-
-            def on_done(_response: LLMResponse) -> None:
-                nonlocal done
-                done += 1
-                if progress:
-                    progress(done, len(part))
-
-            with open_llm(config) as client:
-                client.cache = cache
-                known.update((r.request_id, r) for r in client.generate(missing, on_done=on_done))
-    finally:
-        local.close()
+    with context.phase(phase, len(part)) as answering:
+        known, missing = _answer_part(config, part, journal, found, answering)
     responses = [known[r.request_id] for r in part]
     store.write_text(_jsonl([_response_record(r) for r in responses]), answers)
     if journal.exists():
@@ -175,11 +159,32 @@ def answer_shard(config: Config, folder: str, shard: int, shards: int,
             "seconds": round(time.perf_counter() - started, 2)}  # fmt: skip
 
 
+def _answer_part(config: Config, part: list[LLMRequest], journal: ArtifactStore, found: dict[str, LLMResponse],
+                 answering: Phase) -> tuple[dict[str, LLMResponse], list[LLMRequest]]:  # fmt: skip
+    """Each request of a shard's part answered (the journal, the worker's cache, then the backend): the responses by
+    request id, and the requests that were sent."""
+    from ecoagent.llm.backends import default_cache_path, open_llm
+
+    local = ResponseCache(default_cache_path(config))
+    try:
+        cache = _Journaled(local, journal, found)
+        known = cache.get_many(r.request_id for r in part)
+        missing = [r for r in part if r.request_id not in known]
+        answering.update(len(part) - len(missing))
+        if missing:
+            with open_llm(config) as client:
+                client.cache = cache
+                answered = client.generate(missing, on_done=lambda _response: answering.advance())
+                known.update((r.request_id, r) for r in answered)
+    finally:
+        local.close()
+    return known, missing
+
+
 # ----------------------------------------------------------------- the assembly
 
 
-def read_answers(config: Config, folder: str, requests: Sequence[LLMRequest],
-                 progress: Callable[[int, int], None] | None = None) -> LLMAnswers:  # fmt: skip
+def read_answers(config: Config, folder: str, requests: Sequence[LLMRequest], phase: str | None = None) -> LLMAnswers:
     """Every request's response from the shards' answers files, in request order; what no shard answered (an error,
     or a shard file missing) is asked here once more (the worker's cache, then the backend)."""
     started = time.perf_counter()
@@ -193,7 +198,7 @@ def read_answers(config: Config, folder: str, requests: Sequence[LLMRequest],
                     found[response.request_id] = response
     again = [r for r in requests if r.request_id not in found or not found[r.request_id].ok]
     if again:
-        found.update((r.request_id, r) for r in ask(config, again, progress=progress).responses)
+        found.update((r.request_id, r) for r in ask(config, again, phase=phase).responses)
     responses = [found[r.request_id] for r in requests]
     cached = sum(1 for r in responses if r.cached)
     return LLMAnswers(responses, cached, time.perf_counter() - started)

@@ -216,17 +216,23 @@ class Fetcher:
 
     # -- public ---------------------------------------------------------------------------------
 
-    def fetch_all(
-        self, sources: list[Source], on_done: Callable[[FetchedPackage], None] | None = None
-    ) -> list[FetchedPackage]:
-        """Return one FetchedPackage per source, in the order given; errors are recorded, not raised."""
+    def fetch_all(self, sources: list[Source], phase: str | None = None) -> list[FetchedPackage]:
+        """Return one FetchedPackage per source, in the order given; errors are recorded, not raised. ``phase``:
+        the name the running step counts the packages under (:mod:`ecoagent.runtime.context`)."""
+        from ecoagent.runtime import context
+
         done: dict[str, FetchedPackage] = {}
+        with context.phase(phase, len(sources)) as fetching:
 
-        def finish(pkg: FetchedPackage) -> None:
-            done[pkg.source.key] = pkg
-            if on_done:
-                on_done(pkg)
+            def finish(pkg: FetchedPackage) -> None:
+                done[pkg.source.key] = pkg
+                fetching.advance()
 
+            self._fetch_into(sources, finish)
+        return [done[s.key] for s in sources]
+
+    def _fetch_into(self, sources: list[Source], finish: Callable[[FetchedPackage], None]) -> None:
+        """Each source's package (the cache's, a remembered miss, or fetched in batches) handed to ``finish``."""
         misses = []
         for src in sources:
             hit = self.cache.lookup(src)
@@ -245,7 +251,6 @@ class Fetcher:
             for fetched in pool.map(self._fetch_batch, batches):
                 for pkg in fetched:
                     finish(pkg)
-        return [done[s.key] for s in sources]
 
     def resolve_latest(self, sources: list[Source]) -> list[Source]:
         """The same sources at the registries' current versions (the pin is kept where a lookup fails)."""

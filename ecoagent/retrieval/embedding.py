@@ -44,7 +44,7 @@ import time
 import uuid
 import warnings
 import zipfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import lru_cache
@@ -277,9 +277,11 @@ class Embedder:
         """How many distinct texts are not in the cache: what :meth:`encode` would embed now."""
         return len({key for key in map(text_key, texts) if key not in self._cache})
 
-    def encode(self, texts: Sequence[str], progress: Callable[[int, int], None] | None = None) -> np.ndarray:
-        """One L2-normalized float32 row per text, in order. ``progress(done, total)`` counts the texts to embed
-        (the cache's misses) as chunks of them finish."""
+    def encode(self, texts: Sequence[str], phase: str | None = None) -> np.ndarray:
+        """One L2-normalized float32 row per text, in order. With ``phase``, the texts to embed (the cache's misses)
+        are counted under that name in the running step (:mod:`ecoagent.runtime.context`) as chunks of them finish."""
+        from ecoagent.runtime import context
+
         keys = [text_key(t) for t in texts]
         missing: dict[str, str] = {}
         for key, text in zip(keys, texts, strict=True):
@@ -288,16 +290,15 @@ class Embedder:
         self.misses += len(missing)
         self.hits += len(keys) - len(missing)
         todo, keys_todo = list(missing.values()), list(missing)
-        if progress:  # also with nothing to embed: the phase's line says it was served from the cache
-            progress(0, len(todo))
-        if missing:
-            chunk = max(self.batch_size, PROGRESS_CHUNK) if progress else len(todo)
-            for start in range(0, len(todo), chunk):
-                vectors = self._encode_missing(todo[start : start + chunk]).astype(np.float32)
-                self._cache.update(zip(keys_todo[start : start + chunk], vectors, strict=True))
-                if progress:
-                    progress(min(start + chunk, len(todo)), len(todo))
-            self._save(keys_todo)
+        # also with nothing to embed: the phase's line says it was served from the cache
+        with context.phase(phase, len(todo)) as embedding:
+            if missing:
+                chunk = max(self.batch_size, PROGRESS_CHUNK)  # the vectors do not depend on it (the same bytes)
+                for start in range(0, len(todo), chunk):
+                    vectors = self._encode_missing(todo[start : start + chunk]).astype(np.float32)
+                    self._cache.update(zip(keys_todo[start : start + chunk], vectors, strict=True))
+                    embedding.update(min(start + chunk, len(todo)))
+                self._save(keys_todo)
         if not keys:
             return np.zeros((0, 0), dtype=np.float32)
         return np.stack([self._cache[k] for k in keys])

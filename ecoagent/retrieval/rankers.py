@@ -192,12 +192,13 @@ class DenseRetriever:
         self.tool_vectors: np.ndarray | None = None
 
     def fit(self, corpus: Corpus) -> DenseRetriever:
-        self.tool_vectors = self.encode_documents(corpus.documents)
+        self.tool_vectors = self.encode_documents(corpus.documents, phase=f"{self.name}: embed the corpus")
         return self
 
-    def encode_documents(self, documents: list[str]) -> np.ndarray:
-        """Tool texts through the tool encoder, with the persistent vector cache."""
-        return self._tool.encode([self.tool_prefix + d for d in documents])
+    def encode_documents(self, documents: list[str], phase: str | None = None) -> np.ndarray:
+        """Tool texts through the tool encoder, with the persistent vector cache (``phase``: the name its texts are
+        counted under in the running step)."""
+        return self._tool.encode([self.tool_prefix + d for d in documents], phase=phase)
 
     def encode_queries(self, queries: list[str]) -> np.ndarray:
         return self._query.encode([self.query_prefix + q for q in queries])

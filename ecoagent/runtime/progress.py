@@ -6,17 +6,15 @@ writes whole lines instead, such as ``generate queries: 12/60 (20%), 0.41/s, ela
 from a heartbeat thread every ``interval_s`` seconds: a step that makes no visible progress for a
 while (one slow LLM request, an embedding pass) still shows that it is alive and where it stands.
 
-The stages report progress through plain callbacks (``progress(done, total)``, the crawl's
-``progress(phase, done, total)``); :class:`ProgressLog` and :func:`phase_progress` turn those into
-lines. Whoever prints to a terminal may draw a bar instead (the CLI does).
+The stages report progress by phases of the running step (:mod:`ecoagent.runtime.context`); a runner turns them
+into lines with :class:`LineReporter` (one :class:`ProgressLog` per phase), or draws bars on a terminal (the CLI).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 DEFAULT_INTERVAL_S = 15.0
 
@@ -137,45 +135,18 @@ class ProgressLog:
             self._emit(self.line())
 
 
-@contextmanager
-def phase_progress(
-    description: str, *, interval_s: float = DEFAULT_INTERVAL_S, emit: Callable[[str], None] = print_line
-) -> Iterator[Callable[[str, int, int], None]]:
-    """``update(phase, done, total)`` for a stage with phases (the crawl: fetch, then extract), one
-    :class:`ProgressLog` per phase; ``description`` may hold ``{phase}``. A phase ends when it reaches its total."""
-    logs: dict[str, ProgressLog] = {}
+class LineReporter:
+    """Phases as plain lines (:class:`ProgressLog`, one per phase): a log file, an Airflow task log. Each line starts
+    with ``prefix`` (the stage's name)."""
 
-    def update(phase: str, done: int, total: int) -> None:
-        log = logs.get(phase)
-        if log is None:
-            log = logs[phase] = ProgressLog(description.format(phase=phase), total, interval_s=interval_s, emit=emit)
-            log.update(done, total)
-            log.__enter__()
-        log.update(done, total)
-        if done >= total:
-            log.close()
+    def __init__(self, prefix: str = "", *, interval_s: float = DEFAULT_INTERVAL_S,
+                 emit: Callable[[str], None] = print_line) -> None:  # fmt: skip
+        if interval_s <= 0:
+            raise ValueError(f"progress interval must be > 0 seconds, not {interval_s} (setting progress_interval_s)")
+        self.prefix, self.interval_s, self.emit = prefix, interval_s, emit
 
-    failed = False
-    try:
-        yield update
-    except BaseException:
-        failed = True
-        raise
-    finally:
-        for log in logs.values():
-            log.close(failed=failed)
+    def open(self, name: str, total: int | None) -> ProgressLog:
+        return ProgressLog(f"{self.prefix}{name}", total, interval_s=self.interval_s, emit=self.emit).__enter__()
 
-
-@contextmanager
-def stage_progress(
-    description: str, *, phased: bool, interval_s: float = DEFAULT_INTERVAL_S, emit: Callable[[str], None] = print_line
-) -> Iterator[Callable[[str, int, int], None]]:
-    """A stage's ``progress(phase, done, total)`` as plain lines: one :class:`ProgressLog` per phase for a stage
-    with phases (``description`` holds ``{phase}``), else one for the whole stage, so that the work after its
-    counted step (an embedding pass after generation) is not silent either."""
-    if phased:
-        with phase_progress(description, interval_s=interval_s, emit=emit) as update:
-            yield update
-        return
-    with ProgressLog(description, interval_s=interval_s, emit=emit) as log:
-        yield lambda _phase, done, total: log.update(done, total)
+    def say(self, line: str) -> None:
+        self.emit(f"{self.prefix}{line}")

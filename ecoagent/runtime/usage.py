@@ -1,8 +1,9 @@
 """What each stage of a run costs: wall and CPU time, peak memory, and how long an LLM stage waited on its server.
 
 ``ecoagent run --usage FILE`` and ``ecoagent rated --usage FILE`` record one :class:`StageUsage` per stage and write
-them as JSON (``benchmarks/paper_scale.py`` reads it). Nothing is recorded without ``--usage``: the stages do not know
-about it, except that :func:`ecoagent.llm.backends.answer` marks its span as the LLM phase (:func:`llm_phase`).
+them as JSON (``benchmarks/paper_scale.py`` reads it); the runner records (``pipeline/runner.py``). Nothing is recorded
+without ``--usage``: the stages do not know about it, except that :func:`ecoagent.llm.backends.answer` marks its span
+as the LLM phase (:func:`llm_phase`), a figure of the running step's stats.
 
 - ``wall_s``, ``cpu_s``: the stage's wall time and CPU time (user + system), this process and the child processes it
   waited for during the stage (the crawl's extraction workers, pip and npm, an embedded llama.cpp server).
@@ -24,9 +25,11 @@ import os
 import resource
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from ecoagent.runtime.context import stat
 
 SAMPLE_S = 0.5
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
@@ -56,22 +59,19 @@ class StageUsage:
         return {**rounded, "llm_wait_s": round(self.llm_wait_s, 3), "own_s": round(self.own_s, 3)}
 
 
-_active: StageUsage | None = None  # the stage being recorded; one at a time (the CLI runs stages in turn)
+LLM_WALL, LLM_CPU = "llm_wall_s", "llm_cpu_s"  # the running step's stats that the LLM phase adds to
 
 
 @contextlib.contextmanager
 def llm_phase() -> Iterator[None]:
-    """Count the enclosed span as the active stage's LLM phase (nothing happens when no stage is recorded)."""
-    stage = _active
-    if stage is None:
-        yield
-        return
+    """Count the enclosed span as the running step's LLM phase: its wall and CPU seconds go to the step's stats
+    (:func:`ecoagent.runtime.context.stat`), which the recorder reads; nothing outside a runner."""
     wall, cpu = time.perf_counter(), time.process_time()
     try:
         yield
     finally:
-        stage.llm_wall_s += time.perf_counter() - wall
-        stage.llm_cpu_s += time.process_time() - cpu
+        stat(LLM_WALL, time.perf_counter() - wall)
+        stat(LLM_CPU, time.process_time() - cpu)
 
 
 class UsageRecorder:
@@ -82,8 +82,8 @@ class UsageRecorder:
         self.stages: list[StageUsage] = []
 
     @contextlib.contextmanager
-    def stage(self, name: str) -> Iterator[StageUsage | None]:
-        global _active
+    def stage(self, name: str, stats: Mapping[str, float] | None = None) -> Iterator[StageUsage | None]:
+        """Record the block as the stage ``name``; ``stats``: the running step's (its LLM phase), read at the end."""
         if self.path is None:
             yield None
             return
@@ -91,17 +91,18 @@ class UsageRecorder:
         _reset_peak_rss()
         sampler = _TreeSampler()
         wall, cpu = time.perf_counter(), _cpu_seconds()
-        previous, _active = _active, usage
+        before = dict(stats or {})
         sampler.start()
         try:
             yield usage
         finally:
-            _active = previous
             sampler.stop()
             usage.wall_s = time.perf_counter() - wall
             usage.cpu_s = _cpu_seconds() - cpu
             usage.peak_rss_mb = _peak_rss_bytes() / _MB
             usage.peak_tree_rss_mb = max(sampler.peak, _rss_bytes(os.getpid())) / _MB
+            usage.llm_wall_s += (stats or {}).get(LLM_WALL, 0.0) - before.get(LLM_WALL, 0.0)
+            usage.llm_cpu_s += (stats or {}).get(LLM_CPU, 0.0) - before.get(LLM_CPU, 0.0)
             self.stages.append(usage)
             self.write()  # after every stage: a failed run still shows what the finished ones cost
 

@@ -117,7 +117,7 @@ def crawl_folder(config: Config, score_dir: str) -> str:
 
 def read_action_table(config: Config, crawl_dir: str) -> pl.DataFrame:
     store = ArtifactStore(crawl_dir)
-    return store.read_table(CRAWL_FILES.n8n_actions, "crawl", ACTION_COLUMNS, option="label.workflows.crawl_dir")
+    return store.read_table(CRAWL_FILES.n8n_actions, ACTION_COLUMNS, option="label.workflows.crawl_dir")
 
 
 def build_workflows(config: Config, catalog: pl.DataFrame, crawl_dir: str,

@@ -249,12 +249,13 @@ from pathlib import Path
 
 from crawlers.crawl import crawl
 from ecoagent.config import load_config
+from ecoagent.runtime.context import Recording
 from ecoagent.store import ArtifactStore
 
 overrides, out, sources, point, pids_file = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
 
-def progress(phase, done, total):
-    if point == "extract" and phase == "extract":
+def heard(phase, done, total):
+    if point == "extract" and phase == "extract packages" and done:
         die(pids_file)
 
 if point == "write":
@@ -267,7 +268,9 @@ if point == "write":
         return url
 
     ArtifactStore.write_bytes = write_then_die
-crawl(load_config("fixture", overrides=overrides, environ={}), out=out, sources_path=Path(sources), progress=progress)
+config = load_config("fixture", overrides=overrides, environ={})
+with Recording(heard).heard(config).running():
+    crawl(config, out=out, sources_path=Path(sources))
 """
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import importlib.util
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -14,6 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ecoagent.layout import StageFiles
+from ecoagent.runtime.context import StepContext
 from ecoagent.stage import LLMStage, Stage, StageResult
 from pipeline import stages
 from tests.dags.conftest import DAGS_FOLDER, REPO
@@ -24,12 +24,11 @@ PLANTED_FILES = StageFiles()  # writes a file it does not declare to the layout:
 class PlantedStage(Stage):
     name = "planted"
     outputs = PLANTED_FILES
-    progress = "planting"
 
-    def run(self, config, inputs: Mapping[str, str], out: str, progress=None) -> StageResult:
-        Path(out).mkdir(parents=True, exist_ok=True)
-        (Path(out) / "planted.txt").write_text(",".join(sorted(inputs)))
-        return StageResult(out, {"planted": True}, ["planted: ran"])
+    def run(self, ctx: StepContext) -> StageResult:
+        Path(ctx.out).mkdir(parents=True, exist_ok=True)
+        (Path(ctx.out) / "planted.txt").write_text(",".join(sorted(ctx.inputs)))
+        return StageResult(ctx.out, {"planted": True}, ["planted: ran"])
 
 
 @dataclass
@@ -42,13 +41,13 @@ class PlantedPlan:
 def _planted_steps() -> SimpleNamespace:
     return SimpleNamespace(
         plan=lambda config, in_dir: PlantedPlan(),  # nothing to ask: no server starts
-        assemble=lambda config, plan, answers, folder, started, progress=None: StageResult(
+        assemble=lambda config, plan, answers, folder, started: StageResult(
             folder.url(), {}, ["planted_llm: done"]),
     )
 
 
 PLANTED = PlantedStage()
-PLANTED_LLM = LLMStage("planted_llm", ("planted",), PLANTED_FILES, progress="asking", shard_task="planted_shard",
+PLANTED_LLM = LLMStage("planted_llm", ("planted",), PLANTED_FILES, ask_phase="asking", shard_task="planted_shard",
                        steps=_planted_steps)  # fmt: skip
 
 

@@ -37,30 +37,30 @@ def test_newest_by_version_number_and_never_a_hidden_copy(tmp_path: Path) -> Non
 
 
 def test_every_folder_of_a_run_root_is_named_once() -> None:
+    from pipeline.stages import STAGES, releases_folder
+
     layout = RunLayout("/data/store/")
-    assert (layout.crawl, layout.score, layout.synth, layout.label) == tuple(
-        f"/data/store/{stage}" for stage in ("crawl", "score", "synth", "label")
-    )
-    assert layout.release("2026.11.29") == "/data/store/release/2026.11.29"
+    assert [layout.folder(s.name) for s in STAGES] == [f"/data/store/{s.name}" for s in STAGES]
+    assert releases_folder(layout) == "/data/store/release"
     assert layout.rated("2026.11.29") == "/data/store/rated/2026.11.29"
     assert layout.partition("crawl", "n8n") == "/data/store/crawl_shards/n8n"
     run = layout.run("manual__2026-11-29T12:00:00+00:00")
-    assert run.score == "/data/store/runs/manual__2026-11-29T12_00_00_00_00/score"
+    assert run.folder("score") == "/data/store/runs/manual__2026-11-29T12_00_00_00_00/score"
     assert layout.llm_cache == Path("/data/store/llm/responses.sqlite")
 
 
 def test_object_storage_roots_keep_their_scheme_and_have_no_sqlite_cache() -> None:
     layout = RunLayout("s3://bucket/ecoagent")
-    assert layout.synth == "s3://bucket/ecoagent/synth" and not layout.is_local
+    assert layout.folder("synth") == "s3://bucket/ecoagent/synth" and not layout.is_local
     with pytest.raises(ValueError, match=r"llm\.cache_path"):
         _ = layout.llm_cache
-    assert RunLayout("file:///tmp/x").crawl == "/tmp/x/crawl"
+    assert RunLayout("file:///tmp/x").folder("crawl") == "/tmp/x/crawl"
 
 
 def test_the_store_is_the_default_root_and_out_wins(tmp_path: Path) -> None:
     config = load_config("default", [f"store={tmp_path / 'store'}"], environ={})
-    assert RunLayout.of(config).label == f"{tmp_path / 'store'}/label"
-    assert RunLayout.of(config, str(tmp_path / "out")).label == f"{tmp_path / 'out'}/label"
+    assert RunLayout.of(config).root == str(tmp_path / "store")
+    assert RunLayout.of(config, str(tmp_path / "out")).root == str(tmp_path / "out")
     relative = load_config("default", ["store=data/elsewhere"], environ={})
     assert RunLayout.of(relative).root == str(PROJECT_ROOT / "data" / "elsewhere")
 

@@ -13,6 +13,7 @@ from benchmarks.standin_llm import StandInOpenAI
 from ecoagent.config import make_config
 from ecoagent.layout import StageFiles
 from ecoagent.llm.request import LLMRequest, sampling
+from ecoagent.runtime.context import Recording, StepContext, phase
 from ecoagent.stage import LLMStage, StageResult
 
 
@@ -30,25 +31,27 @@ def _steps(events: list, fail: bool = False, heard: bool = False) -> types.Simpl
         if fail:
             raise RuntimeError("the catalog could not be embedded")
 
-    def assemble(config, plan, answers, folder, started, progress=None) -> StageResult:
+    def assemble(config, plan, answers, folder, started) -> StageResult:
         events.append(("assemble", threading.current_thread().name, len(answers.responses)))
         return StageResult(folder.url(), {}, [])
 
-    def while_answering_heard(config, plan, progress=None) -> None:  # a hook that reports its phase
-        progress("embed the catalog", 0, 2)
-        progress("embed the catalog", 2, 2)
+    def while_answering_heard(config, plan) -> None:  # a hook that reports its phase, from its own thread
+        with phase("embed the catalog", 2) as embedding:
+            embedding.advance(2)
 
     return types.SimpleNamespace(plan=lambda config, in_dir: Plan(requests), assemble=assemble,
                                  while_answering=while_answering_heard if heard else while_answering)  # fmt: skip
 
 
-def _run(tmp_path, events: list, fail: bool = False, progress=None, heard: bool = False) -> None:
-    steps = _steps(events, fail, heard)
-    stage = LLMStage("demo", ("score",), StageFiles(), progress="demo", shard_task="demo_shard", steps=lambda: steps)
+def _run(tmp_path, events: list, fail: bool = False, heard: Recording | None = None) -> None:
+    steps = _steps(events, fail, heard is not None)
+    stage = LLMStage("demo", ("score",), StageFiles(), ask_phase="demo", shard_task="demo_shard", steps=lambda: steps)
     with StandInOpenAI() as server:
         config = make_config(llm={"backend": "server", "base_url": server.base_url, "model": "fake",
                                   "cache_path": str(tmp_path / "responses.sqlite")})  # fmt: skip
-        stage.run(config, {"score": str(tmp_path / "score")}, str(tmp_path / "out"), progress=progress)
+        ctx = StepContext(config, {"score": str(tmp_path / "score")}, str(tmp_path / "out"), heard or Recording())
+        with ctx.running():
+            stage.run(ctx)
 
 
 def test_the_work_beside_the_answers_runs_in_a_thread_before_assemble(tmp_path) -> None:
@@ -66,7 +69,7 @@ def test_an_error_beside_the_answers_fails_the_stage(tmp_path) -> None:
 
 def test_the_work_beside_the_answers_reports_its_own_phase(tmp_path) -> None:
     # the Syn catalog pass outlasts the LLM: its lines say what the stage waits for after the last answer
-    heard: list = []
-    _run(tmp_path, [], progress=lambda name, done, total: heard.append((name, done, total)), heard=True)
-    assert ("embed the catalog", 2, 2) in heard
-    assert any(name != "embed the catalog" for name, _, _ in heard)  # the LLM's answers, under their own phase
+    heard = Recording()
+    _run(tmp_path, [], heard=heard)
+    assert ("embed the catalog", 2, 2) in heard.events
+    assert heard.phases() == ["embed the catalog", "demo"] or heard.phases() == ["demo", "embed the catalog"]

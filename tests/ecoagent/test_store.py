@@ -150,13 +150,15 @@ def test_a_kill_at_any_point_leaves_one_generation_and_the_rerun_cleans_up(tmp_p
 
 
 def test_bad_input_tables_name_the_file(tmp_path):
+    import pipeline.stages  # noqa: F401  (each stage declares the command writing its files)
+
     store = ArtifactStore(str(tmp_path))
     with pytest.raises(MissingInput, match="ecoagent crawl"):
-        store.read_table("tools.parquet", "crawl")
+        store.read_table("tools.parquet")
     store.write_parquet(pl.DataFrame({"tool_id": ["a"]}), "tools_scored.parquet")
     with pytest.raises(BadInput, match=r"tools_scored\.parquet.*r_static"):
-        store.read_table("tools_scored.parquet", "score", ["tool_id", "r_static"])
+        store.read_table("tools_scored.parquet", ["tool_id", "r_static"])
     full = (tmp_path / "tools_scored.parquet").read_bytes()
     (tmp_path / "tools_scored.parquet").write_bytes(full[: len(full) // 2])
     with pytest.raises(BadInput, match=r"tools_scored\.parquet is not a readable Parquet file"):
-        store.read_table("tools_scored.parquet", "score")
+        store.read_table("tools_scored.parquet")

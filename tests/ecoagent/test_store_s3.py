@@ -29,15 +29,15 @@ def test_a_stage_folder_commits_by_its_marker(bucket):
     _score_generation(url, 3)
     store = ArtifactStore(url)
     assert store.files() == sorted([SCORE_FILES.summary, SCORE_FILES.tools])
-    assert store.read_table(SCORE_FILES.tools, "score").height == 3
+    assert store.read_table(SCORE_FILES.tools).height == 3
     _score_generation(url, 2)  # the next generation replaces the files, and only its own files are there
     assert store.read_json(SCORE_FILES.summary) == {"tools": 2}
     # a writer killed after it uncommitted the folder: readers refuse it with a line naming it
     store.fs.rm(store.path(SCORE_FILES.summary))
     with pytest.raises(MissingInput, match=r"not committed \(no score_summary\.json"):
-        store.read_table(SCORE_FILES.tools, "score")
+        store.read_table(SCORE_FILES.tools)
     _score_generation(url, 4)  # the next run of the stage replaces it
-    assert store.read_table(SCORE_FILES.tools, "score").height == 4
+    assert store.read_table(SCORE_FILES.tools).height == 4
 
 
 def test_a_failing_stage_uploads_nothing_and_amend_keeps_the_rest(bucket):
@@ -51,7 +51,7 @@ def test_a_failing_stage_uploads_nothing_and_amend_keeps_the_rest(bucket):
     with StageFolder(url, SCORE_FILES.names()).amend() as out:
         out.write_text("# gate\n", SCORE_FILES.gate_report)
     assert store.files() == sorted([SCORE_FILES.summary, SCORE_FILES.tools, SCORE_FILES.gate_report])
-    assert store.read_table(SCORE_FILES.tools, "score").height == 3
+    assert store.read_table(SCORE_FILES.tools).height == 3
 
 
 def test_the_newest_release_is_a_committed_one(bucket):

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from pipeline.orchestration import rated_settings, release_event_extra, run_context
+from pipeline.stages import releases_folder
 
 REFRESH_PARAMS = {
     "profile": "fixture",
@@ -23,7 +24,7 @@ RATED_DEFAULTS = {"profile": "default", "overrides": [], "out": None, "release":
 def _refresh(tmp_path: Path) -> tuple[dict, dict]:
     params = {**REFRESH_PARAMS, "out": str(tmp_path / "root")}
     run = run_context(params, "scheduled__2026-12-06T00:00:00+00:00")
-    folder = run.root.release("2026.12.6")
+    folder = f"{releases_folder(run.root)}/2026.12.6"
     return params, release_event_extra(params, run, folder, "2026.12.6", "scheduled__2026-12-06T00:00:00+00:00")
 
 

@@ -11,6 +11,7 @@ import pytest
 from benchmarks.standin_llm import StandInOpenAI
 from crawlers.crawl import crawl
 from ecoagent.config import load_config
+from ecoagent.runtime.context import Recording
 from scoring.score import score
 from synth.generate import PAIR_SCHEMA, QUERY_SCHEMA
 from synth.stage import synth
@@ -86,21 +87,24 @@ def test_embedded_model_end_to_end_on_three_tools(scored, embedded_run):
 # (the second request is then in flight on the embedded server).
 _KILLED_SYNTH = """
 from ecoagent.config import load_config
+from ecoagent.runtime.context import Recording
 from synth.stage import synth
 
 overrides, in_dir, out, pids_file = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 
-def progress(_phase, done, total):
-    if done == 1:
+def heard(phase, done, total):
+    if phase == "generate queries (tools)" and done == 1:
         die(pids_file)
 
-synth(load_config("fixture", overrides=overrides, environ={}), in_dir=in_dir, out=out, progress=progress)
+config = load_config("fixture", overrides=overrides, environ={})
+with Recording(heard).heard(config).running():
+    synth(config, in_dir=in_dir, out=out)
 """
 
 
 def test_a_killed_and_resumed_synth_writes_the_same_bytes_as_an_uninterrupted_one(scored, embedded_run):
     from ecoagent.llm.cache import ResponseCache
-    from synth.generate import llm_requests
+    from synth.generate import plan
     from tests.killed_runs import hidden_entries, run_killed, still_alive
 
     tmp, overrides = scored
@@ -115,7 +119,7 @@ def test_a_killed_and_resumed_synth_writes_the_same_bytes_as_an_uninterrupted_on
     assert resumed.summary["requests_cached_before"] == 1 and resumed.summary["requests_failed"] == 0
     assert hidden_entries(tmp) == []
     # the replies, then the outputs, are those of the run that was never interrupted
-    requests = llm_requests(cfg, str(tmp / "score"))
+    requests = plan(cfg, str(tmp / "score")).requests
     whole, interrupted = ResponseCache(tmp / "embedded.sqlite"), ResponseCache(tmp / "resumed.sqlite")
     assert [interrupted.get(r.request_id).text for r in requests] == [whole.get(r.request_id).text for r in requests]
     for name in ("syn_queries.parquet", "syn_pairs.parquet"):
@@ -144,10 +148,12 @@ def _respond(body: dict, content: str) -> str:
 
 def test_server_backend_survives_errors_and_resumes_without_repeats(scored):
     tmp, overrides = scored
-    phases = []
+    heard = Recording()
     with StandInOpenAI(respond=_respond) as clean:
-        reference = synth(_server_config(tmp, overrides, clean, "clean.sqlite"), str(tmp / "score"), str(tmp / "ref"),
-                          progress=lambda phase, done, total: phases.append(phase))  # fmt: skip
+        config = _server_config(tmp, overrides, clean, "clean.sqlite")
+        with heard.heard(config).running():
+            reference = synth(config, str(tmp / "score"), str(tmp / "ref"))
+    phases = heard.phases()
     assert reference.summary["requests_failed"] == 0
     # after the last answer the stage says what runs: the round trip's and the negatives' embedding; the catalog
     # pass beside the LLM reports under its own phase, its first line before or after the answers' first
@@ -193,14 +199,12 @@ def test_a_server_that_dies_mid_run_loses_no_finished_work(scored):
     server = StandInOpenAI(respond=_respond)
     with server:
         cfg = _server_config(tmp, overrides, server, "dies.sqlite")
-        seen = []
+        def heard(phase: str, done: int, total: int) -> None:
+            if phase == "generate queries (tools)" and done == 3:  # after three answers the server stops answering
+                server.default = "drop"  # every connection is dropped
 
-        def progress(_phase: str, done: int, total: int) -> None:
-            seen.append(done)
-            if done == 3:  # after three answers the server stops answering: every connection is dropped
-                server.default = "drop"
-
-        result = synth(cfg, str(tmp / "score"), str(tmp / "dies"), progress=progress)
+        with Recording(heard).heard(cfg).running():
+            result = synth(cfg, str(tmp / "score"), str(tmp / "dies"))
     assert result.summary["requests_failed"] >= 1
     from ecoagent.llm import ResponseCache
 

@@ -105,13 +105,19 @@ def test_a_model_without_role_prompts_shares_one_cache_whatever_the_role(tmp_pat
 
 
 def test_encode_reports_progress_over_the_texts_it_embeds(tmp_path):
-    seen = []
+    from ecoagent.config import make_config
+    from ecoagent.runtime.context import Recording
+
+    heard = Recording()
     embedder = Embedder(MODEL, tmp_path, batch_size=8)
     embedder.encode(["known"])
     texts = ["known", *(f"text number {i}" for i in range(600))]
-    embedder.encode(texts, progress=lambda done, total: seen.append((done, total)))
+    with heard.heard(make_config()).running():
+        embedder.encode(texts, phase="embed the texts")
+    seen = [(done, total) for _, done, total in heard.events]
     assert seen[0] == (0, 600) and seen[-1] == (600, 600)  # the misses only; the cached text is not counted
     assert len(seen) == 3  # chunks of 512
+    assert heard.closed == [("embed the texts", False)]
 
 
 def test_encoders_use_the_cores_the_load_leaves_free():

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 
 import pytest
 
 from ecoagent.config import ConfigError, load_config
-from ecoagent.runtime.progress import ProgressLog, format_seconds, phase_progress
+from ecoagent.runtime.context import StepContext, current, phase
+from ecoagent.runtime.progress import LineReporter, ProgressLog, format_seconds
 
 
 class Clock:
@@ -93,14 +95,34 @@ def test_a_step_that_fails_before_its_first_line_prints_nothing() -> None:
     assert lines == []
 
 
-def test_phases_each_get_their_lines_and_end_at_their_total() -> None:
+def test_phases_of_the_running_step_each_get_their_lines_prefixed_with_its_name() -> None:
     lines: list[str] = []
-    with phase_progress("{phase} packages", interval_s=60, emit=lines.append) as update:
-        update("fetch", 0, 2)
-        update("fetch", 2, 2)
-        update("extract", 1, 2)
+    ctx = StepContext(load_config("fixture"), reporter=LineReporter("crawl: ", interval_s=60, emit=lines.append))
+    with ctx.running():
+        with phase("fetch packages", 2) as fetching:
+            fetching.advance(2)
+        with phase("extract packages", 2) as extracting:
+            extracting.update(1)
     assert len(lines) == 2, lines  # steps shorter than the interval: one line each, at their end
-    assert lines[0].startswith("fetch packages: done, 2/2") and lines[1].startswith("extract packages: done, 1/2")
+    assert lines[0].startswith("crawl: fetch packages: done, 2/2")
+    assert lines[1].startswith("crawl: extract packages: done, 1/2")
+
+
+def test_a_failed_phase_says_it_stopped_and_the_error_goes_on() -> None:
+    lines: list[str] = []
+    ctx = StepContext(load_config("fixture"), reporter=LineReporter("score: ", interval_s=0.01, emit=lines.append))
+    with pytest.raises(RuntimeError), ctx.running(), phase("flaws", 4) as finding:
+        finding.advance()
+        while not lines:  # a heartbeat line, so the stop is reported
+            time.sleep(0.01)
+        raise RuntimeError("a bad row")
+    assert lines[-1].startswith("score: flaws: stopped after")
+
+
+def test_outside_a_runner_phases_and_stats_cost_nothing() -> None:
+    with phase("embed", 3) as embedding:
+        embedding.advance(3)
+    assert embedding.done == 3 and current() is None
 
 
 def test_the_interval_is_a_setting_and_must_be_positive() -> None:

@@ -7,6 +7,8 @@ import mmap
 import os
 import time
 
+from ecoagent.config import make_config
+from ecoagent.runtime.context import StepContext
 from ecoagent.runtime.usage import UsageRecorder, llm_phase
 
 
@@ -23,7 +25,8 @@ def _spin(seconds: float) -> None:
 def test_a_stage_records_its_llm_wait_apart_from_its_own_work(tmp_path):
     recorder = UsageRecorder(tmp_path / "usage.json")
     before_mb = _rss_mb()
-    with recorder.stage("synth") as usage:
+    ctx = StepContext(make_config())
+    with recorder.stage("synth", ctx.stats) as usage, ctx.running():
         _spin(0.05)  # own work outside the LLM phase
         with llm_phase():
             time.sleep(0.3)  # waiting on the server: wall time, no CPU
@@ -52,6 +55,6 @@ def test_the_llm_phase_counts_nothing_outside_a_recorded_stage(tmp_path):
     with recorder.stage("crawl") as usage, llm_phase():
         pass
     assert usage is None and recorder.stages == []
-    with UsageRecorder(tmp_path / "u.json").stage("score") as score:
+    with UsageRecorder(tmp_path / "u.json").stage("score", {}) as score:
         pass
     assert score.llm_wall_s == 0 and score.llm_wait_s == 0
