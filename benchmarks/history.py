@@ -1,6 +1,6 @@
 """Benchmark: the history step (Figure 1) cold and warm, its table and plot into the documentation.
 
-    .venv/bin/python benchmarks/history.py --out ROOT [--since 2025-02] [--until YYYY-MM] [--record NAME]
+    .venv/bin/python benchmarks/history.py --out ROOT [--since YYYY-MM] [--until YYYY-MM] [--record NAME]
                                            [--set section.key=value ...]
 
 Cold: the first run on ``ROOT`` with empty package and embedding caches (give both with ``--set
@@ -27,7 +27,8 @@ from benchmarks.measure import print_report, timed
 from benchmarks.record import ROOT, add_record_option, write_record
 from ecoagent.config import load_config
 from ecoagent.layout import HISTORY_FILES, RunLayout
-from pipeline.history import FIRST_MONTH, figure_rows, history
+from history.run import figure_rows
+from pipeline.stages import HISTORY
 
 DOCS_FIGURE = ROOT / "docs" / "figure1.png"
 
@@ -35,44 +36,45 @@ DOCS_FIGURE = ROOT / "docs" / "figure1.png"
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", required=True, help="root folder of the history runs")
-    parser.add_argument("--since", default=FIRST_MONTH)
+    parser.add_argument("--since", help="first month (default: history.since)")
     parser.add_argument("--until")
     parser.add_argument("--set", dest="overrides", action="append", default=[])
     add_record_option(parser)
     args = parser.parse_args()
-    config = load_config("default", overrides=args.overrides)
-    folder = Path(RunLayout.of(config, args.out).history)
+    months = [f"history.{key}={value}" for key, value in (("since", args.since), ("until", args.until)) if value]
+    config = load_config("default", overrides=[*args.overrides, *months])
+    folder = Path(RunLayout.of(config, args.out).folder(HISTORY.name))
     summary_file = folder / HISTORY_FILES.summary
     if summary_file.exists():
         cold = json.loads(summary_file.read_text())
         cold_source = f"the earlier run's own summary ({summary_file})"
     else:
-        result, _ = timed(history, config, args.since, args.until, args.out)
+        result, _ = timed(HISTORY.run_on, config, None, str(folder))
         cold, cold_source = result.summary, "this script's first run"
     started = time.perf_counter()
-    warm = history(config, args.since, args.until, args.out)
+    warm = HISTORY.run_on(config, None, str(folder))
     warm_s = time.perf_counter() - started
-    report(args, cold, cold_source, warm, warm_s, folder)
+    report(args, cold, cold_source, warm.summary, warm_s, folder)
 
 
-def report(args: argparse.Namespace, cold: dict, cold_source: str, warm, warm_s: float, folder: Path) -> None:
+def report(args: argparse.Namespace, cold: dict, cold_source: str, warm: dict, warm_s: float, folder: Path) -> None:
     cold_s = cold["seconds"]["total"]
-    table = warm.table
+    table = json.loads((folder / HISTORY_FILES.table).read_text())
     last = table["months"][-1]
     figures = {
         "months": f"{table['since']} to {table['until']} ({len(table['months'])})",
         "cold run": f"{cold_s:,.0f} s ({cold['versions']} versions: {cold['versions_fetched']} fetched, "
         f"{cold['versions_read']} read; {len(cold['months_crawled'])} months crawled and scored; from {cold_source})",
         "cold run by phase": ", ".join(f"{k} {v:,.0f} s" for k, v in cold["seconds"].items()),
-        "warm run": f"{warm_s:,.1f} s ({warm.summary['versions_read']} versions read, "
-        f"{len(warm.summary['months_reused'])} months reused; {warm_s / cold_s:.3f}x the cold run)",
+        "warm run": f"{warm_s:,.1f} s ({warm['versions_read']} versions read, "
+        f"{len(warm['months_reused'])} months reused; {warm_s / cold_s:.3f}x the cold run)",
         f"catalog in {last['month']}": f"{last['tools']:,} tools, {last['reliable']:,} reliable "
         f"({last['reliable_share']:.1%})",
         "the paper, 2026-01": f"{table['paper']['tools']:,} tools, {table['paper']['reliable']:,} reliable "
         f"({table['paper']['reliable_share']:.1%})",
         "versions failed (no wheel, unreadable)": str(len(cold["versions_failed"])),
     }
-    print_report({"cold": cold, "warm": warm.summary, "months": table["months"]},
+    print_report({"cold": cold, "warm": warm, "months": table["months"]},
                  f"history: cold {cold_s:,.0f} s, warm {warm_s:,.1f} s ({warm_s / cold_s:.3f}x)")  # fmt: skip
     if not args.record:
         return

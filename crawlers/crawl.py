@@ -273,6 +273,24 @@ def crawl(config: Config, out: str, sources_path: Path | None = None) -> CrawlRe
                        partial=bool(summary["package_errors"]))  # fmt: skip
 
 
+def write_versions(sources: Sequence[Source], results: list[PackageResult], out: str, note: dict) -> None:
+    """A crawl folder at ``out`` of exactly these packages' reads, de-duplicated; ``note`` heads its summary (the
+    history step's months: :class:`ecoagent.stage.Recrawlable`)."""
+    dedup = deduplicate([rec for r in results for rec in r.records])
+    summary = {
+        **note,
+        "tools": len(dedup.records),
+        "packages": {"total": len(results), "failed": sum(r.fatal for r in results)},
+        "package_errors": [{"package": r.source.key, "reason": reason} for r in results for _, reason in r.errors],
+        "drops_by_reason": dict(sorted(dedup.drops.items())),
+        "near_duplicates": dedup.near_duplicates,
+    }
+    with StageFolder(out, OUTPUTS).replace() as store:
+        store.write_parquet(records_to_frame(dedup.records), CRAWL_FILES.tools)
+        store.write_text(dump_sources(list(sources)), CRAWL_FILES.resolved_sources)
+        store.write_json(summary, CRAWL_FILES.summary)
+
+
 def with_community_listing(config: Config, sources: list[Source]) -> tuple[list[Source], CommunityListing]:
     """The sources plus the community listing's packages (``crawl.community_listing``); a package the source list
     already pins keeps its row there."""

@@ -7,15 +7,16 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ecoagent.layout import CRAWL_FILES
-from ecoagent.stage import CliOption, Partitioned, Stage, StageResult
+from ecoagent.stage import CliOption, Partitioned, Recrawlable, Stage, StageResult, VersionsRead
 
 if TYPE_CHECKING:
     from crawlers.crawl import CrawlResult
     from ecoagent.config import Config
+    from ecoagent.packages.source import Source
     from ecoagent.runtime.context import StepContext
 
 
-class CrawlStage(Stage, Partitioned):
+class CrawlStage(Stage, Partitioned, Recrawlable):
     name = "crawl"
     outputs = CRAWL_FILES
     network = True
@@ -45,6 +46,24 @@ class CrawlStage(Stage, Partitioned):
         from crawlers.crawl import merge_crawl_shards
 
         return _result(merge_crawl_shards(ctx.config, list(partition_folders), ctx.out))
+
+    def pinned(self, config: Config) -> list[Source]:
+        from crawlers.sources import load_sources
+
+        return load_sources(config.resolve_path(config.crawl.sources), config.crawl.platforms)
+
+    def read_versions(self, config: Config, sources: Sequence[Source]) -> VersionsRead:
+        from crawlers.crawl import crawl_fetcher, extract_all
+
+        fetched = crawl_fetcher(config).fetch_all(list(sources), phase="fetch packages")
+        results = extract_all(config, fetched, len(sources))
+        return VersionsRead(results, len(fetched), sum(p.cached for p in fetched))
+
+    def write_versions(self, config: Config, sources: Sequence[Source], read: VersionsRead, out: str,
+                       note: dict) -> None:  # fmt: skip
+        from crawlers.crawl import write_versions
+
+        write_versions(sources, [read.results[s.key] for s in sources], out, note)
 
 
 def _result(crawled: CrawlResult) -> StageResult:

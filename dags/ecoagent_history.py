@@ -1,7 +1,7 @@
 """``ecoagent_history``: the catalog month by month, the paper's Figure 1 (``ecoagent history`` as a DAG).
 
 Not part of every refresh: a maintainer triggers it when the curve should be drawn again (no schedule). One task,
-``history`` (:func:`pipeline.history.history`): every pinned package of the source list at the newest version
+``history`` (the history step, :mod:`history`): every pinned package of the source list at the newest version
 published by each month's end, crawled and scored; the table, the plot and each tool's first month in
 ``<root>/history/``, where the next release build finds them (the card embeds the curve; the first-seen cold start
 and the tool-disjoint view read ``first_seen.parquet``). Unchanged months are reused, so a rerun after a month has
@@ -23,7 +23,7 @@ PARAMS = {
     "profile": Param("default", type="string", description="config profile"),
     "overrides": Param([], type="array", items={"type": "string"}, description="extra section.key=value overrides"),
     "out": Param(None, type=["null", "string"], description="root folder; null = the profile's store"),
-    "since": Param("2025-02", type="string", description="first month, YYYY-MM (the paper's Figure 1 starts then)"),
+    "since": Param(None, type=["null", "string"], description="first month, YYYY-MM; null = history.since"),
     "until": Param(None, type=["null", "string"], description="last month, YYYY-MM; null = the newest complete one"),
     "fresh": Param(False, type="boolean", description="crawl and score every month again, even unchanged ones"),
 }
@@ -40,16 +40,15 @@ PARAMS = {
 def ecoagent_history():
     @task(retries=2, retry_delay=timedelta(minutes=2))
     def history(params: dict | None = None) -> str:
-        from pipeline.history import history as run_history
+        from pipeline.stages import HISTORY
 
         params = params or {}
-        config = run_context(params).config
-        since, until, fresh = params.get("since") or "2025-02", params.get("until"), bool(params.get("fresh"))
-        result = TaskRunner(config).step("history", lambda ctx: run_history(config, since, until, params.get("out"),
-                                                                            fresh))  # fmt: skip
-        for line in result.lines:
-            print(line)
-        return result.out
+        chosen = {key: params.get(key) for key in ("since", "until") if params.get(key)}
+        extra = [f"{HISTORY.name}.{key}={value}" for key, value in chosen.items()]
+        if params.get("fresh"):
+            extra.append(f"{HISTORY.name}.fresh=true")
+        run = run_context(params, None, *extra)
+        return TaskRunner(run.config).run(HISTORY, {}, run.root.folder(HISTORY.name)).out
 
     history()
 

@@ -2,20 +2,20 @@
 
 A run root (the artifact store, ``--out DIR`` of ``ecoagent run``, or one Airflow run's partition) holds::
 
-    <root>/crawl/  score/  synth/  label/      one folder per stage
-    <root>/crawl_shards/<platform>/            the refresh DAG's per-platform crawls, merged into crawl/
-                                               (a partitioned stage's partitions: <stage>_shards/<partition>/)
-    <root>/release/<version>/                  built releases (the Hub-ready folders)
+    <root>/<stage>/                            one folder per stage or step, named by it (``folder(stage.name)``):
+                                               crawl, score, synth, label, history; the release stage's holds
+                                               <version>/ folders (the Hub-ready releases)
+    <root>/<stage>_shards/<partition>/         a partitioned stage's partitions (the refresh DAG's per-platform
+                                               crawls), merged into its folder
+    <root>/history_months/<YYYY-MM>/<stage>/   the history step's months, each crawled and scored
     <root>/rated/<version>/                    ``ecoagent rated`` on a release
-    <root>/history/                            ``ecoagent history``: the catalog month by month (Figure 1)
-    <root>/history_months/<YYYY-MM>/crawl|score/   one month's catalog, crawled and scored
     <root>/runs/<run_id>/                      one Airflow run: a run root of its own, same layout
     <root>/<stage>_llm/                        an orchestrated LLM stage's plan, requests and shards' answers
     <root>/llm/responses.sqlite                the LLM response cache (a local root only)
 
-The CLI, the stages (their default input and output folders), the DAGs and the release build all ask a
-:class:`RunLayout`, so a folder name is written here and nowhere else. The files each stage writes into its folder
-are declared here too (:data:`CRAWL_FILES` ... :data:`RATED_FILES`): producers and consumers use these names, and
+The CLI, the stages, the DAGs and the release build all ask a :class:`RunLayout`; a stage's folder is named by the
+stage itself (:attr:`ecoagent.stage.Stage.name`), never spelled here. The files each stage writes into its folder
+are declared here (:data:`CRAWL_FILES` ... :data:`RATED_FILES`): producers and consumers use these names, and
 ``tests/ecoagent/test_layout.py`` fails when a module spells one of them itself.
 """
 
@@ -100,11 +100,10 @@ RATED_MARKER = f"{RATED_FILES.model_folder}/{RATED_FILES.train_record}"
 # (what the shard tasks answer), and one answers file per shard
 LLM_FILES = StageFiles(marker="requests", plan="plan.pkl", requests="requests.jsonl", answers="answers")
 
-# --- the history step (pipeline/history.py, `ecoagent history`): the paper's Figure 1 and every tool's first month
+# the history step (history/, `ecoagent history`): the paper's Figure 1 and every tool's first month
 HISTORY_FILES = StageFiles(marker="summary", table="figure1.json", markdown="figure1.md", plot="figure1.png",
                            first_seen="first_seen.parquet", publish_times="publish_times.json",
                            summary="history_summary.json")  # fmt: skip
-# --- end of the history step's files
 
 SEMVER = re.compile(r"^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
 
@@ -177,17 +176,6 @@ class RunLayout:
     def llm_exchange(self, stage: str) -> str:
         """Where an orchestrated run's LLM stage keeps its plan, its requests and its shards' answers."""
         return self.folder(f"{stage}_llm")
-
-    # --- the history step
-    @property
-    def history(self) -> str:
-        return self.folder("history")
-
-    def history_month(self, month: str, stage: str) -> str:
-        """One month's catalog as it stood then: its crawl or score folder."""
-        return self.folder(f"history_months/{month}/{stage}")
-
-    # --- end of the history step
 
     def run(self, run_id: str) -> RunLayout:
         """One orchestrated run's own root: a rerun of a task overwrites its own outputs, runs never mix."""

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from ecoagent.config import Config
     from ecoagent.layout import RunLayout, StageFiles
     from ecoagent.llm.ask import LLMAnswers
+    from ecoagent.packages.source import Source
     from ecoagent.runtime.context import StepContext
     from ecoagent.runtime.quality_gate import GateResult
     from ecoagent.store import StageFolder
@@ -137,6 +138,35 @@ class Partitioned:
         raise NotImplementedError
 
     def merge(self, ctx: StepContext, partition_folders: Sequence[str]) -> StageResult:
+        raise NotImplementedError
+
+
+@dataclass
+class VersionsRead:
+    """Package versions read once for a :class:`Recrawlable` stage: each one's read by source key, and how many were
+    fetched (from the registries or the package cache)."""
+
+    results: dict[str, Any]
+    fetched: int
+    cache_hits: int
+
+
+class Recrawlable:
+    """A stage that can crawl any list of package versions into a folder of its kind: the history step reads each
+    month's catalog through it, every distinct version read once for all the months that hold it."""
+
+    def pinned(self, config: Config) -> list[Source]:
+        """The packages its settings pin (the source list it crawls)."""
+        raise NotImplementedError
+
+    def read_versions(self, config: Config, sources: Sequence[Source]) -> VersionsRead:
+        """Fetch and read each of ``sources`` (phases of the running step)."""
+        raise NotImplementedError
+
+    def write_versions(self, config: Config, sources: Sequence[Source], read: VersionsRead, out: str,
+                       note: dict) -> None:  # fmt: skip
+        """A folder of this stage's kind at ``out`` holding exactly ``sources`` (their reads in ``read``), ``note``
+        at the head of its summary."""
         raise NotImplementedError
 
 

@@ -220,7 +220,7 @@ def _option(name: str, flag: str, help: str, short: str | None = None, kind: typ
     return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
 
 
-for _stage in stages.STAGES:
+for _stage in stages.STEPS:
     *_where, _name = _stage.command
     if _where:  # a subcommand of a group (`release build`)
         GROUPS[_where[0]].command(_name)(stage_command(_stage))
@@ -343,26 +343,6 @@ def rated_command(
     with runner.usage.stage("rated", runner.stats):
         result = runner.step("rated", lambda ctx: rated_to(config, folder, out_dir), {"release": folder}, out_dir)
     console.print(f"report: {result.report_path}\nmetrics: {result.metrics_path}")
-
-
-@app.command("history")
-def history_command(
-    since: Annotated[str, typer.Option(help="First month, YYYY-MM (the paper's Figure 1 starts then).")] = "2025-02",
-    until: Annotated[str | None, typer.Option(help="Last month, YYYY-MM (default: the newest complete month).")] = None,
-    fresh: Annotated[bool, typer.Option("--fresh", help="Crawl and score every month again, even unchanged.")] = False,
-    out: Annotated[str | None, typer.Option("--out", help="Root folder (default: the store).")] = None,
-    profile: ProfileOpt = None,
-    overrides: SetOpt = None,
-) -> None:
-    """The catalog month by month (the paper's Figure 1): every pinned package at the newest version published by
-    each month's end, crawled and scored; a table, a plot and every tool's first month, in <root>/history/."""
-    from pipeline.history import history
-
-    config = _config(profile, overrides)
-    runner = CliRunner(config)
-    result = runner.step("history", lambda ctx: history(config, since, until, out, fresh))
-    for line in result.lines:
-        runner.say(line)
 
 
 @app.command("config")

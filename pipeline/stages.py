@@ -9,14 +9,17 @@ from collections.abc import Sequence
 from crawlers.stage import CRAWL
 from ecoagent.layout import RunLayout
 from ecoagent.stage import LLMStage, Stage
+from history.stage import HistoryStage
 from labeling.stage import LABEL
 from release.stage import RELEASE
 from scoring.stage import SCORE
 from synth.stage import SYNTH
 
 STAGES: tuple[Stage, ...] = (CRAWL, SCORE, SYNTH, LABEL, RELEASE)
+# the catalog month by month, crawled and scored by the refresh's own stages; run on its own, not on every refresh
+HISTORY = HistoryStage(CRAWL, SCORE)
 # every step the CLI offers as a command of its own: the refresh's stages, then the steps run on their own schedule
-STEPS: tuple[Stage, ...] = STAGES
+STEPS: tuple[Stage, ...] = (*STAGES, HISTORY)
 
 
 def releases_folder(layout: RunLayout) -> str:

@@ -40,7 +40,7 @@ class ReleaseStage(Stage, Published):
         config = ctx.config
         # the history step's folder under the run root, then the store's (`ecoagent history` writes there by default)
         history = [ctx.inputs[name] for name in self.optional_inputs if name in ctx.inputs]
-        history_dirs = tuple(dict.fromkeys([*history, RunLayout.of(config).history]))
+        history_dirs = tuple(dict.fromkeys([*history, *map(RunLayout.of(config).folder, self.optional_inputs)]))
         stage_inputs = ReleaseInputs(*(ctx.input(name) for name in self.inputs), history_dirs=history_dirs)
         result = release_run(config, stage_inputs, ctx.out, previous_releases=ctx.inputs.get(self.earlier_results))
         summary = {"version": result.version, "folder": result.folder, "counts": result.manifest.get("counts", {}),

@@ -26,6 +26,7 @@ FLOORS = {
     "synth": 1,
     "labeling": 1,
     "release": 1,
+    "history": 1,
     "rated": 2,
     "selector": 2,
     "pipeline": 3,

@@ -414,7 +414,7 @@ def test_cold_start_split_and_changelog_against_a_previous_release(v1: Path, tmp
 
 
 def _history_folder(folder: Path, first_seen: dict[str, str]) -> Path:
-    """What `ecoagent history` leaves (pipeline/history.py): the table, its Markdown, the plot, the first months."""
+    """What `ecoagent history` leaves (history/run.py): the table, its Markdown, the plot, the first months."""
     folder.mkdir(parents=True)
     months = [{"month": m, "packages": 1, "tools": 8, "reliable": 2, "reliable_share": 0.25, "per_platform": {},
                "per_listing": {}} for m in ("2025-02", "2025-06")]  # fmt: skip

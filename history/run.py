@@ -1,22 +1,25 @@
 """The history step: the catalog month by month (the RATED paper's Figure 1), and every tool's first month.
 
-    ecoagent history [--since 2025-02] [--until YYYY-MM] [--out ROOT] [--fresh]
+    ecoagent history [--since YYYY-MM] [--until YYYY-MM] [--fresh] [--out FOLDER]
 
-For each month from ``--since`` to ``--until`` (default: the newest complete month), the catalog as it stood then:
-every package of the source list (``crawl.sources``, ``crawl.platforms``: whatever it pins, whichever listing) at
-the newest version published by the end of that month (publish times from the registries' own clients,
-:mod:`ecoagent.packages.publish_times`), crawled and scored as the refresh crawls and scores today's catalog:
+For each month from ``history.since`` to ``history.until`` (default: the newest complete month), the catalog as it
+stood then: every package the crawl stage pins (``crawl.sources``, ``crawl.platforms``: whatever it pins, whichever
+listing) at the newest version published by the end of that month (publish times from the registries' own clients,
+:mod:`ecoagent.packages.publish_times`), crawled and scored by the refresh's own stages
+(:class:`history.stage.HistoryStage` is handed them):
 
 - archives come through the crawl's package cache, keyed by ``name@version``: each version is fetched once, ever;
-- each version is read once per run (:func:`crawlers.crawl.extract_all`), however many months hold it, and a month
-  whose versions are the ones its folder already holds is neither crawled nor scored again (a warm run reads it);
-- a month's records are de-duplicated (:func:`crawlers.normalize.deduplicate`), written as that month's crawl folder
-  and scored by the score stage itself (:func:`scoring.score.score`): the same reliability, with the z-scores of
-  ``r_qual`` taken over that month's catalog.
+- each version is read once per run (:meth:`ecoagent.stage.Recrawlable.read_versions`), however many months hold
+  it, and a month whose versions are the ones its folder already holds is neither crawled nor scored again (a warm
+  run reads it);
+- a month's records are de-duplicated and written as that month's crawl folder
+  (:meth:`~ecoagent.stage.Recrawlable.write_versions`) and scored by the score stage itself: the same reliability,
+  with the z-scores of ``r_qual`` taken over that month's catalog.
 
-It is a step of its own (this command, and the ``ecoagent_history`` DAG), run when a maintainer wants the curve, not
-on every refresh. Outputs in ``<root>/history/`` (``ecoagent.layout.HISTORY_FILES``, replaced as a whole), each
-month's folders in ``<root>/history_months/<YYYY-MM>/``:
+It is a step of its own (``ecoagent history``, and the ``ecoagent_history`` DAG), run when a maintainer wants the
+curve, not on every refresh; the release build reads its folder when there is one (an optional input). Outputs in
+the step's folder (``<root>/history/``: ``ecoagent.layout.HISTORY_FILES``, replaced as a whole), each month's
+folders beside it in ``<root>/history_months/<YYYY-MM>/<stage>/``:
 
 - ``figure1.json`` / ``figure1.md``: per month, total and reliable tools, per platform and per listing, the
   packages present; the paper's numbers beside them;
@@ -34,18 +37,22 @@ import io
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import polars as pl
 
-from ecoagent.config import Config
-from ecoagent.layout import CRAWL_FILES, HISTORY_FILES, SCORE_FILES, RunLayout
+from ecoagent.layout import CRAWL_FILES, HISTORY_FILES, SCORE_FILES
 from ecoagent.packages.source import Source
 from ecoagent.runtime import context
 from ecoagent.store import ArtifactStore, StageFolder
 from ecoagent.text.markdown import markdown_table
 
-FIRST_MONTH = "2025-02"  # the paper's Figure 1 starts in February 2025 and ends in January 2026
+if TYPE_CHECKING:
+    from ecoagent.runtime.context import StepContext
+    from ecoagent.stage import Recrawlable, Stage, VersionsRead
+
 PAPER = {"month": "2026-01", "tools": 5172, "reliable": 2940, "reliable_share": 0.568}
+MONTHS_FOLDER = "history_months"  # beside the step's own folder: <root>/history_months/<YYYY-MM>/<stage>/
 
 
 @dataclass
@@ -69,7 +76,7 @@ def month_range(since: str, until: str | None, now: datetime | None = None) -> l
         out.append(f"{year}-{month:02d}")
         year, month = (year + 1, 1) if month == 12 else (year, month + 1)
     if not out:
-        raise ValueError(f"no month from {since} to {last} (options --since / --until, YYYY-MM)")
+        raise ValueError(f"no month from {since} to {last} (settings history.since / history.until)")
     return out
 
 
@@ -104,94 +111,71 @@ class HistoryResult:
     lines: list[str]
 
 
-def history(config: Config, since: str = FIRST_MONTH, until: str | None = None, out: str | None = None,
-            fresh: bool = False) -> HistoryResult:  # fmt: skip
-    """Run the history step (see the module docstring) on the configured source list."""
-    from crawlers.sources import load_sources
+@dataclass
+class MonthFolders:
+    """Where each month's catalog lives: ``<root>/history_months/<YYYY-MM>/<stage name>/``."""
+
+    root: str
+    crawl: Stage
+    score: Stage
+
+    @classmethod
+    def beside(cls, out: str, crawl: Stage, score: Stage) -> MonthFolders:
+        return cls(f"{out.rstrip('/').rsplit('/', 1)[0]}/{MONTHS_FOLDER}", crawl, score)
+
+    def of(self, month: str, stage: Stage) -> str:
+        return f"{self.root}/{month}/{stage.name}"
+
+
+def history(ctx: StepContext, crawl: Recrawlable, score: Stage) -> HistoryResult:
+    """Run the history step (see the module docstring) into ``ctx.out``, on the crawl stage's source list."""
     from ecoagent.packages.publish_times import publish_times
 
+    config, cfg = ctx.config, ctx.config.history
     started, seconds = time.perf_counter(), {}
-    layout = RunLayout.of(config, out)
-    cfg = config.crawl
-    sources = load_sources(config.resolve_path(cfg.sources), cfg.platforms)
-    months = month_range(since, until)
+    folders = MonthFolders.beside(ctx.out, crawl, score)  # type: ignore[arg-type]  # the crawl stage is a Stage
+    sources = crawl.pinned(config)
+    months = month_range(cfg.since, cfg.until)
     tick = time.perf_counter()
-    times = publish_times(sources, cfg.pip_extra_args, cfg.fetch_timeout_s)
+    times = publish_times(sources, config.crawl.pip_extra_args, config.crawl.fetch_timeout_s)
     seconds["publish_times"] = time.perf_counter() - tick
     catalogs = month_catalogs(sources, times, months)
-    todo = [c for c in catalogs if c.sources and (fresh or not _month_is_current(layout, c))]
-    read = _read_versions(config, todo, seconds)
+    todo = [c for c in catalogs if c.sources and (cfg.fresh or not _month_is_current(folders, c))]
+    tick = time.perf_counter()
+    read = crawl.read_versions(config, sorted({s.key: s for c in todo for s in c.sources}.values(),
+                                              key=lambda s: s.key))  # fmt: skip
+    seconds["read"] = time.perf_counter() - tick
     tick = time.perf_counter()
     rows = []
     with context.phase("months (crawled and scored, or reused)", len(catalogs)) as doing:
         for catalog in catalogs:
             if catalog in todo:
-                _crawl_and_score_month(config, layout, catalog, read)
-            rows.append(_month_row(layout, catalog))
+                _crawl_and_score_month(ctx, crawl, score, folders, catalog, read)
+            rows.append(_month_row(folders, catalog))
             doing.advance()
     seconds["months"] = time.perf_counter() - tick
     table = {"months": rows, "paper": PAPER, "since": months[0], "until": months[-1]}
     summary = _summary(catalogs, todo, read, times, seconds, started)
-    _write(layout, table, summary, catalogs, times)
-    return HistoryResult(layout.history, summary, table, history_lines(table, summary, layout.history))
+    _write(ctx.out, folders, table, summary, catalogs, times)
+    return HistoryResult(ctx.out, summary, table, history_lines(table, summary, ctx.out))
 
 
-@dataclass
-class VersionsRead:
-    results: dict  # source key -> crawlers.crawl.PackageResult
-    fetched: int
-    cache_hits: int
-
-
-def _read_versions(config: Config, todo: list[MonthCatalog], seconds: dict) -> VersionsRead:
-    """Every distinct version the months to do hold: fetched through the package cache, then read once."""
-    from crawlers.crawl import crawl_fetcher, extract_all
-
-    distinct = sorted({s.key: s for c in todo for s in c.sources}.values(), key=lambda s: s.key)
-    fetcher = crawl_fetcher(config)
-    tick = time.perf_counter()
-    fetched = fetcher.fetch_all(distinct, phase="fetch packages")
-    seconds["fetch"] = time.perf_counter() - tick
-    tick = time.perf_counter()
-    results = extract_all(config, fetched, len(distinct))
-    seconds["extract"] = time.perf_counter() - tick
-    return VersionsRead(results, len(fetched), sum(p.cached for p in fetched))
-
-
-def _month_is_current(layout: RunLayout, catalog: MonthCatalog) -> bool:
+def _month_is_current(folders: MonthFolders, catalog: MonthCatalog) -> bool:
     """The month's folders hold a scored catalog of exactly these versions (written by an earlier run)."""
-    crawl, score = ArtifactStore(layout.history_month(catalog.month, "crawl")), ArtifactStore(
-        layout.history_month(catalog.month, "score"))  # fmt: skip
+    crawl = ArtifactStore(folders.of(catalog.month, folders.crawl))
+    score = ArtifactStore(folders.of(catalog.month, folders.score))
     if not (crawl.exists(CRAWL_FILES.summary) and score.exists(SCORE_FILES.tools)):
         return False
     return crawl.read_json(CRAWL_FILES.summary).get("history_key") == catalog.key
 
 
-def _crawl_and_score_month(config: Config, layout: RunLayout, catalog: MonthCatalog, read: VersionsRead) -> None:
+def _crawl_and_score_month(ctx: StepContext, crawl: Recrawlable, score: Stage, folders: MonthFolders,
+                           catalog: MonthCatalog, read: VersionsRead) -> None:  # fmt: skip
     """The month's crawl folder (its versions' records, de-duplicated) and its score folder (the score stage)."""
-    from crawlers.normalize import deduplicate
-    from crawlers.sources import dump_sources
-    from schemas.tool_record import records_to_frame
-    from scoring.score import score
-
-    results = [read.results[s.key] for s in catalog.sources]
-    dedup = deduplicate([rec for r in results for rec in r.records])
-    summary = {
-        "stage": "crawl",
-        "history_month": catalog.month,
-        "history_key": catalog.key,
-        "tools": len(dedup.records),
-        "packages": {"total": len(results), "failed": sum(r.fatal for r in results)},
-        "package_errors": [{"package": r.source.key, "reason": reason} for r in results for _, reason in r.errors],
-        "drops_by_reason": dict(sorted(dedup.drops.items())),
-        "near_duplicates": dedup.near_duplicates,
-    }
-    crawl_folder = layout.history_month(catalog.month, "crawl")
-    with StageFolder(crawl_folder, CRAWL_FILES.names()).replace() as store:
-        store.write_parquet(records_to_frame(dedup.records), CRAWL_FILES.tools)
-        store.write_text(dump_sources(catalog.sources), CRAWL_FILES.resolved_sources)
-        store.write_json(summary, CRAWL_FILES.summary)
-    score(config, in_dir=crawl_folder, out=layout.history_month(catalog.month, "score"))
+    crawled = folders.of(catalog.month, folders.crawl)
+    crawl.write_versions(ctx.config, catalog.sources, read, crawled,
+                         {"history_month": catalog.month, "history_key": catalog.key})  # fmt: skip
+    score.run(ctx.with_folders({folders.crawl.name: crawled}, folders.of(catalog.month, score)))
 
 
 def _counts(frame: pl.DataFrame, column: str) -> dict:
@@ -203,17 +187,17 @@ def _counts(frame: pl.DataFrame, column: str) -> dict:
     }  # fmt: skip
 
 
-def _month_scores(layout: RunLayout, catalog: MonthCatalog) -> pl.DataFrame:
+def _month_scores(folders: MonthFolders, catalog: MonthCatalog) -> pl.DataFrame:
     """The month's scored catalog (tool_id, platform, listing, reliable); empty before any package was published."""
     if not catalog.sources:
         return pl.DataFrame(schema={"tool_id": pl.String, "platform": pl.String, "listing": pl.String,
                                     "reliable": pl.Boolean})  # fmt: skip
-    scored = ArtifactStore(layout.history_month(catalog.month, "score")).read_parquet(SCORE_FILES.tools)
+    scored = ArtifactStore(folders.of(catalog.month, folders.score)).read_parquet(SCORE_FILES.tools)
     return scored.select("tool_id", "platform", "listing", "reliable")
 
 
-def _month_row(layout: RunLayout, catalog: MonthCatalog) -> dict:
-    scored = _month_scores(layout, catalog)
+def _month_row(folders: MonthFolders, catalog: MonthCatalog) -> dict:
+    scored = _month_scores(folders, catalog)
     return {
         "month": catalog.month,
         "packages": len(catalog.sources),
@@ -225,11 +209,11 @@ def _month_row(layout: RunLayout, catalog: MonthCatalog) -> dict:
     }
 
 
-def first_seen(layout: RunLayout, catalogs: list[MonthCatalog]) -> pl.DataFrame:
+def first_seen(folders: MonthFolders, catalogs: list[MonthCatalog]) -> pl.DataFrame:
     """``tool_id``, ``first_seen``: the first month whose scored catalog holds the tool."""
     seen: dict[str, str] = {}
     for catalog in catalogs:
-        for tool_id in _month_scores(layout, catalog)["tool_id"].to_list():
+        for tool_id in _month_scores(folders, catalog)["tool_id"].to_list():
             seen.setdefault(tool_id, catalog.month)
     return pl.DataFrame({"tool_id": list(seen), "first_seen": list(seen.values())},
                         schema={"tool_id": pl.String, "first_seen": pl.String}).sort("tool_id")  # fmt: skip
@@ -252,17 +236,18 @@ def _summary(catalogs: list[MonthCatalog], todo: list[MonthCatalog], read: Versi
     }
 
 
-def _write(layout: RunLayout, table: dict, summary: dict, catalogs: list[MonthCatalog], times: dict) -> None:
+def _write(out: str, folders: MonthFolders, table: dict, summary: dict, catalogs: list[MonthCatalog],
+           times: dict) -> None:  # fmt: skip
     versions = {
         c.month: {f"{s.registry}:{s.name}": [s.version, times[f"{s.registry}:{s.name}"][s.version].isoformat()]
                   for s in c.sources}
         for c in catalogs
     }  # fmt: skip
-    with StageFolder(layout.history, HISTORY_FILES.names()).replace() as store:
+    with StageFolder(out, HISTORY_FILES.names()).replace() as store:
         store.write_json(table, HISTORY_FILES.table)
         store.write_text("\n".join(figure_markdown(table)) + "\n", HISTORY_FILES.markdown)
         store.write_bytes(figure_png(table), HISTORY_FILES.plot)
-        store.write_parquet(first_seen(layout, catalogs), HISTORY_FILES.first_seen)
+        store.write_parquet(first_seen(folders, catalogs), HISTORY_FILES.first_seen)
         store.write_json(versions, HISTORY_FILES.publish_times)
         store.write_json(summary, HISTORY_FILES.summary)
 

@@ -21,7 +21,8 @@ from benchmarks.standin_llm import ServedInThread
 from ecoagent.config import load_config
 from ecoagent.layout import HISTORY_FILES
 from ecoagent.packages.publish_times import newest_by, pypi_times
-from pipeline.history import history, month_catalogs, month_end, month_range
+from history.run import month_catalogs, month_end, month_range
+from pipeline.stages import HISTORY
 from tests.fixture_packages import LLAMAINDEX_SPEC
 from tests.package_builders import build_wheel
 
@@ -90,14 +91,14 @@ def index(tmp_path, monkeypatch):
         yield served
 
 
-def _config(tmp_path: Path, index: SimpleIndex):
+def _config(tmp_path: Path, index: SimpleIndex, *settings: str):
     sources = tmp_path / "sources.yaml"
     sources.write_text(f'sources:\n  - {{platform: llamaindex, registry: pypi, name: "{PACKAGE}", version: "0.2.0", '
                        "listing: platform}\n")  # fmt: skip
     return load_config("fixture", environ={}, overrides=[
         f"crawl.sources={sources}", "crawl.platforms=[llamaindex]", f"crawl.cache_dir={tmp_path / 'packages'}",
         f"crawl.pip_extra_args=['--index-url', '{index.url}', '--no-cache-dir']", "crawl.workers=1",
-        f"embedding.cache_dir={tmp_path / 'embeddings'}", f"store={tmp_path / 'store'}",
+        f"embedding.cache_dir={tmp_path / 'embeddings'}", f"store={tmp_path / 'store'}", *settings,
     ])  # fmt: skip
 
 
@@ -112,14 +113,17 @@ def test_publish_times_come_from_the_index_through_pip(index):
 def test_months_run_from_the_first_to_the_newest_complete_one():
     assert month_range("2025-11", None, now=datetime(2026, 2, 14, tzinfo=UTC)) == ["2025-11", "2025-12", "2026-01"]
     assert month_end("2025-12") == datetime(2026, 1, 1, tzinfo=UTC)
-    with pytest.raises(ValueError, match="--since"):
+    with pytest.raises(ValueError, match=r"history\.since"):
         month_range("2026-03", "2026-01")
 
 
 def test_the_table_counts_each_month_as_it_stood_and_a_rerun_reads_nothing_again(tmp_path, index):
-    config = _config(tmp_path, index)
-    result = history(config, since="2025-02", until="2025-06")
-    rows = {row["month"]: row for row in result.table["months"]}
+    config = _config(tmp_path, index, "history.since=2025-02", "history.until=2025-06")
+    result = HISTORY.run_on(config)
+    folder = Path(result.out)
+    assert folder == tmp_path / "store" / HISTORY.name and (tmp_path / "store" / "history_months" / "2025-05").is_dir()
+    table = json.loads((folder / HISTORY_FILES.table).read_text())
+    rows = {row["month"]: row for row in table["months"]}
     assert [rows[m]["tools"] for m in ("2025-02", "2025-03", "2025-04", "2025-05", "2025-06")] == [0, 1, 1, 2, 2]
     assert rows["2025-02"]["packages"] == 0 and rows["2025-05"]["packages"] == 1
     assert rows["2025-05"]["per_platform"]["llamaindex"]["tools"] == 2
@@ -128,9 +132,7 @@ def test_the_table_counts_each_month_as_it_stood_and_a_rerun_reads_nothing_again
     summary = result.summary
     assert summary["versions"] == 2 and summary["versions_read"] == 2 and summary["versions_fetched"] == 2
 
-    folder = Path(result.out)
-    table = json.loads((folder / HISTORY_FILES.table).read_text())
-    assert table["months"] == result.table["months"] and table["paper"]["tools"] == 5172
+    assert table["paper"]["tools"] == 5172 and any(line.startswith("| 2025-05 | 1 | 2 |") for line in result.lines)
     assert (folder / HISTORY_FILES.plot).read_bytes().startswith(b"\x89PNG")
     assert "| 2025-05 | 1 | 2 |" in (folder / HISTORY_FILES.markdown).read_text()
     first = dict(pl.read_parquet(folder / HISTORY_FILES.first_seen).iter_rows())
@@ -139,8 +141,8 @@ def test_the_table_counts_each_month_as_it_stood_and_a_rerun_reads_nothing_again
         f"llamaindex:{PACKAGE}:NotesToolSpec.create_note": "2025-05",
     }
 
-    again = history(config, since="2025-02", until="2025-06")  # warm: every month's versions are unchanged
-    assert again.table["months"] == result.table["months"]
+    again = HISTORY.run_on(config)  # warm: every month's versions are unchanged
+    assert json.loads((folder / HISTORY_FILES.table).read_text())["months"] == table["months"]
     assert again.summary["versions_read"] == 0 and again.summary["months_crawled"] == []
 
 
