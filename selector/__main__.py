@@ -11,6 +11,8 @@ import argparse
 import logging
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from selector.encoders import DEFAULT_DENSE_MODEL
@@ -128,6 +130,19 @@ def _encoder(args: argparse.Namespace) -> int:
     return 0
 
 
+@contextmanager
+def _start_reported() -> Iterator[None]:
+    """The start's long steps (the tool texts' vectors, a derived encoder made) as counted progress lines on stderr,
+    every 15 s and at each step's end (:mod:`ecoagent.runtime.context`)."""
+    from ecoagent.config import make_config
+    from ecoagent.runtime.context import StepContext
+    from ecoagent.runtime.progress import LineReporter
+
+    log = logging.getLogger("selector")
+    with StepContext(make_config(), reporter=LineReporter("selector start: ", emit=log.info)).running():
+        yield
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command in ("serve", "mcp"):
@@ -143,9 +158,10 @@ def main(argv: list[str] | None = None) -> int:
     from ecoagent.retrieval.embedding import ModelUnavailable
 
     try:
-        if args.command == "encoder":
-            return _encoder(args)
-        return _serve(args) if args.command == "serve" else _mcp(args)
+        with _start_reported():
+            if args.command == "encoder":
+                return _encoder(args)
+            return _serve(args) if args.command == "serve" else _mcp(args)
     except (ReleaseUnreadable, ModelUnavailable, ValueError) as exc:  # --release, --dense-model or a setting
         print(f"python -m selector {args.command}: {exc}", file=sys.stderr)
         return 2

@@ -30,6 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from ecoagent.retrieval.embedding import Embedder, ModelUnavailable, export_onnx, onnx_mean_pooled, resolve_model_path
+from ecoagent.runtime import context
 
 logger = logging.getLogger(__name__)
 
@@ -54,18 +55,15 @@ def _normalized(vectors: np.ndarray) -> np.ndarray:
 
 
 class _Batches:
-    """What :class:`Embedder` calls its model: ``encode(texts, batch_size=...)``, one progress line per batch."""
+    """What :class:`Embedder` calls its model: ``encode(texts, batch_size=...)`` over a batch encoder."""
 
     def __init__(self, spec: str, encode_batch: BatchEncoder):
         self.spec = spec
         self.encode_batch = encode_batch
 
     def encode(self, texts: list[str], batch_size: int = 64, **_) -> np.ndarray:
-        rows = []
-        for start in range(0, len(texts), batch_size):
-            rows.append(self.encode_batch(list(texts[start : start + batch_size])))
-            logger.info("encoding tool texts with %s: %d/%d", self.spec, min(start + batch_size, len(texts)),
-                        len(texts))  # fmt: skip
+        starts = range(0, len(texts), batch_size)
+        rows = [self.encode_batch(list(texts[start : start + batch_size])) for start in starts]
         return np.concatenate(rows) if rows else np.zeros((0, 0), dtype=np.float32)
 
     encode_document = encode_query = encode
@@ -95,7 +93,9 @@ class DenseEncoder:
             self._tools = _ToolVectorCache(spec, cache_dir, documents, None)
         else:  # the model itself, or static: tools by the model itself (its cache file), queries by the static form
             self._base = _SentenceTransformer(base, threads)
-            self._tools = _ToolVectorCache(base, cache_dir, self._base.documents, "document")  # shared with RATED
+            # the pipeline's encoder, on the cores the machine has free (ONNX Runtime for MiniLM): the same vectors
+            # and cache file as the stages' and RATED's; only the query side keeps to the service's threads
+            self._tools = Embedder(base, cache_dir, batch_size=64, setting=SETTING, role="document")
             if self.form is None:
                 self._queries = self._base.queries
             elif (folder := derived_model(spec, models_dir, required=False)) is not None:
@@ -123,14 +123,13 @@ class DenseEncoder:
         For ``static:``, the query encoder is fitted the first time on these texts (and on ``fit_queries``, unlabeled
         training queries of the release), then kept on disk.
         """
-        missing = self._tools.missing(documents)
-        if missing:
-            logger.info("encoding %d of %d tool texts with %s (the rest are cached)", missing, len(documents),
-                        self.spec)  # fmt: skip
-        vectors = self._tools.encode(list(documents))
+        vectors = self._tools.encode(list(documents), phase=f"embed the tool texts ({split_spec(self.spec)[1]})")
         if self._queries is None:
-            self._queries = _static(derived_model(self.spec, self.models_dir, documents=documents,
-                                                  targets=self._tools.encode, queries=fit_queries))  # fmt: skip
+            def targets(texts: list[str]) -> np.ndarray:
+                return self._tools.encode(texts, phase="static embedding: the fitting texts by the model")
+
+            self._queries = _static(derived_model(self.spec, self.models_dir, documents=documents, targets=targets,
+                                                  queries=fit_queries))  # fmt: skip
         return vectors
 
 
@@ -225,14 +224,14 @@ def _token_vectors(source: Path, tokenizer, batch: int = 512) -> np.ndarray:
     model = AutoModel.from_pretrained(source).eval()
     size, first, last = tokenizer.get_vocab_size(), tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
     rows = []
-    with torch.no_grad():
+    with torch.no_grad(), context.phase("static embedding: the vocabulary's tokens", size) as encoding:
         for start in range(0, size, batch):
             ids = torch.arange(start, min(start + batch, size))
             tokens = torch.stack([torch.full_like(ids, first), ids, torch.full_like(ids, last)], dim=1)
             hidden = model(input_ids=tokens, attention_mask=torch.ones_like(tokens),
                            token_type_ids=torch.zeros_like(tokens)).last_hidden_state  # fmt: skip
             rows.append(hidden.mean(dim=1).numpy())
-            logger.info("static embedding: %d/%d vocabulary tokens encoded", min(start + batch, size), size)
+            encoding.update(min(start + batch, size))
     return np.concatenate(rows).astype(np.float32)
 
 
@@ -273,18 +272,29 @@ def _build_static(source: Path, folder: Path, documents: Sequence[str], targets:
     bag = torch.nn.EmbeddingBag.from_pretrained(torch.tensor(_token_vectors(source, tokenizer)), freeze=False)
     optimizer = torch.optim.Adam(bag.parameters(), lr=3e-3)
     generator = np.random.default_rng(seed)
-    for epoch in range(epochs):
-        for start in range(0, len(ids), 256):
-            batch = [i for i in generator.permutation(len(ids))[start : start + 256].tolist() if len(ids[i])]
-            offsets = torch.tensor([0, *np.cumsum([len(ids[i]) for i in batch[:-1]]).tolist()])
-            out = torch.nn.functional.normalize(bag(torch.cat([ids[i] for i in batch]), offsets), dim=1)
-            loss = (1 - (out * target[batch]).sum(dim=1)).mean()
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-        logger.info("static embedding: epoch %d/%d, cosine loss %.4f", epoch + 1, epochs, loss.item())
+    with context.phase("static embedding: fitting (epochs)", epochs) as fitting:
+        for epoch in range(epochs):
+            loss = _fit_epoch(bag, optimizer, ids, target, generator)
+            fitting.advance()
+            context.say(f"static embedding: epoch {epoch + 1}/{epochs}, cosine loss {loss:.4f}")
     StaticModel(bag.weight.detach().numpy(), tokenizer, normalize=True, base_model_name=source.name,
                 config={"fitted_on_texts": len(texts), "epochs": epochs, "pooling": "mean"}).save_pretrained(folder)
+
+
+def _fit_epoch(bag, optimizer, ids: list, target, generator: np.random.Generator) -> float:
+    """One pass over the fitting texts in shuffled batches of 256; the last batch's cosine loss."""
+    import torch
+
+    loss = torch.zeros(())
+    for start in range(0, len(ids), 256):
+        batch = [i for i in generator.permutation(len(ids))[start : start + 256].tolist() if len(ids[i])]
+        offsets = torch.tensor([0, *np.cumsum([len(ids[i]) for i in batch[:-1]]).tolist()])
+        out = torch.nn.functional.normalize(bag(torch.cat([ids[i] for i in batch]), offsets), dim=1)
+        loss = (1 - (out * target[batch]).sum(dim=1)).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    return loss.item()
 
 
 def _onnx_int8(folder: Path, threads: int) -> BatchEncoder:

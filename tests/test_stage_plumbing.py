@@ -26,7 +26,8 @@ STAGE_NAMES = frozenset(s.name for s in STEPS)
 NAMED_BY = {"folder", "stage_named", "input", "partition", "llm_exchange", "history_month"}
 # only the runtime makes lines of progress, and the runners choose how they show
 LINE_MAKERS = {"ProgressLog", "LineReporter"}
-MAY_MAKE_LINES = ("ecoagent/runtime/", "pipeline/runner.py", "pipeline/cli.py", "pipeline/orchestration.py")
+MAY_MAKE_LINES = ("ecoagent/runtime/", "pipeline/runner.py", "pipeline/cli.py", "pipeline/orchestration.py",
+                  "selector/__main__.py")  # the selector's start shows its own lines
 
 
 def sources() -> list[Path]:
