@@ -1,6 +1,10 @@
 """One config file with profiles, overridable from the environment and the CLI.
 
-Relative paths in the config file are resolved against the project root (the folder holding
+Every setting's default lives on its settings class, beside its type, range and comment: the core's here, each
+package's in its ``settings.py``. The file's profiles only override them (its ``default`` profile sets nothing);
+``ecoagent config`` prints the resolved configuration and docs/configuration.md lists every setting with its default.
+
+Relative paths (in the file and among the defaults) are resolved against the project root (the folder holding
 ``config/``), so the commands work from any working directory.
 
 The core owns the settings every floor shares (the store, the seed, embeddings, the LLM); each stage and
@@ -69,7 +73,7 @@ class EmbeddedLLMConfig(Section):
     model_cache: str = "~/.cache/ecoagent/models"  # where the packaged GGUF is assembled
     threads: Count = 1
     context: Annotated[int, Field(ge=256)] = 4096
-    parallel: Count = 2  # server slots: concurrent requests it decodes together
+    parallel: Count = 1  # server slots: concurrent requests it decodes together (one thread: see llm.concurrency)
     startup_timeout_s: Seconds = 120
     # A template's shared few-shot part evaluated once per server and restored before each request that shares it
     # (PinnedPrefixes): about 2.5x less prompt work per request, and a reply still depends on its request alone, so a
@@ -79,14 +83,20 @@ class EmbeddedLLMConfig(Section):
 
 
 class LLMConfig(Section):
-    """One OpenAI-compatible client for every LLM call (Syn generation, Real verification)."""
+    """One OpenAI-compatible client for every LLM call (Syn generation, Real verification).
 
-    backend: str = "embedded"  # embedded | server | batch
+    The default, ``embedded``, starts a llama.cpp server (xllamacpp) on 127.0.0.1 with the Gemma 3 270M GGUF from
+    PyPI and stops it afterwards: offline, no API key. It is a BASE model, so its prompts are few-shot completions.
+    """
+
+    backend: str = "embedded"  # embedded | server (e.g. vLLM) | batch
     base_url: str | None = None  # server backend, e.g. http://vllm-host:8000/v1
     api_key_env: str = "ECOAGENT_LLM_API_KEY"  # name of the env var holding the key (never the key)
     model: str = "gemma-3-270m"  # the model name sent to the server and recorded with every output
-    model_kind: str = "base"  # base | instruct: picks the prompt template family
-    concurrency: Count = 4
+    model_kind: str = "base"  # base -> fewshot_completion_v1, instruct -> paper_instruction_v1 (the prompt family)
+    # requests in flight at once: one llama.cpp thread decodes no faster with two (benchmarks/generation.py); a vLLM
+    # server batches concurrent requests (the production profile: 32)
+    concurrency: Count = 1
     timeout_s: Seconds = 120
     max_retries: NonNegative = 4
     backoff_s: NonNegativeFloat = 1.0
@@ -99,8 +109,10 @@ class Config(Section):
     """The settings every floor shares; :func:`config_model` adds each package's section (``config.crawl``, ...)."""
 
     profile: str = "default"
+    # fsspec URL of the artifact store: a local folder (relative to the project root: load_config makes it
+    # absolute), s3://... or gs://...
     store: str = "data"
-    seed: int = 0
+    seed: int = 20261129  # every random choice is seeded from here
     # when output is not a terminal (a log file, an Airflow task log): a plain progress line this often
     progress_interval_s: float = Field(15.0, gt=0)
     embedding: EmbeddingConfig = EmbeddingConfig()
@@ -285,7 +297,7 @@ def load_config(
         where = f"override {item!r}"
         _set_dotted(tree, key.strip(), _parse_value(raw, where), where)
         _check_moved(tree, f"override {key.strip()!r}")
-    store = str(tree.get("store", "data"))
+    store = str(tree.get("store", Config.model_fields["store"].default))
     if "://" not in store:  # a local store, like every relative path in the file, is under the project root
         tree["store"] = (
             str(PROJECT_ROOT / Path(store).expanduser()) if not Path(store).expanduser().is_absolute() else store

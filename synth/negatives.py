@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
@@ -64,13 +63,6 @@ _FILLER = {
 # Objects too generic to tell operations apart: "search_data" and "search" are one operation.
 _GENERIC_OBJECTS = {"data", "info", "information", "detail", "result", "content"}
 _NOT_PLURAL = {"news", "series", "species", "https", "sms", "aws", "dns", "os"}
-
-
-@dataclass
-class NegativePairs:
-    """A typed holder for the frame ``mine_negatives`` returns (query_id, tool_id, label 0, negative_type)."""
-
-    frame: pl.DataFrame
 
 
 def _split_words(text: str) -> list[str]:

@@ -9,7 +9,6 @@ a hub tokenizer name.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from functools import lru_cache
 from pathlib import Path
@@ -60,8 +59,3 @@ def load_tokenizer(spec: str, cache_dir: Path) -> Tokenizer:
             f"use {GEMMA_GGUF} or a tokenizer.json path"
         )
     return Tokenizer.from_pretrained(spec)
-
-
-def tokenizer_id(spec: str) -> str:
-    """A short stable id of the tokenizer setting, for caches and manifests."""
-    return hashlib.sha256(spec.encode()).hexdigest()[:12]

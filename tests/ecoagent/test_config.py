@@ -1,8 +1,9 @@
 from pathlib import Path
 
 import pytest
+import yaml
 
-from ecoagent.config import ConfigError, load_config
+from ecoagent.config import DEFAULT_CONFIG_PATH, ConfigError, load_config, make_config
 
 CONFIG = """
 profiles:
@@ -71,6 +72,18 @@ def test_numeric_settings_have_ranges_and_the_error_states_them(cfg_file):
 def test_the_shipped_config_loads_every_profile():
     for profile in ("default", "production", "fixture"):
         assert load_config(profile, environ={}).profile == profile
+
+
+def test_the_defaults_are_the_settings_classes_and_the_default_profile_is_them():
+    """One set of defaults: the settings classes'; loading the default profile adds nothing but the absolute store."""
+    defaults, loaded = make_config(), load_config("default", environ={})
+    assert Path(loaded.store) == defaults.resolve_path(defaults.store) and Path(loaded.store).is_absolute()
+    assert loaded.model_dump(exclude={"store"}) == defaults.model_dump(exclude={"store"})
+
+
+def test_the_shipped_default_profile_sets_nothing():
+    profiles = yaml.safe_load(DEFAULT_CONFIG_PATH.read_text(encoding="utf-8"))["profiles"]
+    assert not profiles["default"], "defaults live on the settings classes, not in config/ecoagent.yaml"
 
 
 def test_relative_paths_resolve_against_the_project_root():

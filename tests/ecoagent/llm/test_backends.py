@@ -31,8 +31,10 @@ from ecoagent.llm.embedded import resolve_gguf
 
 
 def _config(tmp_path: Path, **llm) -> Config:
-    # the model cache stays the configured default: the 250 MB GGUF is assembled once per machine
-    return make_config(store=str(tmp_path / "store"), llm={"embedded": {"threads": 1, "parallel": 2}, **llm})
+    # the model cache stays the configured default: the 250 MB GGUF is assembled once per machine; two slots and two
+    # requests in flight (the defaults are one of each), so the server decodes requests side by side
+    return make_config(store=str(tmp_path / "store"),
+                       llm={"embedded": {"threads": 1, "parallel": 2}, "concurrency": 2, **llm})  # fmt: skip
 
 
 def _port_closed(address: str) -> bool:
