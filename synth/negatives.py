@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -230,7 +229,11 @@ def mine_negatives(
     out_type: list[str] = []
     if queries.height and catalog.height:
         query_ids = queries["query_id"].to_list()
-        for start, stop, scores in _score_chunks(queries["text"].to_list(), catalog, embedder, hard):
+        query_texts = queries["text"].to_list()
+        tool_vectors = _catalog_vectors(catalog, query_texts, embedder, hard)
+        for start in range(0, queries.height, _QUERY_CHUNK):
+            stop = start + _QUERY_CHUNK
+            scores = embedder.encode(query_texts[start:stop]) @ tool_vectors.T if tool_vectors is not None else None
             for j, (query_id, positive) in enumerate(zip(query_ids[start:stop], positives[start:stop], strict=True)):
                 blocked = guard.blocked(position[positive])
                 row_scores = scores[j] if scores is not None else None
@@ -249,20 +252,18 @@ def mine_negatives(
     )
 
 
-def _score_chunks(
-    query_texts: list[str], catalog: pl.DataFrame, embedder: Embedder, hard: int
-) -> Iterator[tuple[int, int, np.ndarray | None]]:
-    """Each chunk of queries (start, stop) with its cosines to every catalog tool; None without hard negatives."""
+def _catalog_vectors(
+    catalog: pl.DataFrame, query_texts: list[str], embedder: Embedder, hard: int
+) -> np.ndarray | None:
+    """The catalog tools' vectors (name and description), with the queries embedded into the cache; None when no
+    hard negative is asked for."""
     names, descriptions = _column(catalog, "name"), _column(catalog, "description")
     texts = [tool_text(n, d) for n, d in zip(names, descriptions, strict=True)]
     tool_vectors = None
     if hard > 0:  # the queries all at once, for the progress line: the chunks below are served from the cache
         tool_vectors = embedder.encode(texts, phase="negatives: embed the catalog (MiniLM)")
         embedder.encode(query_texts, phase="negatives: embed the queries (MiniLM)")
-    for start in range(0, len(query_texts), _QUERY_CHUNK):
-        stop = start + _QUERY_CHUNK
-        scores = embedder.encode(query_texts[start:stop]) @ tool_vectors.T if tool_vectors is not None else None
-        yield start, stop, scores
+    return tool_vectors
 
 
 def _query_negatives(
