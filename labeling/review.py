@@ -136,32 +136,8 @@ def export_review_sample(
     _require(tools, _TOOL_COLUMNS, "tools")
 
     scored = _deciding_scores(pairs)
-    query_info = queries.select("query_id", "text", "source").unique("query_id", keep="first")
-    unknown_q = scored.join(query_info, on="query_id", how="anti")["query_id"].unique().sort().to_list()
-    if unknown_q:
-        raise ValueError(f"pairs reference {len(unknown_q)} query_id(s) missing from queries, e.g. {unknown_q[:3]}")
-    tool_info = tools.select("tool_id", "name", "description").unique("tool_id", keep="first")
-    unknown_t = scored.join(tool_info, on="tool_id", how="anti")["tool_id"].unique().sort().to_list()
-    if unknown_t:
-        raise ValueError(f"pairs reference {len(unknown_t)} tool_id(s) missing from tools, e.g. {unknown_t[:3]}")
-
-    best = (
-        scored.group_by("query_id")
-        .agg(pl.col("_deciding").max().alias("best"))
-        .join(query_info, on="query_id", how="left")
-        .sort("query_id")
-    )
-    members: dict[tuple[str, str], list[str]] = {}
-    for qid, best_score, source in best.select("query_id", "best", "source").iter_rows():
-        stratum = (source if source is not None else "unknown", score_band(best_score))
-        members.setdefault(stratum, []).append(qid)
-
-    quota = allocate({k: len(v) for k, v in members.items()}, size)
-    chosen: set[str] = set()
-    for stratum, ids in members.items():
-        rng = random.Random(f"{seed}:{stratum[0]}:{stratum[1]}")
-        chosen.update(rng.sample(sorted(ids), quota.get(stratum, 0)))
-
+    query_info, tool_info = _query_and_tool_info(scored, queries, tools)
+    chosen = _draw(_strata(scored, query_info), size, seed)
     rows = (
         scored.filter(pl.col("query_id").is_in(sorted(chosen)))
         .join(query_info, on="query_id", how="left")
@@ -173,6 +149,46 @@ def export_review_sample(
         out = _blinded(out, Path(blind_key), seed)
     _write_csv_atomic(Path(path), REVIEW_COLUMNS, out)
     return len(out)
+
+
+def _query_and_tool_info(
+    scored: pl.DataFrame, queries: pl.DataFrame, tools: pl.DataFrame
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The text and source of each query, the name and description of each tool; refuses a pair naming neither."""
+    query_info = queries.select("query_id", "text", "source").unique("query_id", keep="first")
+    unknown_q = scored.join(query_info, on="query_id", how="anti")["query_id"].unique().sort().to_list()
+    if unknown_q:
+        raise ValueError(f"pairs reference {len(unknown_q)} query_id(s) missing from queries, e.g. {unknown_q[:3]}")
+    tool_info = tools.select("tool_id", "name", "description").unique("tool_id", keep="first")
+    unknown_t = scored.join(tool_info, on="tool_id", how="anti")["tool_id"].unique().sort().to_list()
+    if unknown_t:
+        raise ValueError(f"pairs reference {len(unknown_t)} tool_id(s) missing from tools, e.g. {unknown_t[:3]}")
+    return query_info, tool_info
+
+
+def _strata(scored: pl.DataFrame, query_info: pl.DataFrame) -> dict[tuple[str, str], list[str]]:
+    """The query ids of each stratum (source, band of the query's best deciding score), in query_id order."""
+    best = (
+        scored.group_by("query_id")
+        .agg(pl.col("_deciding").max().alias("best"))
+        .join(query_info, on="query_id", how="left")
+        .sort("query_id")
+    )
+    members: dict[tuple[str, str], list[str]] = {}
+    for qid, best_score, source in best.select("query_id", "best", "source").iter_rows():
+        stratum = (source if source is not None else "unknown", score_band(best_score))
+        members.setdefault(stratum, []).append(qid)
+    return members
+
+
+def _draw(members: dict[tuple[str, str], list[str]], size: int, seed: int) -> set[str]:
+    """Each stratum's quota of queries, drawn by an RNG of its own (a change in one leaves the others' draws)."""
+    quota = allocate({k: len(v) for k, v in members.items()}, size)
+    chosen: set[str] = set()
+    for stratum, ids in members.items():
+        rng = random.Random(f"{seed}:{stratum[0]}:{stratum[1]}")
+        chosen.update(rng.sample(sorted(ids), quota.get(stratum, 0)))
+    return chosen
 
 
 def _sheet_rows(rows: pl.DataFrame) -> list[list[str]]:

@@ -244,72 +244,87 @@ def table2(metrics: dict) -> list[str]:
         if "skipped" in stream:
             lines += [f"Stream {stream['stream']}: not run ({stream['skipped']}).", ""]
             continue
-        cfg = stream["config"]
-        chosen = stream.get("chosen", {})
-        role = " (for comparison)" if stream.get("role") == "comparison" else ""
-        lines += [
-            f"### Stream {stream['stream']}{role} ({stream['queries']} queries, {stream['distinct_gold_tools']} "
-            f"distinct gold tools; {len(cfg['seeds'])} seeds {cfg['seeds']}; simulated in {stream['seconds']} s)",
-            "",
-            f"Why this stream: {stream.get('note', stream['stream'])}.",
-            *calibration(stream),
-            "",
-            f"T = {cfg['steps']:,}, onset after step {cfg['onset']:,}, metrics over steps {cfg['post'][0]:,}-"
-            f"{cfg['post'][1]:,}, AS window W = {cfg['window']} (steps after the first full post-onset window "
-            f"until windowed SR >= theta x pre-failure peak, theta {cfg['theta']}). Mean ± 95% CI over seeds "
-            "(Student t), in %. Number of failing tools per seed: "
-            + ", ".join(f"rho {r:g}: {_failing(stream, r)}" for r in cfg["rhos"])
-            + ".",
-            "",
-            f"**RATED (Full)** = reward `{chosen.get('reward')}`, x = {chosen.get('context')}, gamma "
-            f"{chosen.get('gamma')}, chosen on the validation stream (below); alpha, fusion weights and the diagonal "
-            f"A as configured. **{AS_WRITTEN}** = the paper's text: y in {{0, 1}}, x = the query, gamma 0.95. "
-            "Adaptation steps are computed for every row, static rankers included (the paper marks those "
-            "\"Failed\" by definition); a static ranker that gets back to theta x its peak gets its number.",
-            *failing_rule(stream),
-        ]
-        for scenario in cfg["scenarios"]:
+        lines += _stream_intro(stream)
+        for scenario in stream["config"]["scenarios"]:
             lines += ["", f"#### Scenario: {scenario}", ""]
-            header = ["Method"]
-            for rho in cfg["rhos"]:
-                pct = f"{100 * rho:g}%"
-                header += [f"SR {pct}", f"FSR {pct}", f"AS {pct}"]
-            if scenario == "recovery":
-                header += [f"readmit steps {100 * r:g}%" for r in cfg["rhos"]]
-            if scenario == "persistent":
-                header += ["paper SR/FSR/AS 20%", "paper SR/FSR/AS 30%"]
-            rows = []
-            for method in stream.get("rows") or list(stream["results"]):
-                by_scenario = stream["results"].get(method, {})
-                if scenario not in by_scenario:
-                    continue
-                per_rho = by_scenario[scenario]
-                cells = [method]
-                for rho in cfg["rhos"]:
-                    values = per_rho.get(f"{rho:g}")
-                    if values is None:
-                        cells += ["–", "–", "–"]
-                        continue
-                    cells += [_pct(values["post_fail_sr"]), _pct(values["fsr"]), _steps(values["adaptation_steps"])]
-                if scenario == "recovery":
-                    for rho in cfg["rhos"]:
-                        values = per_rho.get(f"{rho:g}", {})
-                        readmit = values.get("readmission_steps", {})
-                        never = values.get("never_readmitted", {})
-                        text = "–" if readmit.get("mean") is None else f"{readmit['mean']:.0f}"
-                        if never.get("mean"):
-                            text += f" ({never['mean']:.1f} tools never)"
-                        cells.append(text)
-                if scenario == "persistent":
-                    cells += ["/".join(_paper_cells(method, rho)) for rho in (0.2, 0.3)]
-                rows.append(cells)
-            lines += markdown_table(header, rows, 1)
+            lines += _scenario_table(stream, scenario)
         lines += full_matrix(stream)
         lines += diagnosis_table(stream)
         if stream.get("plots"):
             lines += ["", "Windowed SR and FSR over time: " + ", ".join(f"[{p}]({p})" for p in stream["plots"])]
         lines.append("")
     return lines
+
+
+def _stream_intro(stream: dict) -> list[str]:
+    """A stream's heading, why it was chosen, its calibration, its settings, and what RATED (Full) is."""
+    cfg = stream["config"]
+    chosen = stream.get("chosen", {})
+    role = " (for comparison)" if stream.get("role") == "comparison" else ""
+    return [
+        f"### Stream {stream['stream']}{role} ({stream['queries']} queries, {stream['distinct_gold_tools']} "
+        f"distinct gold tools; {len(cfg['seeds'])} seeds {cfg['seeds']}; simulated in {stream['seconds']} s)",
+        "",
+        f"Why this stream: {stream.get('note', stream['stream'])}.",
+        *calibration(stream),
+        "",
+        f"T = {cfg['steps']:,}, onset after step {cfg['onset']:,}, metrics over steps {cfg['post'][0]:,}-"
+        f"{cfg['post'][1]:,}, AS window W = {cfg['window']} (steps after the first full post-onset window "
+        f"until windowed SR >= theta x pre-failure peak, theta {cfg['theta']}). Mean ± 95% CI over seeds "
+        "(Student t), in %. Number of failing tools per seed: "
+        + ", ".join(f"rho {r:g}: {_failing(stream, r)}" for r in cfg["rhos"])
+        + ".",
+        "",
+        f"**RATED (Full)** = reward `{chosen.get('reward')}`, x = {chosen.get('context')}, gamma "
+        f"{chosen.get('gamma')}, chosen on the validation stream (below); alpha, fusion weights and the diagonal "
+        f"A as configured. **{AS_WRITTEN}** = the paper's text: y in {{0, 1}}, x = the query, gamma 0.95. "
+        "Adaptation steps are computed for every row, static rankers included (the paper marks those "
+        "\"Failed\" by definition); a static ranker that gets back to theta x its peak gets its number.",
+        *failing_rule(stream),
+    ]
+
+
+def _scenario_table(stream: dict, scenario: str) -> list[str]:
+    """One scenario's table: SR, FSR and AS per rho for every method run in it (and the paper's, when persistent)."""
+    cfg = stream["config"]
+    header = ["Method"]
+    for rho in cfg["rhos"]:
+        pct = f"{100 * rho:g}%"
+        header += [f"SR {pct}", f"FSR {pct}", f"AS {pct}"]
+    if scenario == "recovery":
+        header += [f"readmit steps {100 * r:g}%" for r in cfg["rhos"]]
+    if scenario == "persistent":
+        header += ["paper SR/FSR/AS 20%", "paper SR/FSR/AS 30%"]
+    rows = []
+    for method in stream.get("rows") or list(stream["results"]):
+        by_scenario = stream["results"].get(method, {})
+        if scenario not in by_scenario:
+            continue
+        rows.append(_method_cells(method, by_scenario[scenario], cfg["rhos"], scenario))
+    return markdown_table(header, rows, 1)
+
+
+def _method_cells(method: str, per_rho: dict, rhos: list[float], scenario: str) -> list[str]:
+    """A method's row of a scenario table."""
+    cells = [method]
+    for rho in rhos:
+        values = per_rho.get(f"{rho:g}")
+        if values is None:
+            cells += ["–", "–", "–"]
+            continue
+        cells += [_pct(values["post_fail_sr"]), _pct(values["fsr"]), _steps(values["adaptation_steps"])]
+    if scenario == "recovery":
+        for rho in rhos:
+            values = per_rho.get(f"{rho:g}", {})
+            readmit = values.get("readmission_steps", {})
+            never = values.get("never_readmitted", {})
+            text = "–" if readmit.get("mean") is None else f"{readmit['mean']:.0f}"
+            if never.get("mean"):
+                text += f" ({never['mean']:.1f} tools never)"
+            cells.append(text)
+    if scenario == "persistent":
+        cells += ["/".join(_paper_cells(method, rho)) for rho in (0.2, 0.3)]
+    return cells
 
 
 def _failing(stream: dict, rho: float) -> list[int]:

@@ -33,6 +33,8 @@ from ecoagent.runtime import context
 from rated.settings import TrainConfig
 
 if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformerTrainingArguments
+
     from ecoagent.runtime.context import Phase
 
 log = logging.getLogger(__name__)
@@ -118,39 +120,17 @@ def train_encoder(
     overrides: dict | None = None,
 ) -> TrainedEncoder:
     """Fine-tune a fresh encoder on ``pairs`` with ``config`` (+ ``overrides``) and save it to ``out_dir``."""
-    from sentence_transformers import SentenceTransformerTrainer, SentenceTransformerTrainingArguments
-    from sentence_transformers.base.sampler import BatchSamplers
+    from sentence_transformers import SentenceTransformerTrainer
     from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
 
     settings = config.model_copy(update=overrides or {})
     device = pick_device(settings.device)
     model = build_encoder(settings, device=device)
     dataset = _dataset(pairs, corpus, settings.hard_negatives)
-    steps_per_epoch = max(1, -(-len(dataset) // settings.batch_size))
-    total_steps = max(1, round(steps_per_epoch * settings.epochs))
-    warmup = settings.warmup_steps
-    warmup_steps = round(warmup * total_steps) if warmup < 1 else int(warmup)
+    total_steps, warmup_steps = _step_counts(settings, len(dataset))
     work = out_dir.with_name(out_dir.name + ".work")
     shutil.rmtree(work, ignore_errors=True)
-    args = SentenceTransformerTrainingArguments(
-        output_dir=str(work),
-        num_train_epochs=settings.epochs,
-        per_device_train_batch_size=settings.batch_size,
-        learning_rate=settings.learning_rate,
-        warmup_steps=warmup_steps,
-        seed=seed,
-        data_seed=seed,
-        bf16=device == "cuda",
-        use_cpu=device == "cpu",
-        batch_sampler=BatchSamplers.NO_DUPLICATES,
-        router_mapping={"anchor": "query", "positive": "document", "negative": "document"}
-        if settings.tool_encoder
-        else {},
-        save_strategy="no",
-        logging_steps=max(1, total_steps // 10),
-        report_to="none",
-        disable_tqdm=True,
-    )
+    args = _training_arguments(settings, work, device, seed, total_steps, warmup_steps)
     with context.phase("train the RATED encoder (steps)", total_steps) as training:
         trainer = SentenceTransformerTrainer(
             model=model,
@@ -173,6 +153,43 @@ def train_encoder(
         steps=int(result.global_step),
         train_loss=float(result.training_loss) if result.training_loss is not None else None,
         fingerprint=fingerprint(out_dir),
+    )
+
+
+def _step_counts(settings: TrainConfig, pairs: int) -> tuple[int, int]:
+    """The optimizer steps of the whole run, and its warmup steps (``warmup_steps`` below 1 is a share of them)."""
+    steps_per_epoch = max(1, -(-pairs // settings.batch_size))
+    total_steps = max(1, round(steps_per_epoch * settings.epochs))
+    warmup = settings.warmup_steps
+    warmup_steps = round(warmup * total_steps) if warmup < 1 else int(warmup)
+    return total_steps, warmup_steps
+
+
+def _training_arguments(
+    settings: TrainConfig, work: Path, device: str, seed: int, total_steps: int, warmup_steps: int
+) -> SentenceTransformerTrainingArguments:
+    """The trainer's arguments: seeded, no checkpoints, batches without duplicates, bf16 on CUDA."""
+    from sentence_transformers import SentenceTransformerTrainingArguments
+    from sentence_transformers.base.sampler import BatchSamplers
+
+    return SentenceTransformerTrainingArguments(
+        output_dir=str(work),
+        num_train_epochs=settings.epochs,
+        per_device_train_batch_size=settings.batch_size,
+        learning_rate=settings.learning_rate,
+        warmup_steps=warmup_steps,
+        seed=seed,
+        data_seed=seed,
+        bf16=device == "cuda",
+        use_cpu=device == "cpu",
+        batch_sampler=BatchSamplers.NO_DUPLICATES,
+        router_mapping={"anchor": "query", "positive": "document", "negative": "document"}
+        if settings.tool_encoder
+        else {},
+        save_strategy="no",
+        logging_steps=max(1, total_steps // 10),
+        report_to="none",
+        disable_tqdm=True,
     )
 
 

@@ -165,6 +165,12 @@ def _responsible_ai(info: dict) -> dict:
     """The RAI fields: how the data was collected, processed and annotated, its biases, limitations and uses."""
     gen, real = info["generator"], info["real"]
     review = real.get("review")
+    return {**_rai_collection(info, real), **_rai_annotation(info, gen, real, review),
+            **_rai_limitations_and_uses(info, gen)}  # fmt: skip
+
+
+def _rai_collection(info: dict, real: dict) -> dict:
+    """How the tools and queries were collected and processed."""
     return {
         "data_collection": (
             f"Static crawl of {len(info['packages'])} pinned packages from PyPI and npm (platforms: "
@@ -178,23 +184,13 @@ def _responsible_ai(info: dict) -> dict:
             f"(Jaccard > {info['dedup_threshold']['syn']}).",
             "Splits grouped by near-duplicate cluster and checked for leakage; a cold-start split for new tools.",
         ],
-        "data_annotation_protocol": [
-            f"Syn: the tool a query was generated for is its positive (generator {', '.join(gen['models'])}, prompt "
-            f"{', '.join(str(p) for p in gen['prompt_versions'])}).",
-            f"Real: top-{real['top_k']} candidates by {real['retriever']}, labelled by "
-            + " and ".join(f"{d['verifier']} ({d['model']}, score >= {d['min_score']})" for d in real["decided_by"])
-            + f"; precision on the gold set: {real['precision_on_gold']}.",
-            *(
-                [f"Gold: LiveMCPBench's tasks, tools annotated by {info['gold']['source'].get('annotated_by')}, "
-                 "mapped to catalog tools by name on LiveMCPBench's servers (gold-mapping.json)."]
-                if info.get("gold") else []
-            ),
-            *(
-                ["Workflows: the catalog tools of the app nodes each n8n.io template runs, by construction "
-                 "(workflow-mapping.json), graded by whether the title or only the description names the service."]
-                if info.get("workflows") else []
-            ),
-        ],
+    }
+
+
+def _rai_annotation(info: dict, gen: dict, real: dict, review: dict | None) -> dict:
+    """Who or what labelled each subset, on which platform, and how well the labels agree with people."""
+    return {
+        "data_annotation_protocol": _annotation_protocol(info, gen, real),
         "data_annotation_platform": ["EcoAgent pipeline (automatic)", *(["LiveMCPBench"] if info.get("gold") else []),
                                      *(["n8n.io workflow templates"] if info.get("workflows") else [])],
         "data_annotation_analysis": [
@@ -207,6 +203,33 @@ def _responsible_ai(info: dict) -> dict:
             {*gen["models"], real["verifier_model"], real["retriever"], info["models"]["embedder"]}
         ),
         "annotations_per_item": "One automatic judgment per (query, tool) pair.",
+    }
+
+
+def _annotation_protocol(info: dict, gen: dict, real: dict) -> list[str]:
+    """One line per labelled subset: Syn, Real, and Gold and Workflows when the release has them."""
+    return [
+        f"Syn: the tool a query was generated for is its positive (generator {', '.join(gen['models'])}, prompt "
+        f"{', '.join(str(p) for p in gen['prompt_versions'])}).",
+        f"Real: top-{real['top_k']} candidates by {real['retriever']}, labelled by "
+        + " and ".join(f"{d['verifier']} ({d['model']}, score >= {d['min_score']})" for d in real["decided_by"])
+        + f"; precision on the gold set: {real['precision_on_gold']}.",
+        *(
+            [f"Gold: LiveMCPBench's tasks, tools annotated by {info['gold']['source'].get('annotated_by')}, "
+             "mapped to catalog tools by name on LiveMCPBench's servers (gold-mapping.json)."]
+            if info.get("gold") else []
+        ),
+        *(
+            ["Workflows: the catalog tools of the app nodes each n8n.io template runs, by construction "
+             "(workflow-mapping.json), graded by whether the title or only the description names the service."]
+            if info.get("workflows") else []
+        ),
+    ]
+
+
+def _rai_limitations_and_uses(info: dict, gen: dict) -> dict:
+    """The data's biases and limitations, its intended uses and impact, personal information and maintenance."""
+    return {
         "data_biases": [
             "Platform imbalance: " + ", ".join(f"{k} {v}" for k, v in info["platform_counts"].items()) + " tools.",
             "Synthetic queries inherit the generator model's style and topics; real queries the source benchmark's.",

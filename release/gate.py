@@ -183,17 +183,8 @@ def release_metrics(folder: Path, dedup_threshold: float = 0.7) -> tuple[pl.Data
 
     folder = Path(folder)
     configs = read_configs(folder)
-    tools = _read(folder, configs.get("tools", {}))
-    rows = []
-    metrics: dict[str, float] = {}
+    rows, metrics = _tool_checks(_read(folder, configs.get("tools", {})))
     problems: dict[str, dict[str, list[str]]] = {}
-    if not tools.is_empty():
-        rows.append(
-            tools.select(pl.lit("tools").alias("table"), pl.col("r_static").cast(pl.Float64).alias("tool_r_static"))
-        )
-        metrics["duplicate_tool_ids"] = float(len(tools) - tools["tool_id"].n_unique())
-    else:
-        metrics["duplicate_tool_ids"] = 0.0
     trained: list[pl.DataFrame] = []  # every train / validation query: no gold question may be there
     present = tuple(s for s in WORKFLOW_SUBSETS if f"{s}-queries" in configs)
     for subset in (*SUBSETS, *present, GOLD):
@@ -203,34 +194,14 @@ def release_metrics(folder: Path, dedup_threshold: float = 0.7) -> tuple[pl.Data
         if subset == GOLD:
             metrics["gold_in_training"], problems[GOLD] = _gold_in_training(queries, trained, dedup_threshold)
         else:
-            for kind, frame in (("queries", queries), ("qrels", qrels)):
-                for split in REQUIRED_SPLITS:
-                    n = float((frame["split"] == split).sum()) if len(frame) else 0.0
-                    metrics[f"rows.{subset}-{kind}.{split}"] = n
-            regular, cold = _leakage(queries, dedup_threshold)
-            problems[subset] = {"leakage": regular, "cold_start_leakage": cold}
-            metrics[f"leakage.{subset}"] = float(len(regular))
-            metrics[f"cold_start_leakage.{subset}"] = float(len(cold))
+            split_metrics, problems[subset] = _split_checks(subset, queries, qrels, dedup_threshold)
+            metrics |= split_metrics
             if len(queries):
                 trained.append(queries.filter(pl.col("split").is_in(["train", "validation"])).select("_id", "text"))
-        if queries.is_empty():
-            metrics[f"ids_in_two_splits.{subset}"] = 0.0
-        else:
-            per_id = queries.group_by("_id").agg(pl.col("split").n_unique().alias("n"))
-            metrics[f"ids_in_two_splits.{subset}"] = float((per_id["n"] > 1).sum())
-        if qrels.is_empty():
-            metrics[f"dangling_query_ids.{subset}"] = metrics[f"dangling_corpus_ids.{subset}"] = 0.0
-        else:
-            known = queries.select(pl.col("_id").alias("query-id"), "split") if len(queries) else None
-            dangling_q = qrels.join(known, on=["query-id", "split"], how="anti") if known is not None else qrels
-            ids = corpus["_id"].implode() if len(corpus) else pl.Series([], dtype=pl.String).implode()
-            metrics[f"dangling_query_ids.{subset}"] = float(len(dangling_q))
-            metrics[f"dangling_corpus_ids.{subset}"] = float((~qrels["corpus-id"].is_in(ids)).sum())
-            rows.append(
-                qrels.select(
-                    pl.lit(f"{subset}-qrels").alias("table"), pl.col("score").cast(pl.Int64).alias("qrel_score")
-                )
-            )
+        metrics[f"ids_in_two_splits.{subset}"] = _ids_in_two_splits(queries)
+        id_metrics, qrel_rows = _qrel_checks(subset, queries, qrels, corpus)
+        metrics |= id_metrics
+        rows += qrel_rows
         if len(queries):
             rows.append(
                 queries.select(
@@ -238,11 +209,63 @@ def release_metrics(folder: Path, dedup_threshold: float = 0.7) -> tuple[pl.Data
                     pl.col("text").fill_null("").str.count_matches(r"\S+").cast(pl.Int64).alias("query_words"),
                 )
             )
+    return _row_frame(rows), metrics, problems
+
+
+def _tool_checks(tools: pl.DataFrame) -> tuple[list[pl.DataFrame], dict[str, float]]:
+    """The tools' rows of the gate frame (their ``r_static``) and the duplicate tool id count."""
+    if tools.is_empty():
+        return [], {"duplicate_tool_ids": 0.0}
+    rows = [tools.select(pl.lit("tools").alias("table"), pl.col("r_static").cast(pl.Float64).alias("tool_r_static"))]
+    return rows, {"duplicate_tool_ids": float(len(tools) - tools["tool_id"].n_unique())}
+
+
+def _split_checks(
+    subset: str, queries: pl.DataFrame, qrels: pl.DataFrame, dedup_threshold: float
+) -> tuple[dict[str, float], dict[str, list[str]]]:
+    """A split subset's rows per required split and its leakage counts, and the leakage problems themselves."""
+    metrics: dict[str, float] = {}
+    for kind, frame in (("queries", queries), ("qrels", qrels)):
+        for split in REQUIRED_SPLITS:
+            n = float((frame["split"] == split).sum()) if len(frame) else 0.0
+            metrics[f"rows.{subset}-{kind}.{split}"] = n
+    regular, cold = _leakage(queries, dedup_threshold)
+    metrics[f"leakage.{subset}"] = float(len(regular))
+    metrics[f"cold_start_leakage.{subset}"] = float(len(cold))
+    return metrics, {"leakage": regular, "cold_start_leakage": cold}
+
+
+def _ids_in_two_splits(queries: pl.DataFrame) -> float:
+    if queries.is_empty():
+        return 0.0
+    per_id = queries.group_by("_id").agg(pl.col("split").n_unique().alias("n"))
+    return float((per_id["n"] > 1).sum())
+
+
+def _qrel_checks(
+    subset: str, queries: pl.DataFrame, qrels: pl.DataFrame, corpus: pl.DataFrame
+) -> tuple[dict[str, float], list[pl.DataFrame]]:
+    """The qrels whose query-id (in the same split) or corpus-id is unknown, and the qrels' rows of the gate frame."""
+    if qrels.is_empty():
+        return {f"dangling_query_ids.{subset}": 0.0, f"dangling_corpus_ids.{subset}": 0.0}, []
+    known = queries.select(pl.col("_id").alias("query-id"), "split") if len(queries) else None
+    dangling_q = qrels.join(known, on=["query-id", "split"], how="anti") if known is not None else qrels
+    ids = corpus["_id"].implode() if len(corpus) else pl.Series([], dtype=pl.String).implode()
+    metrics = {
+        f"dangling_query_ids.{subset}": float(len(dangling_q)),
+        f"dangling_corpus_ids.{subset}": float((~qrels["corpus-id"].is_in(ids)).sum()),
+    }
+    rows = [qrels.select(pl.lit(f"{subset}-qrels").alias("table"), pl.col("score").cast(pl.Int64).alias("qrel_score"))]
+    return metrics, rows
+
+
+def _row_frame(rows: list[pl.DataFrame]) -> pl.DataFrame:
+    """The per-row checks' frame: every check's column present (all null when no table has it)."""
     frame = pl.concat(rows, how="diagonal") if rows else pl.DataFrame({"table": []}, schema={"table": pl.String})
     for column, dtype in (("tool_r_static", pl.Float64), ("query_words", pl.Int64), ("qrel_score", pl.Int64)):
         if column not in frame.columns:
             frame = frame.with_columns(pl.lit(None, dtype).alias(column))
-    return frame, metrics, problems
+    return frame
 
 
 def run_release_gate(

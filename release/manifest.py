@@ -41,14 +41,7 @@ def release_info(stage, config, prev, version, created, layout, files, stats) ->
     synth_summary, label_summary = stage["synth_summary"], stage["label_summary"]
     syn_q = stage["syn_queries"]
     backend = synth_summary.get("backend") or config.llm.backend
-    packages = sorted(
-        (
-            {k: p.get(k) for k in ("platform", "registry", "name", "version", "sha256")}
-            for p in stage["fetch_manifest"]
-            if not p.get("error")
-        ),
-        key=lambda p: (str(p["platform"]), str(p["name"])),
-    )
+    packages = _packages(stage)
     counts = {c: {s: files[p]["rows"] for s, p in splits.items()} for c, splits in sorted(layout.items())}
     return {
         "name": NAME,
@@ -71,43 +64,74 @@ def release_info(stage, config, prev, version, created, layout, files, stats) ->
             name: {"share": r["reliable_share"], "description": r.get("description", "")}
             for name, r in stage["score_summary"].get("readings", {}).items()
         },
-        "generator": {
-            "backend": backend,
-            "models": _unique(syn_q, "generator_model") or [config.llm.model],
-            "prompt_versions": _unique(syn_q, "prompt_version") or [synth_summary.get("prompt_version")],
-            "not_a_benchmark": backend == "embedded",
-        },
+        "generator": _generator_info(syn_q, synth_summary, config, backend),
         "real": _real_info(stage, config),
         "syn": _syn_info(stage),
         "gold": _gold_info(stage, layout),
         "history": _history_info(stage),
         "workflows": _workflows_info(stage, layout, stats),
-        "models": {
-            "embedder": config.score.embedder,
-            "tokenizer": config.score.tokenizer,
-            "generator_model": _unique(syn_q, "generator_model") or [config.llm.model],
-            "retriever": label_summary.get("retriever", config.label.retriever),
-            "verifier": label_summary.get("verifier_model", config.llm.model),
-            "agreement_embedder": label_summary.get("agreement_embedder", config.label.agreement_embedder),
-            "roundtrip_embedder": config.synth.roundtrip_embedder,
-            "negative_embedder": config.synth.negative_embedder,
-        },
-        "seeds": {
-            "seed": config.seed,
-            "split_seed": config.seed,
-            "split_ratios": list(config.release.syn_split_ratios),
-            "generation_request_seed": "sha256(f'{seed}:{tool_id}')[:8] per tool (synth.generate.request_seed)",
-        },
+        "models": _models_info(syn_q, label_summary, config),
+        "seeds": _seeds_info(config),
         "dedup_threshold": {"syn": config.synth.dedup_threshold, "real": config.label.dedup_threshold},
-        "score": {
-            "weights": list(config.score.weights),
-            "quality_weights": list(config.score.quality_weights),
-            "source_weights": dict(config.score.source_weights),
-            "reliable_threshold": config.score.reliable_threshold,
-            # per listing: tools, reliable share, the w_src each platform took and the rule's reason
-            "per_listing": stage["score_summary"].get("per_listing", {}),
-        },
+        "score": _score_info(stage, config),
         "config": _scrub(config.model_dump(mode="json")),
+    }
+
+
+def _packages(stage: dict) -> list[dict]:
+    """The packages fetched without an error, by platform and name: what the release was crawled from."""
+    return sorted(
+        (
+            {k: p.get(k) for k in ("platform", "registry", "name", "version", "sha256")}
+            for p in stage["fetch_manifest"]
+            if not p.get("error")
+        ),
+        key=lambda p: (str(p["platform"]), str(p["name"])),
+    )
+
+
+def _generator_info(syn_q: pl.DataFrame, synth_summary: dict, config: Config, backend: str) -> dict:
+    """The Syn generator: its backend, models and prompt versions; the embedded base model's output is no benchmark."""
+    return {
+        "backend": backend,
+        "models": _unique(syn_q, "generator_model") or [config.llm.model],
+        "prompt_versions": _unique(syn_q, "prompt_version") or [synth_summary.get("prompt_version")],
+        "not_a_benchmark": backend == "embedded",
+    }
+
+
+def _models_info(syn_q: pl.DataFrame, label_summary: dict, config: Config) -> dict:
+    """Every model the stages used, as the stages recorded them (else as configured)."""
+    return {
+        "embedder": config.score.embedder,
+        "tokenizer": config.score.tokenizer,
+        "generator_model": _unique(syn_q, "generator_model") or [config.llm.model],
+        "retriever": label_summary.get("retriever", config.label.retriever),
+        "verifier": label_summary.get("verifier_model", config.llm.model),
+        "agreement_embedder": label_summary.get("agreement_embedder", config.label.agreement_embedder),
+        "roundtrip_embedder": config.synth.roundtrip_embedder,
+        "negative_embedder": config.synth.negative_embedder,
+    }
+
+
+def _seeds_info(config: Config) -> dict:
+    return {
+        "seed": config.seed,
+        "split_seed": config.seed,
+        "split_ratios": list(config.release.syn_split_ratios),
+        "generation_request_seed": "sha256(f'{seed}:{tool_id}')[:8] per tool (synth.generate.request_seed)",
+    }
+
+
+def _score_info(stage: dict, config: Config) -> dict:
+    """The reliability score's settings, and what it gave per listing."""
+    return {
+        "weights": list(config.score.weights),
+        "quality_weights": list(config.score.quality_weights),
+        "source_weights": dict(config.score.source_weights),
+        "reliable_threshold": config.score.reliable_threshold,
+        # per listing: tools, reliable share, the w_src each platform took and the rule's reason
+        "per_listing": stage["score_summary"].get("per_listing", {}),
     }
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ecoagent.errors import EcoAgentError
-from ecoagent.release_format.integrity import MANIFEST, verify_release
+from ecoagent.release_format.integrity import MANIFEST, Verification, verify_release
 
 log = logging.getLogger(__name__)
 
@@ -60,11 +60,7 @@ def publish_release(
     Returns repo_id, revision (= version), commit, url, files and total bytes; never the token.
     """
     folder = Path(folder)
-    manifest_path = folder / MANIFEST
-    if not manifest_path.is_file():
-        raise PublishError(f"{folder} is not a release folder (no manifest.json): build it with build_release first")
-    verified = verify_release(folder)  # raises ReleaseIntegrityError naming the first file that differs
-    version = json.loads(manifest_path.read_text())["version"]
+    verified, version = _verified_release(folder)
     files = _release_files(folder, verified.files)
     summary: dict[str, Any] = {
         "repo_id": repo_id,
@@ -77,25 +73,55 @@ def publish_release(
     }
     if dry_run:
         summary["remote_deletions"] = remote_deletions_note(repo_id, version)
-        lines = [
-            f"dry run: would upload {len(files)} verified files ({summary['total_bytes']} bytes) to {REPO_TYPE} "
-            f"{repo_id} and tag it {version} (manifest.json sha256 {verified.manifest_sha256}):"
-        ]
-        lines += [f"  {f['bytes']:>12}  {f['path']}" for f in files]
-        lines.append(summary["remote_deletions"])
-        print("\n".join(lines))
+        print(_dry_run_listing(summary))
         return summary
 
+    token = _token(token_env, repo_id)
+    if api is None:
+        from huggingface_hub import HfApi
+
+        api = HfApi()
+    repo, commit_id = _upload_and_tag(api, token, folder, summary)
+    summary.update(commit=commit_id, url=str(getattr(repo, "url", "") or f"https://huggingface.co/datasets/{repo_id}"))
+    return summary
+
+
+def _verified_release(folder: Path) -> tuple[Verification, str]:
+    """The folder verified against its manifest, and its version; refuses a folder that is no release."""
+    manifest_path = folder / MANIFEST
+    if not manifest_path.is_file():
+        raise PublishError(f"{folder} is not a release folder (no manifest.json): build it with build_release first")
+    verified = verify_release(folder)  # raises ReleaseIntegrityError naming the first file that differs
+    return verified, json.loads(manifest_path.read_text())["version"]
+
+
+def _dry_run_listing(summary: dict[str, Any]) -> str:
+    """What a dry run prints: the files and sizes it would upload, the tag, and what a real publish deletes."""
+    files = summary["files"]
+    lines = [
+        f"dry run: would upload {len(files)} verified files ({summary['total_bytes']} bytes) to {REPO_TYPE} "
+        f"{summary['repo_id']} and tag it {summary['revision']} (manifest.json sha256 {summary['manifest_sha256']}):"
+    ]
+    lines += [f"  {f['bytes']:>12}  {f['path']}" for f in files]
+    lines.append(summary["remote_deletions"])
+    return "\n".join(lines)
+
+
+def _token(token_env: str, repo_id: str) -> str:
+    """The Hub token from the environment variable ``token_env``; never logged."""
     token = os.environ.get(token_env)
     if not token:
         raise PublishError(
             f"no Hugging Face token: set the environment variable {token_env} (a write token for {repo_id}), "
             "or run with dry_run to see what would be uploaded"
         )
-    if api is None:
-        from huggingface_hub import HfApi
+    return token
 
-        api = HfApi()
+
+def _upload_and_tag(api: Any, token: str, folder: Path, summary: dict[str, Any]) -> tuple[Any, str | None]:
+    """Create the repo if needed, upload the verified files in one commit and tag it; returns the repo and commit."""
+    repo_id, version, files = summary["repo_id"], summary["revision"], summary["files"]
+    manifest_sha256 = summary["manifest_sha256"]
     log.info("publishing %s (%d files) to %s %s", version, len(files), REPO_TYPE, repo_id)
     repo = api.create_repo(repo_id, repo_type=REPO_TYPE, exist_ok=True, token=token)
     commit = api.upload_folder(
@@ -103,7 +129,7 @@ def publish_release(
         repo_type=REPO_TYPE,
         folder_path=str(folder),
         commit_message=f"EcoAgent release {version}",
-        commit_description=f"manifest.json sha256 {verified.manifest_sha256}",
+        commit_description=f"manifest.json sha256 {manifest_sha256}",
         allow_patterns=[f["path"] for f in files],  # exactly what was verified, nothing that appeared beside it
         delete_patterns=STALE_PATTERNS,
         token=token,
@@ -113,13 +139,12 @@ def publish_release(
     api.create_tag(
         repo_id,
         tag=version,
-        tag_message=f"EcoAgent release {version}; manifest.json sha256 {verified.manifest_sha256}",
+        tag_message=f"EcoAgent release {version}; manifest.json sha256 {manifest_sha256}",
         revision=commit_id,
         repo_type=REPO_TYPE,
         exist_ok=False,
         token=token,
     )
     log.info("published %s to %s at commit %s (manifest.json sha256 %s)", version, repo_id, commit_id,
-             verified.manifest_sha256)  # fmt: skip
-    summary.update(commit=commit_id, url=str(getattr(repo, "url", "") or f"https://huggingface.co/datasets/{repo_id}"))
-    return summary
+             manifest_sha256)  # fmt: skip
+    return repo, commit_id

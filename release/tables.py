@@ -22,6 +22,9 @@ TOOLS_SPLIT = "train"  # HF's split name for a dataset that is one table
 GOLD_SPLIT = "test"  # the gold set is an evaluation set only
 WORKFLOWS = "workflows"  # the task view (title + cleaned description) of the n8n workflow templates
 WORKFLOWS_TITLE = "workflows-title"  # the title view of the same templates: an underspecified second track
+# the syn-queries and real-queries columns beside _id (and split)
+SYN_QUERY_COLUMNS = ("text", "intent_type", "on_topic")
+REAL_QUERY_COLUMNS = ("text", "source", "category")
 # the workflows-queries columns beside _id and text, as the label stage writes them (attribution kept per row)
 WORKFLOW_QUERY_COLUMNS = ("title", "template_id", "views", "created_at", "author_name", "author_username",
                           "author_verified", "url", "stripped")  # fmt: skip
@@ -40,40 +43,13 @@ def release_tables(
     syn, syn_positive = _syn_split(stage["syn_queries"], config, new_tools)
     real, real_positive = _real_split(stage, config, new_tools)
     corpus = _corpus(tools)
-    syn_split = syn.select("query_id", "split")
-    syn_pairs = (
-        stage["syn_pairs"]
-        .join(syn_split, on="query_id", how="inner")
-        .select("query_id", "tool_id", "label", "negative_type", "split")
-        .sort("query_id", "label", "negative_type", "tool_id", descending=[False, True, False, False])
-    )
-    syn_qrels = _qrels(syn_positive.join(syn_split, on="query_id"))
-    real_qrels = _qrels(real_positive.join(real.select("query_id", "split"), on="query_id"))
-    syn_q = syn.select(pl.col("query_id").alias("_id"), "text", "intent_type", "on_topic", "split")
-    real_q = real.select(pl.col("query_id").alias("_id"), "text", "source", "category", "split")
-
     tables: dict[tuple[str, str], pl.DataFrame] = {("tools", TOOLS_SPLIT): tools}
-    tables[("syn-corpus", CORPUS_SPLIT)] = corpus
-    tables[("real-corpus", CORPUS_SPLIT)] = corpus
-    for split in ALL_SPLITS:
-        tables[("syn-queries", split)] = _split(syn_q, split, "_id")
-        tables[("syn-qrels", split)] = _split(syn_qrels, split, "query-id", "corpus-id")
-        tables[("syn-pairs", split)] = syn_pairs.filter(pl.col("split") == split)
-        tables[("real-queries", split)] = _split(real_q, split, "_id")
-        tables[("real-qrels", split)] = _split(real_qrels, split, "query-id", "corpus-id")
+    tables |= _syn_real_tables(stage["syn_pairs"], syn, syn_positive, real, real_positive, corpus)
     tables |= _gold_tables(stage, tools, corpus)
     disjoint = tool_disjoint_splits(tools, first_seen, config)
     syn_view, syn_dropped = _disjoint_view(syn, syn_positive, disjoint)
     real_view, real_dropped = _disjoint_view(real, real_positive, disjoint)
-    tables[("syn-disjoint-corpus", CORPUS_SPLIT)] = corpus
-    tables[("real-disjoint-corpus", CORPUS_SPLIT)] = corpus
-    for split in SPLITS:
-        tables[("syn-disjoint-queries", split)] = _split(syn_view.select(*syn_q.columns), split, "_id")
-        tables[("syn-disjoint-qrels", split)] = _split(_qrels(syn_positive.join(
-            syn_view.select(pl.col("_id").alias("query_id"), "split"), on="query_id")), split, "query-id", "corpus-id")
-        tables[("real-disjoint-queries", split)] = _split(real_view.select(*real_q.columns), split, "_id")
-        tables[("real-disjoint-qrels", split)] = _split(_qrels(real_positive.join(
-            real_view.select(pl.col("_id").alias("query_id"), "split"), on="query_id")), split, "query-id", "corpus-id")
+    tables |= _disjoint_tables(syn_view, syn_positive, real_view, real_positive, corpus)
     workflow_tables, workflow_stats = _workflow_tables(stage, tools, corpus, new_tools)
     tables |= workflow_tables
     stats = {
@@ -90,6 +66,62 @@ def release_tables(
     }
     stats |= workflow_stats  # only with workflows: a release without them keeps its manifest byte for byte
     return tables, stats
+
+
+def _syn_real_tables(
+    syn_pairs: pl.DataFrame,
+    syn: pl.DataFrame,
+    syn_positive: pl.DataFrame,
+    real: pl.DataFrame,
+    real_positive: pl.DataFrame,
+    corpus: pl.DataFrame,
+) -> dict[tuple[str, str], pl.DataFrame]:
+    """The Syn and Real configs: the corpus, and the queries, qrels (and Syn's pairs) of every split."""
+    syn_split = syn.select("query_id", "split")
+    syn_pairs = (
+        syn_pairs
+        .join(syn_split, on="query_id", how="inner")
+        .select("query_id", "tool_id", "label", "negative_type", "split")
+        .sort("query_id", "label", "negative_type", "tool_id", descending=[False, True, False, False])
+    )
+    syn_qrels = _qrels(syn_positive.join(syn_split, on="query_id"))
+    real_qrels = _qrels(real_positive.join(real.select("query_id", "split"), on="query_id"))
+    syn_q = syn.select(pl.col("query_id").alias("_id"), *SYN_QUERY_COLUMNS, "split")
+    real_q = real.select(pl.col("query_id").alias("_id"), *REAL_QUERY_COLUMNS, "split")
+
+    tables: dict[tuple[str, str], pl.DataFrame] = {}
+    tables[("syn-corpus", CORPUS_SPLIT)] = corpus
+    tables[("real-corpus", CORPUS_SPLIT)] = corpus
+    for split in ALL_SPLITS:
+        tables[("syn-queries", split)] = _split(syn_q, split, "_id")
+        tables[("syn-qrels", split)] = _split(syn_qrels, split, "query-id", "corpus-id")
+        tables[("syn-pairs", split)] = syn_pairs.filter(pl.col("split") == split)
+        tables[("real-queries", split)] = _split(real_q, split, "_id")
+        tables[("real-qrels", split)] = _split(real_qrels, split, "query-id", "corpus-id")
+    return tables
+
+
+def _disjoint_tables(
+    syn_view: pl.DataFrame,
+    syn_positive: pl.DataFrame,
+    real_view: pl.DataFrame,
+    real_positive: pl.DataFrame,
+    corpus: pl.DataFrame,
+) -> dict[tuple[str, str], pl.DataFrame]:
+    """The tool-disjoint view's configs: the corpus, and the queries and qrels of train, validation and test."""
+    syn_q = syn_view.select("_id", *SYN_QUERY_COLUMNS, "split")
+    real_q = real_view.select("_id", *REAL_QUERY_COLUMNS, "split")
+    tables: dict[tuple[str, str], pl.DataFrame] = {}
+    tables[("syn-disjoint-corpus", CORPUS_SPLIT)] = corpus
+    tables[("real-disjoint-corpus", CORPUS_SPLIT)] = corpus
+    for split in SPLITS:
+        tables[("syn-disjoint-queries", split)] = _split(syn_q, split, "_id")
+        tables[("syn-disjoint-qrels", split)] = _split(_qrels(syn_positive.join(
+            syn_view.select(pl.col("_id").alias("query_id"), "split"), on="query_id")), split, "query-id", "corpus-id")
+        tables[("real-disjoint-queries", split)] = _split(real_q, split, "_id")
+        tables[("real-disjoint-qrels", split)] = _split(_qrels(real_positive.join(
+            real_view.select(pl.col("_id").alias("query_id"), "split"), on="query_id")), split, "query-id", "corpus-id")
+    return tables
 
 
 def _count(values) -> dict:

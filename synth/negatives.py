@@ -220,34 +220,19 @@ def mine_negatives(
     out_tool: list[str] = []
     out_type: list[str] = []
     if queries.height and catalog.height:
-        names, descriptions = _column(catalog, "name"), _column(catalog, "description")
-        texts = [tool_text(n, d) for n, d in zip(names, descriptions, strict=True)]
         query_ids = queries["query_id"].to_list()
         query_texts = queries["text"].to_list()
-        tool_vectors = None
-        if hard > 0:  # the queries all at once, for the progress line: the chunks below are served from the cache
-            tool_vectors = embedder.encode(texts, phase="negatives: embed the catalog (MiniLM)")
-            embedder.encode(query_texts, phase="negatives: embed the queries (MiniLM)")
+        tool_vectors = _catalog_vectors(catalog, query_texts, embedder, hard)
         for start in range(0, queries.height, _QUERY_CHUNK):
             stop = start + _QUERY_CHUNK
             scores = embedder.encode(query_texts[start:stop]) @ tool_vectors.T if tool_vectors is not None else None
             for j, (query_id, positive) in enumerate(zip(query_ids[start:stop], positives[start:stop], strict=True)):
                 blocked = guard.blocked(position[positive])
-                chosen: list[int] = []
-                if scores is not None:
-                    order = np.argsort(-scores[j], kind="stable")
-                    chosen = [int(i) for i in order[~blocked[order]][:hard]]
-                    for i in chosen:
-                        out_query.append(query_id)
-                        out_tool.append(tool_ids[i])
-                        out_type.append("hard")
-                allowed = np.flatnonzero(~blocked)
-                allowed = allowed[~np.isin(allowed, chosen)]
-                if random_ > 0 and allowed.size:
-                    for i in _query_rng(seed, query_id).choice(allowed, size=min(random_, allowed.size), replace=False):
-                        out_query.append(query_id)
-                        out_tool.append(tool_ids[int(i)])
-                        out_type.append("random")
+                row_scores = scores[j] if scores is not None else None
+                for i, negative_type in _query_negatives(row_scores, blocked, hard, random_, seed, query_id):
+                    out_query.append(query_id)
+                    out_tool.append(tool_ids[i])
+                    out_type.append(negative_type)
     query_dtype = queries.schema["query_id"] if "query_id" in queries.columns else pl.String()
     return pl.DataFrame(
         {
@@ -257,3 +242,36 @@ def mine_negatives(
             "negative_type": pl.Series(out_type, dtype=pl.String()),
         }
     )
+
+
+def _catalog_vectors(
+    catalog: pl.DataFrame, query_texts: list[str], embedder: Embedder, hard: int
+) -> np.ndarray | None:
+    """The catalog tools' vectors (name and description), with the queries embedded into the cache; None when no
+    hard negative is asked for."""
+    names, descriptions = _column(catalog, "name"), _column(catalog, "description")
+    texts = [tool_text(n, d) for n, d in zip(names, descriptions, strict=True)]
+    tool_vectors = None
+    if hard > 0:  # the queries all at once, for the progress line: the chunks below are served from the cache
+        tool_vectors = embedder.encode(texts, phase="negatives: embed the catalog (MiniLM)")
+        embedder.encode(query_texts, phase="negatives: embed the queries (MiniLM)")
+    return tool_vectors
+
+
+def _query_negatives(
+    scores: np.ndarray | None, blocked: np.ndarray, hard: int, random_: int, seed: int, query_id: object
+) -> list[tuple[int, str]]:
+    """One query's negatives as (catalog row, type): the ``hard`` closest unblocked tools, then ``random_`` drawn
+    from the rest by the query's own RNG."""
+    negatives: list[tuple[int, str]] = []
+    chosen: list[int] = []
+    if scores is not None:
+        order = np.argsort(-scores, kind="stable")
+        chosen = [int(i) for i in order[~blocked[order]][:hard]]
+        negatives += [(i, "hard") for i in chosen]
+    allowed = np.flatnonzero(~blocked)
+    allowed = allowed[~np.isin(allowed, chosen)]
+    if random_ > 0 and allowed.size:
+        drawn = _query_rng(seed, query_id).choice(allowed, size=min(random_, allowed.size), replace=False)
+        negatives += [(int(i), "random") for i in drawn]
+    return negatives

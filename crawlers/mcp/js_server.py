@@ -74,6 +74,15 @@ def _is_test_module(path: str) -> bool:
 def extract_js(package: PackageFiles) -> Extraction:
     """Extract the MCP tools an npm server package registers, by static reading of its compiled JS."""
     result = Extraction()
+    pkg = _package_json(package, result)
+    modules, partial = _parse_modules(package, result)
+    env, endpoints, oauth_import, found = _read_modules(modules, partial, result)
+    add_tools(found, _server_facts(package, pkg, env, endpoints, oauth_import), result)
+    return result
+
+
+def _package_json(package: PackageFiles, result: Extraction) -> dict[str, Any]:
+    """The package's ``package.json`` as a dict (empty when absent, not an object or invalid: that is reported)."""
     pkg: dict[str, Any] = {}
     if "package.json" in package.files:
         try:
@@ -81,7 +90,11 @@ def extract_js(package: PackageFiles) -> Extraction:
             pkg = loaded if isinstance(loaded, dict) else {}
         except json.JSONDecodeError as exc:
             result.errors.append(("package.json", f"invalid_json: {exc}"))
+    return pkg
 
+
+def _parse_modules(package: PackageFiles, result: Extraction) -> tuple[dict[str, Module], set[str]]:
+    """Every compiled JS module of the package, by path, and the paths that parsed only in part."""
     parser = Parser(_LANGUAGE)
     modules: dict[str, Module] = {}
     partial: set[str] = set()
@@ -97,7 +110,13 @@ def extract_js(package: PackageFiles) -> Extraction:
             result.errors.append((path, f"js_syntax_error: {_first_error(tree.root_node)}"))
             partial.add(path)
         modules[path] = build_module(path, tree.root_node)
+    return modules, partial
 
+
+def _read_modules(
+    modules: dict[str, Module], partial: set[str], result: Extraction
+) -> tuple[list[str], list[str], bool, list[Found]]:
+    """What the modules read: env var names, endpoint URLs, whether one imports an OAuth library, and the tools."""
     ctx = Ctx(modules)
     env: list[str] = []
     endpoints: list[str] = []
@@ -114,11 +133,17 @@ def extract_js(package: PackageFiles) -> Extraction:
                 found.append(item)
         except (RecursionError, ValueError, UnicodeError) as exc:  # one odd module must not sink the package
             result.errors.append((mod.path, f"evaluation_failed: {type(exc).__name__}: {exc}"))
+    return env, endpoints, oauth_import, found
 
+
+def _server_facts(
+    package: PackageFiles, pkg: dict[str, Any], env: list[str], endpoints: list[str], oauth_import: bool
+) -> ServerFacts:
+    """The package-wide facts every tool of the server shares: service, auth, env vars, links, notices."""
     auth_env = sorted({n for n in env if AUTH_ENV_VAR.search(n)})
     readme = next((package.text(p) for p in package.files if p.lower() == "readme.md"), "")
     readme_deprecated, readme_replacement = readme_notice(readme)
-    facts = ServerFacts(
+    return ServerFacts(
         service=service_name(package.name),
         auth_type=package_auth_type(auth_env, oauth_import),
         env_read=auth_env,
@@ -132,8 +157,6 @@ def extract_js(package: PackageFiles) -> Extraction:
         readme_deprecated=readme_deprecated,
         readme_replacement=readme_replacement,
     )
-    add_tools(found, facts, result)
-    return result
 
 
 def _first_error(root: Node) -> str:

@@ -51,53 +51,9 @@ def build_module(path: str, root: Node) -> Module:
     mod = Module(path=path, root=root)
     for stmt in named(root):
         if stmt.type == "import_statement":
-            source = stmt.child_by_field_name("source")
-            if source is None:
-                continue
-            src = string_literal(source)
-            for clause in named(stmt):
-                if clause.type != "import_clause":
-                    continue
-                for part in named(clause):
-                    if part.type == "identifier":
-                        mod.imports[node_text(part)] = (src, "default")
-                    elif part.type == "namespace_import":
-                        ids = [c for c in named(part) if c.type == "identifier"]
-                        if ids:
-                            mod.imports[node_text(ids[0])] = (src, "*")
-                    elif part.type == "named_imports":
-                        for spec in named(part):
-                            if spec.type != "import_specifier":
-                                continue
-                            name = spec.child_by_field_name("name")
-                            alias = spec.child_by_field_name("alias") or name
-                            if name is not None and alias is not None:
-                                mod.imports[node_text(alias)] = (src, node_text(name))
+            _add_import(mod, stmt)
         elif stmt.type == "export_statement":
-            decl = stmt.child_by_field_name("declaration")
-            source = stmt.child_by_field_name("source")
-            if decl is not None:
-                for name, value in _declarators(decl):
-                    mod.bindings[name] = value
-                    mod.exports[name] = name
-                continue
-            clause = next((c for c in named(stmt) if c.type == "export_clause"), None)
-            if clause is None:
-                namespaced = any(c.type == "namespace_export" for c in named(stmt))
-                if source is not None and "*" in node_text(stmt) and not namespaced:
-                    mod.star_reexports.append(string_literal(source))
-                continue
-            for spec in named(clause):
-                if spec.type != "export_specifier":
-                    continue
-                name = spec.child_by_field_name("name")
-                alias = spec.child_by_field_name("alias") or name
-                if name is None or alias is None:
-                    continue
-                if source is not None:
-                    mod.reexports[node_text(alias)] = (string_literal(source), node_text(name))
-                else:
-                    mod.exports[node_text(alias)] = node_text(name)
+            _add_export(mod, stmt)
         elif stmt.type == "expression_statement" and named(stmt):
             _commonjs_export(mod, named(stmt)[0])
         else:
@@ -108,6 +64,60 @@ def build_module(path: str, root: Node) -> Module:
                 else:
                     mod.bindings.setdefault(name, value)
     return mod
+
+
+def _add_import(mod: Module, stmt: Node) -> None:
+    """An ESM ``import`` statement: its default, namespace and named imports."""
+    source = stmt.child_by_field_name("source")
+    if source is None:
+        return
+    src = string_literal(source)
+    for clause in named(stmt):
+        if clause.type != "import_clause":
+            continue
+        for part in named(clause):
+            if part.type == "identifier":
+                mod.imports[node_text(part)] = (src, "default")
+            elif part.type == "namespace_import":
+                ids = [c for c in named(part) if c.type == "identifier"]
+                if ids:
+                    mod.imports[node_text(ids[0])] = (src, "*")
+            elif part.type == "named_imports":
+                for spec in named(part):
+                    if spec.type != "import_specifier":
+                        continue
+                    name = spec.child_by_field_name("name")
+                    alias = spec.child_by_field_name("alias") or name
+                    if name is not None and alias is not None:
+                        mod.imports[node_text(alias)] = (src, node_text(name))
+
+
+def _add_export(mod: Module, stmt: Node) -> None:
+    """An ESM ``export`` statement: an exported declaration, an export list, or a re-export from another module."""
+    decl = stmt.child_by_field_name("declaration")
+    source = stmt.child_by_field_name("source")
+    if decl is not None:
+        for name, value in _declarators(decl):
+            mod.bindings[name] = value
+            mod.exports[name] = name
+        return
+    clause = next((c for c in named(stmt) if c.type == "export_clause"), None)
+    if clause is None:
+        namespaced = any(c.type == "namespace_export" for c in named(stmt))
+        if source is not None and "*" in node_text(stmt) and not namespaced:
+            mod.star_reexports.append(string_literal(source))
+        return
+    for spec in named(clause):
+        if spec.type != "export_specifier":
+            continue
+        name = spec.child_by_field_name("name")
+        alias = spec.child_by_field_name("alias") or name
+        if name is None or alias is None:
+            continue
+        if source is not None:
+            mod.reexports[node_text(alias)] = (string_literal(source), node_text(name))
+        else:
+            mod.exports[node_text(alias)] = node_text(name)
 
 
 def _call_parts(node: Node) -> tuple[str, list[Node]] | None:

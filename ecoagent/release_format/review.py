@@ -112,6 +112,27 @@ def read_agreement(path: str | Path, key: str | Path | None = None) -> Agreement
     ``skipped["duplicate"]`` (a copied row must not count twice). Fully blank lines are not rows.
     """
     path = Path(path)
+    records = _read_records(path)
+    if key is not None:
+        hidden = _read_key(key)
+        for r in records:
+            r.update(hidden.get(((r.get("query_id") or "").strip(), (r.get("tool_id") or "").strip()), {}))
+    confusion, disagreements, skipped = _compare(records)
+    labelled = sum(confusion.values())
+    agreement = (confusion["tp"] + confusion["tn"]) / labelled if labelled else math.nan
+    return AgreementReport(
+        rows=len(records),
+        labelled=labelled,
+        agreement=agreement,
+        cohen_kappa=cohen_kappa(**confusion),
+        confusion=confusion,
+        disagreements=disagreements,
+        skipped=skipped,
+    )
+
+
+def _read_records(path: Path) -> list[dict]:
+    """The review CSV's non-blank rows, keyed by the lower-cased header; refuses a file without the needed columns."""
     # utf-8-sig: spreadsheet programs often add a BOM when the reviewer saves the file.
     with path.open(encoding="utf-8-sig", newline="") as fh:
         reader = csv.DictReader(fh)
@@ -120,12 +141,11 @@ def read_agreement(path: str | Path, key: str | Path | None = None) -> Agreement
         if missing:
             raise ValueError(f"{path} is not a review CSV: missing columns {', '.join(missing)}")
         reader.fieldnames = header
-        records = [r for r in reader if any((v or "").strip() for v in r.values() if isinstance(v, str))]
-    if key is not None:
-        hidden = _read_key(key)
-        for r in records:
-            r.update(hidden.get(((r.get("query_id") or "").strip(), (r.get("tool_id") or "").strip()), {}))
+        return [r for r in reader if any((v or "").strip() for v in r.values() if isinstance(v, str))]
 
+
+def _compare(records: list[dict]) -> tuple[dict[str, int], list[dict], Counter]:
+    """The confusion table of the rows a person labelled, their disagreements, and the skipped rows by reason."""
     skipped: Counter = Counter()
     seen: set[tuple[str, str]] = set()
     confusion = {"tp": 0, "fp": 0, "fn": 0, "tn": 0}
@@ -151,29 +171,21 @@ def read_agreement(path: str | Path, key: str | Path | None = None) -> Agreement
         cell = ("tp" if human else "fp") if verifier else ("fn" if human else "tn")
         confusion[cell] += 1
         if human != verifier:
-            disagreements.append(
-                {
-                    "query_id": key[0],
-                    "tool_id": key[1],
-                    "query": r.get("query") or "",
-                    "tool_name": r.get("tool_name") or "",
-                    "verifier_label": verifier,
-                    "human_label": human,
-                    "verifier_score": _score(r.get("verifier_score")),
-                    "notes": (r.get("notes") or "").strip(),
-                }
-            )
-    labelled = sum(confusion.values())
-    agreement = (confusion["tp"] + confusion["tn"]) / labelled if labelled else math.nan
-    return AgreementReport(
-        rows=len(records),
-        labelled=labelled,
-        agreement=agreement,
-        cohen_kappa=cohen_kappa(**confusion),
-        confusion=confusion,
-        disagreements=disagreements,
-        skipped=skipped,
-    )
+            disagreements.append(_disagreement(r, key, verifier, human))
+    return confusion, disagreements, skipped
+
+
+def _disagreement(r: dict, key: tuple[str, str], verifier: int, human: int) -> dict:
+    return {
+        "query_id": key[0],
+        "tool_id": key[1],
+        "query": r.get("query") or "",
+        "tool_name": r.get("tool_name") or "",
+        "verifier_label": verifier,
+        "human_label": human,
+        "verifier_score": _score(r.get("verifier_score")),
+        "notes": (r.get("notes") or "").strip(),
+    }
 
 
 def wilson_interval(successes: int, n: int, z: float = 1.96) -> tuple[float, float]:

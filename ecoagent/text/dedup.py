@@ -136,22 +136,35 @@ def near_duplicates(
     if order is not None and len(order) != n:
         raise ValueError(f"order has {len(order)} keys for {n} texts")
 
-    # Step 1: exact duplicates share one frozenset; `group` maps each text to its distinct set.
+    sets, group = _distinct_shingle_sets(texts)
+    components, checked, confirmed = _verified_components(sets, threshold, num_perm, seed)
+    cluster = _cluster_survivors(components, group, order if order is not None else range(n))
+    keep = [cluster[i] == i for i in range(n)]
+    duplicate_of: list[int | None] = [None if keep[i] else cluster[i] for i in range(n)]
+    return DedupResult(keep, duplicate_of, cluster, checked, confirmed)
+
+
+def _distinct_shingle_sets(texts: Sequence[str]) -> tuple[list[frozenset[str]], list[int]]:
+    """Step 1: the distinct shingle sets, and for each text the index of its set (exact duplicates share one)."""
     set_ids: dict[frozenset[str], int] = {}
     sets: list[frozenset[str]] = []
-    group = [0] * n
+    group = [0] * len(texts)
     for i, text in enumerate(texts):
         key = frozenset(shingles(text))
         gid = set_ids.setdefault(key, len(sets))
         if gid == len(sets):
             sets.append(key)
         group[i] = gid
-    del set_ids
+    return sets, group
 
+
+def _verified_components(
+    sets: list[frozenset[str]], threshold: float, num_perm: int, seed: int
+) -> tuple[DisjointSets, int, int]:
+    """Steps 2-3: the distinct sets joined by every LSH candidate pair verified above ``threshold``, with the
+    numbers of pairs checked and confirmed."""
     components = DisjointSets(range(len(sets)))
-
-    # Steps 2-3: LSH candidates among distinct sets, each verified exactly. Each candidate pair is
-    # yielded once, so nothing is collected or sorted (the candidate count is dominated by
+    # Each candidate pair is yielded once, so nothing is collected or sorted (the candidate count is dominated by
     # low-similarity pairs and can reach millions on 70k queries).
     checked = confirmed = 0
     for a, b in _candidate_pairs(sets, threshold, num_perm, seed):
@@ -165,20 +178,19 @@ def near_duplicates(
         if inter / (la + lb - inter) > threshold:
             confirmed += 1
             components.union(a, b)
+    return components, checked, confirmed
 
-    # Survivor per component: smallest (order key, index) over all member texts.
-    keys: Sequence[Any] = order if order is not None else range(n)
+
+def _cluster_survivors(components: DisjointSets, group: list[int], keys: Sequence[Any]) -> list[int]:
+    """Each text's cluster id: the member of its component with the smallest (order key, index)."""
+    n = len(group)
     survivor: dict[int, int] = {}
     roots = [components.find(group[i]) for i in range(n)]
     for i, root in enumerate(roots):
         best = survivor.get(root)
         if best is None or (keys[i], i) < (keys[best], best):
             survivor[root] = i
-
-    cluster = [survivor[root] for root in roots]
-    keep = [cluster[i] == i for i in range(n)]
-    duplicate_of: list[int | None] = [None if keep[i] else cluster[i] for i in range(n)]
-    return DedupResult(keep, duplicate_of, cluster, checked, confirmed)
+    return [survivor[root] for root in roots]
 
 
 def _identity(value: int) -> int:

@@ -48,11 +48,17 @@ import math
 import re
 import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from ecoagent.text.dedup import DisjointSets, near_duplicates, shingles
+
+if TYPE_CHECKING:
+    import numpy as np
+    import scipy.sparse as sp
 
 SPLITS = ("train", "validation", "test")
 _NON_WORD = re.compile(r"[^\w]+")
@@ -94,6 +100,31 @@ def similar_pairs(sets: Sequence[frozenset[str]], threshold: float) -> list[tupl
     release build's grouping quadratic in practice (benchmarks/paper_scale.py, README "Paper scale").
     """
     import numpy as np
+
+    rows, sizes, matrix = _ranked_rows(sets)
+    found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    batch_i: list[np.ndarray] = []
+    batch_j: list[np.ndarray] = []
+    pending = 0
+    for j, candidates in _prefix_candidates(rows, threshold):
+        batch_i.append(np.fromiter(candidates, dtype=np.int64, count=len(candidates)))
+        batch_j.append(np.full(len(candidates), j, dtype=np.int64))
+        pending += len(candidates)
+        if pending >= 1_000_000:
+            found.append(_pairs_above(batch_i, batch_j, sizes, matrix, threshold))
+            batch_i, batch_j, pending = [], [], 0
+    if batch_i:
+        found.append(_pairs_above(batch_i, batch_j, sizes, matrix, threshold))
+    if not found:
+        return []
+    left, right, jac = (np.concatenate(parts) for parts in zip(*found, strict=True))
+    order = np.lexsort((left, right))
+    return list(zip(left[order].tolist(), right[order].tolist(), jac[order].tolist(), strict=True))
+
+
+def _ranked_rows(sets: Sequence[frozenset[str]]) -> tuple[list[list[int]], np.ndarray, sp.csr_matrix]:
+    """Each set as its token ranks, rarest first; the set sizes; the sets as a sparse 0/1 matrix (one row each)."""
+    import numpy as np
     import scipy.sparse as sp
 
     freq: Counter[str] = Counter(tok for s in sets for tok in s)
@@ -104,28 +135,12 @@ def similar_pairs(sets: Sequence[frozenset[str]], threshold: float) -> list[tupl
     np.cumsum(sizes, out=indptr[1:])
     indices = np.fromiter((tok for r in rows for tok in r), dtype=np.int64, count=int(indptr[-1]))
     matrix = sp.csr_matrix((np.ones(len(indices), dtype=np.int32), indices, indptr), shape=(len(rows), len(rank)))
+    return rows, sizes, matrix
 
-    found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-    batch_i: list[np.ndarray] = []
-    batch_j: list[np.ndarray] = []
-    pending = 0
 
-    def check() -> None:
-        nonlocal pending
-        if not batch_i:
-            return
-        left, right = np.concatenate(batch_i), np.concatenate(batch_j)
-        batch_i.clear()
-        batch_j.clear()
-        pending = 0
-        small, large = np.minimum(sizes[left], sizes[right]), np.maximum(sizes[left], sizes[right])
-        keep = small > threshold * large  # J <= small/large: cannot exceed the threshold otherwise
-        left, right = left[keep], right[keep]
-        inter = np.asarray(matrix[left].multiply(matrix[right]).sum(axis=1)).ravel()
-        jac = inter / (sizes[left] + sizes[right] - inter)
-        keep = jac > threshold
-        found.append((left[keep], right[keep], jac[keep]))
-
+def _prefix_candidates(rows: Sequence[list[int]], threshold: float) -> Iterator[tuple[int, set[int]]]:
+    """Each row ``j`` with the earlier rows sharing a token of its prefix (the only ones that can reach the
+    threshold), when there are any."""
     index: dict[int, list[int]] = defaultdict(list)
     for j, row in enumerate(rows):
         if not row:
@@ -136,17 +151,23 @@ def similar_pairs(sets: Sequence[frozenset[str]], threshold: float) -> list[tupl
             candidates.update(index[tok])
             index[tok].append(j)
         if candidates:
-            batch_i.append(np.fromiter(candidates, dtype=np.int64, count=len(candidates)))
-            batch_j.append(np.full(len(candidates), j, dtype=np.int64))
-            pending += len(candidates)
-            if pending >= 1_000_000:
-                check()
-    check()
-    if not found:
-        return []
-    left, right, jac = (np.concatenate(parts) for parts in zip(*found, strict=True))
-    order = np.lexsort((left, right))
-    return list(zip(left[order].tolist(), right[order].tolist(), jac[order].tolist(), strict=True))
+            yield j, candidates
+
+
+def _pairs_above(
+    batch_i: list[np.ndarray], batch_j: list[np.ndarray], sizes: np.ndarray, matrix: sp.csr_matrix, threshold: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The candidate pairs of one batch whose Jaccard is above ``threshold``: (left rows, right rows, Jaccard)."""
+    import numpy as np
+
+    left, right = np.concatenate(batch_i), np.concatenate(batch_j)
+    small, large = np.minimum(sizes[left], sizes[right]), np.maximum(sizes[left], sizes[right])
+    keep = small > threshold * large  # J <= small/large: cannot exceed the threshold otherwise
+    left, right = left[keep], right[keep]
+    inter = np.asarray(matrix[left].multiply(matrix[right]).sum(axis=1)).ravel()
+    jac = inter / (sizes[left] + sizes[right] - inter)
+    keep = jac > threshold
+    return left[keep], right[keep], jac[keep]
 
 
 def paraphrase_key(gold_tools: Sequence[str] | None) -> str | None:
@@ -412,47 +433,86 @@ def check_no_leakage(frame: pl.DataFrame, dedup_threshold: float = 0.7) -> list[
     missing = [c for c in ("query_id", "text", "split") if c not in frame.columns]
     if missing:
         raise ValueError(f"split frame is missing columns: {', '.join(missing)}")
-    qids = [str(q) for q in frame["query_id"].to_list()]
     texts = [t or "" for t in frame["text"].to_list()]
-    splits = frame["split"].to_list()
-    problems: list[str] = []
+    rows = _SplitRows(
+        qids=[str(q) for q in frame["query_id"].to_list()],
+        texts=texts,
+        splits=frame["split"].to_list(),
+        norms=[normalize(t) for t in texts],
+    )
+    problems = _unknown_splits(rows.splits)
+    problems += _same_text_problems(rows)
+    sets, node = _distinct_sets(rows.norms)
+    problems += _near_duplicate_problems(rows, sets, node, dedup_threshold)
+    problems += _template_problems(rows, sets, node, dedup_threshold)
+    return problems
 
+
+@dataclass(frozen=True)
+class _SplitRows:
+    """A split frame's columns as lists, with each text normalized."""
+
+    qids: list[str]
+    texts: list[str]
+    splits: list
+    norms: list[str]
+
+    def describe(self, row: int) -> str:
+        """The row as a problem names it: its split, query id and quoted text."""
+        return f"{self.splits[row]} {self.qids[row]} {_quote(self.texts[row])}"
+
+
+def _unknown_splits(splits: list) -> list[str]:
     bad = Counter(v for v in splits if v not in SPLITS)
-    if bad:
-        shown = ", ".join(f"{v!r} x{k}" for v, k in sorted(bad.items(), key=lambda kv: str(kv[0])))
-        problems.append(f"unknown split values (expected {', '.join(SPLITS)}): {shown}")
+    if not bad:
+        return []
+    shown = ", ".join(f"{v!r} x{k}" for v, k in sorted(bad.items(), key=lambda kv: str(kv[0])))
+    return [f"unknown split values (expected {', '.join(SPLITS)}): {shown}"]
 
-    norms = [normalize(t) for t in texts]
-    # Same normalized text in two splits.
+
+def _same_text_problems(rows: _SplitRows) -> list[str]:
+    """Each normalized text found in more than one split, with up to three query ids per split."""
     by_text: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(list))
-    for row, (norm, split) in enumerate(zip(norms, splits, strict=True)):
+    for row, (norm, split) in enumerate(zip(rows.norms, rows.splits, strict=True)):
         by_text[norm][split].append(row)
+    problems = []
     for norm in sorted(by_text):
         where = by_text[norm]
         if len(where) > 1:
             detail = "; ".join(
-                f"{s}: {', '.join(qids[r] for r in rows[:3])}{' …' if len(rows) > 3 else ''}"
-                for s, rows in sorted(where.items(), key=lambda kv: str(kv[0]))
+                f"{s}: {', '.join(rows.qids[r] for r in members[:3])}{' …' if len(members) > 3 else ''}"
+                for s, members in sorted(where.items(), key=lambda kv: str(kv[0]))
             )
             problems.append(
-                f"same text in {len(where)} splits: {_quote(texts[next(iter(where.values()))[0]])} ({detail})"
+                f"same text in {len(where)} splits: {_quote(rows.texts[next(iter(where.values()))[0]])} ({detail})"
             )
+    return problems
 
-    # Near-duplicates across splits: per distinct shingle set, one example row per (split, normalized text).
-    sets, node = _distinct_sets(norms)
+
+def _near_duplicate_problems(
+    rows: _SplitRows, sets: list[frozenset[str]], node: list[int], dedup_threshold: float
+) -> list[str]:
+    """Near-duplicates across splits: per distinct shingle set, one example row per (split, normalized text)."""
     members: list[dict[str, dict[str, int]]] = [defaultdict(dict) for _ in sets]
     for row, nd in enumerate(node):
-        members[nd][splits[row]].setdefault(norms[row], row)
+        members[nd][rows.splits[row]].setdefault(rows.norms[row], row)
     edges = [(nd, nd, 1.0) for nd in range(len(sets))]  # same word set, different wording (e.g. word order)
     edges += similar_pairs(sets, dedup_threshold)
+    problems = []
     for a, b, jac in edges:
         example = _crossing(members[a], members[b])
         if example is not None:
             x, y = example
-            problems.append(
-                f"near-duplicates across splits (J={jac:.2f}): {splits[x]} {qids[x]} {_quote(texts[x])} ~ "
-                f"{splits[y]} {qids[y]} {_quote(texts[y])}"
-            )
+            problems.append(f"near-duplicates across splits (J={jac:.2f}): {rows.describe(x)} ~ {rows.describe(y)}")
+    return problems
+
+
+def _template_problems(
+    rows: _SplitRows, sets: list[frozenset[str]], node: list[int], dedup_threshold: float
+) -> list[str]:
+    """Templates of each other across splits that are not near-duplicates (those are reported already)."""
+    splits, norms = rows.splits, rows.norms
+    problems = []
     reported: set[frozenset[str]] = set()
     for x, y in template_pairs(norms, dedup_threshold):
         if splits[x] == splits[y] or norms[x] == norms[y]:
@@ -462,10 +522,7 @@ def check_no_leakage(frame: pl.DataFrame, dedup_threshold: float = 0.7) -> list[
         if a == b or len(a & b) / len(a | b) > dedup_threshold or pair in reported:
             continue  # a near-duplicate pair is reported above
         reported.add(pair)
-        problems.append(
-            f"templates across splits: {splits[x]} {qids[x]} {_quote(texts[x])} ~ "
-            f"{splits[y]} {qids[y]} {_quote(texts[y])}"
-        )
+        problems.append(f"templates across splits: {rows.describe(x)} ~ {rows.describe(y)}")
     return problems
 
 
