@@ -4,7 +4,9 @@ A retriever's ``(queries x tools)`` score matrix becomes a ranx ``Run`` of its t
 run's scores are rank-derived (``depth - position``) from our own stable ordering, so ties are broken by
 corpus order here, once, and not by ranx's or trec_eval's document-id rule (pytrec_eval issue #56).
 Recall@k is the share of a query's relevant tools in its top k, averaged over queries (ranx's
-definition); with one relevant tool per query it is the hit rate the paper reports.
+definition); with one relevant tool per query it is the hit rate the paper reports. Success@1 is the share of
+queries whose first tool is relevant (ranx's hit rate at 1): with several relevant tools (a workflow's) it is what a
+static ranker's first pick achieves, and what Table 2's pre-onset success rate measures on the same queries.
 
 Graded qrels (the workflow set: 2 where the title names the tool's service, 1 where only the description supports it)
 are nDCG's gains (ranx's linear gain); MRR and recall count every grade > 0 alike. Alternatives follow
@@ -19,7 +21,8 @@ import numpy as np
 from ecoagent.release_format.reader import Corpus, QuerySet
 from ecoagent.retrieval.rankers import top_k
 
-METRICS = ("mrr", "recall@1", "recall@5", "ndcg@10")
+METRICS = ("mrr", "recall@1", "success@1", "recall@5", "ndcg@10")
+RANX_NAMES = {"success@1": "hit_rate@1"}  # success@1: a relevant tool first (with several relevant, recall@1 < 1)
 
 
 def ranx_run(scores: np.ndarray, queries: QuerySet, corpus: Corpus, depth: int = 100) -> dict[str, dict[str, float]]:
@@ -48,7 +51,8 @@ def evaluate(
         raise ValueError(f"{queries.name}: score matrix {scores.shape} != ({len(queries)}, {len(corpus)})")
     qrels = Qrels(queries.qrels(corpus))
     run = Run(ranx_run(scores, queries, corpus))
-    values = ranx_evaluate(qrels, run, list(metrics), make_comparable=True)
+    names = [RANX_NAMES.get(m, m) for m in metrics]
+    values = ranx_evaluate(qrels, run, names, make_comparable=True)
     if isinstance(values, float):  # ranx returns a bare float for a single metric
-        values = {metrics[0]: values}
-    return {"queries": len(queries), **{m: round(float(values[m]), 6) for m in metrics}}
+        values = {names[0]: values}
+    return {"queries": len(queries), **{m: round(float(values[n]), 6) for m, n in zip(metrics, names, strict=True)}}

@@ -415,8 +415,31 @@ def _table2_stream(
         ),
         "rows": [m.name for m in methods],  # Table 2's order (metrics.json sorts keys)
         "diagnosis": diagnosis,
+        "static_agreement": static_agreement(methods, experiment.summary["results"]),
         **experiment.summary,
     }
+
+
+def static_agreement(methods: list[Method], results: dict) -> dict[str, dict]:
+    """Per static row of Table 2: its success@1 on the stream's queries, each query alike (what Table 1 reports) and
+    weighted as the stream draws them, beside the simulation's SR before the onset (persistent failures, each
+    failure rate: the same healthy steps). A static ranker always takes its first candidate, so its pre-onset SR
+    estimates the weighted success@1: the two agree within the simulation's sampling error, and they equal Table 1's
+    when the stream draws every query alike (``rated.stream_popularity = uniform``)."""
+    out = {}
+    for method in methods:
+        if method.policy != "static" or "persistent" not in results.get(method.name, {}):
+            continue
+        inputs = method.inputs
+        hit = np.array([int(c[0]) in gold for c, gold in zip(inputs.candidates, inputs.gold, strict=True)], float)
+        drawn = hit.mean() if inputs.popularity is None else float(hit @ inputs.popularity / inputs.popularity.sum())
+        out[method.name] = {
+            "success@1": round(float(hit.mean()), 4),
+            "success@1_as_drawn": round(float(drawn), 4),
+            "pre_onset_sr": {rho: round(cell["pre_onset_sr"]["mean"], 4)
+                             for rho, cell in results[method.name]["persistent"].items()},
+        }  # fmt: skip
+    return out
 
 
 def latency_table(ranker: DenseRetriever, release: Release, config: Config) -> dict:

@@ -265,11 +265,13 @@ def compute_metrics(
     config: SimulationConfig,
     theta: float,
 ) -> dict:
-    """Post-Fail SR, FSR, adaptation steps (and readmission for ``recovery``) of one trace."""
+    """Post-Fail SR, FSR, adaptation steps (and readmission for ``recovery``) of one trace; ``pre_onset_sr``: the SR
+    of the healthy steps before the onset (for a static ranker, its success@1 as the stream draws the queries)."""
     start, end = config.post
     post = slice(start - 1, end)
     t_adapt, peak = adaptation_steps(success, config.onset, config.window, theta)
     metrics = {
+        "pre_onset_sr": float(np.mean(success[: config.onset])),
         "post_fail_sr": float(np.mean(success[post])),
         "fsr": float(np.mean(fault[post])),
         "adaptation_steps": t_adapt,
@@ -429,7 +431,8 @@ def _config_record(config: SimulationConfig, seeds: Sequence[int], scenarios: Se
 
 
 def _aggregate(runs: list[dict]) -> dict:
-    out = {key: summarize([r[key] for r in runs]) for key in ("post_fail_sr", "fsr", "overall_sr", "sr_peak")}
+    out = {key: summarize([r[key] for r in runs])
+           for key in ("pre_onset_sr", "post_fail_sr", "fsr", "overall_sr", "sr_peak")}  # fmt: skip
     out["adaptation_steps"] = summarize([r["adaptation_steps"] for r in runs])
     out["adaptation_steps"].setdefault("failed", 0)
     out["n_failing"] = [r["n_failing"] for r in runs]

@@ -36,14 +36,20 @@ class Retriever(Protocol):
 
 
 def top_k(scores: np.ndarray, k: int) -> np.ndarray:
-    """Column indices of the ``k`` best scores per row, best first; ties keep corpus order."""
-    k = min(k, scores.shape[1])
+    """Column indices of the ``k`` best scores per row, best first; ties keep corpus order, also at the cut: the
+    first ``k`` of a longer ranking are this ranking (Table 1 ranks 100 deep, Table 2's candidates are 5)."""
+    rows, n = scores.shape
+    k = min(k, n)
     if k == 0:
-        return np.zeros((scores.shape[0], 0), dtype=np.int64)
-    part = np.argpartition(-scores, k - 1, axis=1)[:, :k] if k < scores.shape[1] else np.tile(
-        np.arange(scores.shape[1]), (scores.shape[0], 1)
-    )
-    part.sort(axis=1)  # corpus order first, so the stable sort below breaks ties by row
+        return np.zeros((rows, 0), dtype=np.int64)
+    if k < n:
+        kth = -np.partition(-scores, k - 1, axis=1)[:, k - 1 : k]  # each row's k-th best score
+        above, tied = scores > kth, scores == kth
+        need = k - above.sum(axis=1, keepdims=True)
+        keep = above | (tied & (np.cumsum(tied, axis=1) <= need))  # the tied ones first in corpus order
+        part = np.nonzero(keep)[1].reshape(rows, k)  # row by row, in corpus order
+    else:
+        part = np.tile(np.arange(n), (rows, 1))
     picked = np.take_along_axis(scores, part, axis=1)
     order = np.argsort(-picked, axis=1, kind="stable")
     return np.take_along_axis(part, order, axis=1)
