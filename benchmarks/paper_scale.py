@@ -269,7 +269,7 @@ def catalog_only_embedding_cache(source: Path, catalog: Path, target: Path) -> i
     import numpy as np
     import polars as pl
 
-    from ecoagent.retrieval.embedding import cache_files, text_key, tool_text
+    from ecoagent.retrieval.embedding.cache import cache_files, text_key, tool_text
 
     tools = pl.read_parquet(catalog, columns=["name", "description"])
     keys = {text_key(tool_text(n, d)) for n, d in tools.iter_rows()}

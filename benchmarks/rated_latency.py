@@ -60,7 +60,7 @@ def from_release(folder: str, k: int):
 def synthetic(k: int):
     from sentence_transformers import SentenceTransformer
 
-    from ecoagent.retrieval.embedding import resolve_model_path
+    from ecoagent.retrieval.embedding.models import resolve_model_path
 
     rng = np.random.default_rng(0)
     tools = rng.standard_normal((5_000, 384)).astype(np.float32)

@@ -30,7 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.measure import print_report, timed
 from benchmarks.record import add_record_option, write_record
 from ecoagent.layout import LABEL_FILES, SCORE_FILES, SYNTH_FILES
-from ecoagent.retrieval.embedding import query_and_tool_encoders, tool_text
+from ecoagent.retrieval.embedding import query_and_tool_encoders
+from ecoagent.retrieval.embedding.cache import tool_text
 from ecoagent.retrieval.pool import first_stage_pool
 from labeling.candidates import top_k_candidates
 from synth.roundtrip import round_trip_ranks

@@ -17,7 +17,8 @@ import numpy as np
 import polars as pl
 
 from ecoagent.config import Config
-from ecoagent.retrieval.embedding import query_and_tool_encoders, tool_text
+from ecoagent.retrieval.embedding import query_and_tool_encoders
+from ecoagent.retrieval.embedding.cache import tool_text
 
 
 class CandidateRetrieval:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ecoagent.release_format.reader import Corpus
-from ecoagent.retrieval.embedding import ModelUnavailable
+from ecoagent.retrieval.embedding.models import ModelUnavailable
 from ecoagent.retrieval.rankers import BM25Retriever, CrossEncoderReranker, DenseRetriever, Retriever, TfidfRetriever
 from rated.settings import RatedConfig
 

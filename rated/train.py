@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ecoagent.release_format.reader import Corpus, TrainingPairs
-from ecoagent.retrieval.embedding import resolve_model_path
+from ecoagent.retrieval.embedding.models import resolve_model_path
 from ecoagent.runtime import context
 from rated.settings import TrainConfig
 
@@ -50,7 +50,7 @@ class TrainedEncoder:
 
 
 def pick_device(setting: str) -> str:
-    from ecoagent.retrieval.embedding import resolve_device
+    from ecoagent.retrieval.embedding.device import resolve_device
 
     return resolve_device(setting)
 

@@ -27,7 +27,7 @@ import re
 
 import numpy as np
 
-from ecoagent.retrieval.embedding import Embedder
+from ecoagent.retrieval.embedding.cache import Embedder
 
 NAME_TEXTS = ("split", "raw", "display")
 

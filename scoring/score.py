@@ -30,7 +30,7 @@ import polars as pl
 
 from ecoagent.config import Config
 from ecoagent.layout import CRAWL_FILES, SCORE_FILES
-from ecoagent.retrieval.embedding import Embedder
+from ecoagent.retrieval.embedding.cache import Embedder
 from ecoagent.runtime import context
 from ecoagent.store import ArtifactStore, StageFolder
 from ecoagent.text.tokenizer import load_tokenizer

@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
     from ecoagent.release_format.integrity import ReleaseIntegrityError
     from ecoagent.release_format.reader import ReleaseUnreadable
-    from ecoagent.retrieval.embedding import ModelUnavailable
+    from ecoagent.retrieval.embedding.models import ModelUnavailable
 
     try:
         with _start_reported():

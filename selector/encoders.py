@@ -29,7 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ecoagent.retrieval.embedding import Embedder, ModelUnavailable, export_onnx, onnx_mean_pooled, resolve_model_path
+from ecoagent.retrieval.embedding.cache import Embedder
+from ecoagent.retrieval.embedding.models import ModelUnavailable, resolve_model_path
+from ecoagent.retrieval.embedding.onnx import export_onnx, onnx_mean_pooled
 from ecoagent.runtime import context
 
 logger = logging.getLogger(__name__)

@@ -165,7 +165,7 @@ def while_answering(config: Config, the_plan: SynthPlan) -> None:
     stage's hook, :class:`ecoagent.stage.LLMStage`): the negatives and the round trip's first stage need them, and
     embedding a ~32,000-tool catalog after the last answer took minutes that the idle core can do now. Its phase's
     lines run beside the LLM's, and go on after the last answer until the pass ends."""
-    from ecoagent.retrieval.embedding import Embedder, tool_text
+    from ecoagent.retrieval.embedding.cache import Embedder, tool_text
 
     cfg = config.synth
     cache_dir = config.resolve_path(config.embedding.cache_dir)
@@ -296,7 +296,7 @@ def _round_trip(queries: pl.DataFrame, catalog: pl.DataFrame, config: Config) ->
 
 
 def _pairs(queries: pl.DataFrame, catalog: pl.DataFrame, config: Config) -> pl.DataFrame:
-    from ecoagent.retrieval.embedding import Embedder
+    from ecoagent.retrieval.embedding.cache import Embedder
     from synth.negatives import mine_negatives
 
     cfg = config.synth

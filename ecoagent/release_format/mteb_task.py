@@ -145,7 +145,7 @@ def evaluate_release(
     if isinstance(model, str | Path):
         from sentence_transformers import SentenceTransformer
 
-        from ecoagent.retrieval.embedding import resolve_model_path
+        from ecoagent.retrieval.embedding.models import resolve_model_path
 
         model = SentenceTransformer(resolve_model_path(str(model), "model"), device="cpu")
     task = ecoagent_task(release, subsets=(subset,), splits=(split,), revision=revision)

