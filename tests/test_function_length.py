@@ -27,8 +27,6 @@ NOT_YET_SPLIT = {
     ("benchmarks/minhash_dedup.py", "main"),
     ("benchmarks/selector_service.py", "main"),
     ("benchmarks/selector_throughput.py", "main"),
-    ("crawlers/crawl.py", "crawl"),
-    ("crawlers/crawl.py", "merge_crawl_shards"),
 }
 
 

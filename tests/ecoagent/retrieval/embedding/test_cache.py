@@ -76,5 +76,15 @@ def test_encode_reports_progress_over_the_texts_it_embeds(tmp_path):
         embedder.encode(texts, phase="embed the texts")
     seen = [(done, total) for _, done, total in heard.events]
     assert seen[0] == (0, 600) and seen[-1] == (600, 600)  # the misses only; the cached text is not counted
-    assert len(seen) == 3  # chunks of 512
+    counts = [done for done, _ in seen]
+    assert counts[1] == 32 and counts == sorted(set(counts))  # a small first chunk, then growing ones
+    assert all(b - a <= 512 for a, b in zip(counts, counts[1:], strict=False))
     assert heard.closed == [("embed the texts", False)]
+
+
+def test_the_chunks_do_not_change_the_vectors(tmp_path):
+    # the chunks follow the rate (small for slow, long texts): whatever they are, each text's vector is the same bytes
+    texts = [f"tool number {i} " + "reads and writes files " * (i % 7) for i in range(300)]
+    chunked = Embedder(MODEL, tmp_path / "a", batch_size=16).encode(texts, phase="embed")
+    whole = Embedder(MODEL, None, batch_size=16).model.encode(texts, batch_size=16)
+    assert np.array_equal(chunked, whole.astype(np.float32))
