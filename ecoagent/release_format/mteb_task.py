@@ -7,18 +7,31 @@
     evaluate_release(model, "ORG/ecoagent", revision="2026.11.30", subset="syn")
 
 A release is laid out as MTEB's multi-subset retrieval datasets are (``{subset}-corpus``, ``{subset}-queries``,
-``{subset}-qrels`` configs, see :mod:`release.build`), so the task is only its metadata: MTEB's own loader
-(``RetrievalDatasetLoader`` through ``datasets.load_dataset``) reads the folder or the Hub repo, and MTEB's own
-evaluator scores it. The subsets are ``syn``, ``real``, ``gold`` (test only) and, when the release carries the
-n8n workflow set, ``workflows`` (title + description of a workflow template) and ``workflows-title`` (its title
+``{subset}-qrels`` configs, see :mod:`release.build`), so the task is its metadata and the alternatives rule below:
+MTEB's own loader (``RetrievalDatasetLoader`` through ``datasets.load_dataset``) reads the folder or the Hub repo, and
+MTEB's own evaluator scores it. The subsets are ``syn``, ``real``, ``gold`` (test only) and, when the release carries
+the n8n workflow set, ``workflows`` (title + description of a workflow template) and ``workflows-title`` (its title
 alone); the splits ``train``, ``validation``, ``test`` and, from a release's second version on, ``cold_start``.
 Workflow qrels are graded (2: the title names the tool's service, 1: only the description does) and MTEB's
-evaluator uses the grade as the gain of nDCG; an ``alternative`` qrel has score 0 (as in ``gold-qrels``), so it is
-not relevant there.
+evaluator uses the grade as the gain of nDCG.
+
+**Alternatives** (``alternative`` qrels, score 0, in ``workflows-*`` and ``gold-qrels``) are read by the release's one
+rule (:data:`ecoagent.release_format.qrels.ALTERNATIVE_RULE`), as RATED's Table 1 reads them, and not as MTEB's stock
+task would. MTEB 2.x on the same configs (checked on mteb 2.26): its loader
+(``RetrievalDatasetLoader._load_qrels``) keeps every qrel, score 0 included, and ``AbsTaskRetrieval._evaluate_subset``
+drops a query only when it has no qrel at all (``_filter_queries_without_positives`` tests ``len(...) == 0``), so a
+query whose qrels are all alternatives is evaluated: pytrec_eval (``calculate_retrieval_scores``) gives it nDCG, recall
+and MRR 0, and ``parse_metrics_from_scores`` averages it in; a score-0 qrel is a judged non-relevant document, which
+for every metric MTEB reports is the same as an absent one, and it keeps its place in the ranking, so an alternative
+ranked above a required tool pushes that tool down. This task instead (:class:`_AlternativeRule`) leaves a query
+with no required tool out, drops the alternatives from the judgements and takes them out of the query's ranking
+before MTEB's evaluator scores it (a condensed list, :meth:`ecoagent.release_format.reader.QuerySet.condensed`). The
+released files are not changed: the alternatives stay in the qrels, marked, for every other reader.
 
 MTEB joins a document's title and text with one space; the project does the same
 (:func:`ecoagent.release_format.reader.document_text`), so a model's nDCG@10 here equals its figure in RATED's Table 1
-on the same release (tested on a fixture release in ``tests/ecoagent/release_format/test_mteb_task.py``).
+on the same release (tested on fixture releases in ``tests/ecoagent/release_format/test_mteb_task.py``, one of them
+with alternatives-only queries and alternatives ranked above required tools).
 """
 
 from __future__ import annotations
@@ -29,8 +42,10 @@ from typing import TYPE_CHECKING, Any
 
 from ecoagent.errors import EcoAgentError
 from ecoagent.layout import RELEASE_FILES
+from ecoagent.release_format.qrels import judge
 
 if TYPE_CHECKING:
+    import polars as pl
     from mteb.abstasks.retrieval import AbsTaskRetrieval
 
 SUBSETS = ("syn", "real", "gold", "workflows", "workflows-title")  # gold: the human-annotated set, test only
@@ -96,7 +111,8 @@ def ecoagent_task(
         bibtex_citation=None,
     )
     local = Path(metadata.dataset["path"]).is_dir()
-    return type(TASK_NAME, (_FreshLocalCache, AbsTaskRetrieval), {"metadata": metadata, "local": local})()
+    bases = (_AlternativeRule, _FreshLocalCache, AbsTaskRetrieval)
+    return type(TASK_NAME, bases, {"metadata": metadata, "local": local})()
 
 
 class _FreshLocalCache:
@@ -124,6 +140,95 @@ class _FreshLocalCache:
             return super().load_data(*args, **kwargs)
         finally:
             datasets.config.HF_DATASETS_CACHE = default
+
+
+class _AlternativeRule:
+    """The release's qrels read by :data:`~ecoagent.release_format.qrels.ALTERNATIVE_RULE`, as RATED's Table 1 reads
+    them (MTEB's stock reading is in the module's docstring).
+
+    After MTEB's loader (``dataset_transform``, MTEB's hook for it, runs inside the load): each split's qrels are read
+    again with their ``alternative`` column (the loader keeps ``query-id``, ``corpus-id`` and ``score`` only) and
+    judged by :func:`~ecoagent.release_format.qrels.judge`; the judged set becomes MTEB's ``relevant_docs`` and a query
+    with no required tool leaves the split. When scoring (``_evaluate_subset``, the method every MTEB task
+    implements): the model's search is wrapped so that each query's alternatives are out of its ranking.
+    """
+
+    dataset: dict[str, dict[str, Any]]
+    metadata: Any
+    _acceptable: dict[tuple[str, str], dict[str, set[str]]]
+
+    def dataset_transform(self, *args: Any, **kwargs: Any) -> None:
+        super().dataset_transform(*args, **kwargs)  # type: ignore[misc]
+        self._acceptable = {}
+        for subset, splits in self.dataset.items():
+            for split, data in splits.items():
+                judged = judge(self._qrels(subset, split), set(data["corpus"]["id"]))
+                data["relevant_docs"] = judged.required
+                data["queries"] = data["queries"].select(
+                    [i for i, qid in enumerate(data["queries"]["id"]) if qid in judged.required]
+                )
+                self._acceptable[(subset, split)] = judged.acceptable
+
+    def _qrels(self, subset: str, split: str) -> pl.DataFrame:
+        """One split of ``{subset}-qrels`` with every column, read as MTEB's loader read it (same cache)."""
+        import datasets
+
+        dataset = self.metadata.dataset
+        return datasets.load_dataset(
+            dataset["path"], f"{subset}-qrels", split=split, revision=dataset["revision"]
+        ).to_polars()
+
+    def _evaluate_subset(self, model: Any, data_split: Any, **kwargs: Any) -> Any:
+        acceptable = getattr(self, "_acceptable", {}).get((kwargs["hf_subset"], kwargs["hf_split"]))
+        if acceptable:
+            model = _CondensedSearch.wrap(model, acceptable)
+        return super()._evaluate_subset(model, data_split, **kwargs)  # type: ignore[misc]
+
+
+class _CondensedSearch:
+    """An MTEB search model whose ranking for a query leaves the query's acceptable tools out: it asks the model for
+    ``top_k`` plus the most alternatives any query has, drops each query's, and keeps the best ``top_k`` (best first,
+    ties by document id as MTEB ranks), so MTEB's evaluator scores the condensed list RATED's Table 1 scores."""
+
+    def __init__(self, search: Any, acceptable: dict[str, set[str]]):
+        self.search_model = search
+        self.acceptable = acceptable
+        self.extra = max(map(len, acceptable.values()), default=0)
+
+    @classmethod
+    def wrap(cls, model: Any, acceptable: dict[str, set[str]]) -> Any:
+        """``model`` as MTEB's ``AbsTaskRetrieval._evaluate_subset`` turns it into a search model, wrapped; a model
+        that is none of MTEB's kinds is returned as it is, for MTEB to refuse."""
+        from mteb.models import (
+            CrossEncoderProtocol,
+            EncoderProtocol,
+            SearchCrossEncoderWrapper,
+            SearchEncoderWrapper,
+            SearchProtocol,
+        )
+
+        if isinstance(model, EncoderProtocol) and not isinstance(model, SearchProtocol):
+            return cls(SearchEncoderWrapper(model), acceptable)
+        if isinstance(model, CrossEncoderProtocol):
+            return cls(SearchCrossEncoderWrapper(model), acceptable)
+        return cls(model, acceptable) if isinstance(model, SearchProtocol) else model
+
+    @property
+    def mteb_model_meta(self) -> Any:
+        return self.search_model.mteb_model_meta
+
+    def index(self, corpus: Any, **kwargs: Any) -> None:
+        self.search_model.index(corpus, **kwargs)
+
+    def search(self, queries: Any, *, top_k: int, **kwargs: Any) -> dict[str, dict[str, float]]:
+        results = self.search_model.search(queries, top_k=top_k + self.extra, **kwargs)
+        condensed = {}
+        for qid, docs in results.items():
+            out = self.acceptable.get(qid, set())
+            kept = sorted(((doc, score) for doc, score in docs.items() if doc not in out),
+                          key=lambda item: (item[1], item[0]), reverse=True)  # fmt: skip
+            condensed[qid] = dict(kept[:top_k])
+        return condensed
 
 
 def evaluate_release(

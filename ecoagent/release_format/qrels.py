@@ -6,7 +6,7 @@ set's tools of a node stored without its parameters, whose operation is unknown;
 another server). The rule (:data:`ALTERNATIVE_RULE`):
 
 - the **judged set** of a query is its qrels with ``score > 0`` and ``alternative`` false (an alternative is
-  released with ``score`` 0, so MTEB's own loader never counts it either), with the score as the
+  released with ``score`` 0, so MTEB never counts it as relevant either), with the score as the
   gain of nDCG; recall is the share of the judged set found, so a missed alternative is never a miss;
 - an **alternative** is taken out of that query's ranking before it is scored (a condensed list, as unjudged
   documents are in condensed-list evaluation): ranking it high neither helps nor hurts, and the judged tools below
@@ -14,7 +14,9 @@ another server). The rule (:data:`ALTERNATIVE_RULE`):
 - a query whose every positive qrel is an alternative has nothing required to find: it is left out, and counted.
 
 A frame without the ``alternative`` column (Syn, Real, a gold set without alternatives) reads as every qrel
-required, so the rule is the same for every subset.
+required, so the rule is the same for every subset. The shipped MTEB task applies the whole rule too
+(:mod:`ecoagent.release_format.mteb_task`); MTEB's stock task would not: it evaluates an alternatives-only query (nDCG
+0, averaged in) and keeps an alternative in the ranking as a non-relevant document.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def judge(qrels: pl.DataFrame, known: set[str] | dict[str, int] | None = None) -
     ``known``: the corpus ids a reader can score (a qrel on another tool is ignored, as if absent); None keeps all.
     """
     alternative = pl.col("alternative").fill_null(False) if "alternative" in qrels.columns else pl.lit(False)
-    # an alternative is released with score 0 (MTEB then never counts it): it is read by its column, not its score
+    # an alternative is released with score 0 (never relevant to MTEB): it is read by its column, not its score
     rows = (qrels.select("query-id", "corpus-id", "score", alternative.alias("alt"))
             .filter((pl.col("score") > 0) | pl.col("alt")))  # fmt: skip
     required: dict[str, dict[str, int]] = {}

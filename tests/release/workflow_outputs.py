@@ -106,10 +106,30 @@ def mapping_report() -> dict:
     }  # fmt: skip
 
 
-def add_workflows(inputs, config: Config) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Write the workflow files into the label folder of ``inputs`` and its summary section; returns the frames."""
+def as_alternatives(queries: pl.DataFrame, qrels: pl.DataFrame,
+                    alternatives: dict[int, set[int]]) -> tuple[pl.DataFrame, pl.DataFrame]:  # fmt: skip
+    """The frames with the qrels ``{template id: tool indices}`` turned into alternatives, as a template stored without
+    its parameters gives them (all of a template's tools: a query with alternatives only, nothing required)."""
+    marked = {(f"workflows:{tid}", tool_id(i)) for tid, tools in alternatives.items() for i in tools}
+    pairs = list(zip(qrels["query_id"], qrels["tool_id"], strict=True))
+    flags = pl.Series("alternative", [(pair in marked) for pair in pairs])
+    qrels = qrels.with_columns(
+        pl.col("alternative") | flags,
+        pl.when(flags).then(pl.lit("stripped_parameters")).otherwise("resolution").alias("resolution"),
+    )
+    stripped = [f"workflows:{tid}" for tid in alternatives]
+    return queries.with_columns(pl.col("stripped") | pl.col("query_id").is_in(stripped)), qrels
+
+
+def add_workflows(inputs, config: Config,
+                  alternatives: dict[int, set[int]] | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:  # fmt: skip
+    """Write the workflow files into the label folder of ``inputs`` and its summary section; returns the frames.
+
+    ``alternatives``: qrels turned into alternatives (:func:`as_alternatives`); None: the fixture's own (one)."""
     label = ArtifactStore(inputs.label_dir)
     queries, qrels = workflow_frames(config)
+    if alternatives:
+        queries, qrels = as_alternatives(queries, qrels, alternatives)
     label.write_parquet(queries, LABEL_FILES.workflow_queries)
     label.write_parquet(qrels, LABEL_FILES.workflow_qrels)
     label.write_json(mapping_report(), LABEL_FILES.workflow_mapping)
