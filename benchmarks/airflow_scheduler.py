@@ -252,64 +252,11 @@ def run(work: Path, args: argparse.Namespace) -> dict:
     t0 = time.perf_counter()
     report: dict = {"home": str(home), "root": str(root)}
     try:
-        print(f"1. airflow standalone in {home} (port {airflow.port}, LocalExecutor, parallelism {args.parallelism})")
-        airflow.start()
-        airflow.wait_healthy(args.timeout_min * 60)
-        airflow.login()
-        # the LLM tasks run in the LLM endpoint's pool (dags/ecoagent_refresh.py): it must exist, or they wait forever
-        airflow.call("POST", "/api/v2/pools", {"name": "ecoagent_llm", "slots": 1, "description": "the LLM endpoint"})
-        for dag_id in ("ecoagent_refresh", "ecoagent_rated"):
-            airflow.wait_dag(dag_id, 300)
-        timings["start_to_healthy_and_parsed_s"] = round(time.perf_counter() - t0, 1)
-        _check(True, f"healthy, both DAGs parsed after {timings['start_to_healthy_and_parsed_s']} s")
-
-        print(f"2. unpause both DAGs, wait {args.unpause_wait_s} s")
-        for dag_id in ("ecoagent_refresh", "ecoagent_rated"):
-            airflow.call("PATCH", f"/api/v2/dags/{dag_id}", {"is_paused": False})
-        time.sleep(args.unpause_wait_s)
-        refresh = airflow.call("GET", "/api/v2/dags/ecoagent_refresh")
-        _check(not refresh["is_paused"], "ecoagent_refresh is unpaused")
-        _check(airflow.runs("ecoagent_refresh") == [], f"no ecoagent_refresh run {args.unpause_wait_s} s after unpause")
-        next_run = refresh["next_dagrun_run_after"]
-        _check(bool(next_run) and next_run > time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()),
-               f"the first scheduled run is the next tick: {next_run}")  # fmt: skip
-        report["next_scheduled_run"] = next_run
-
-        print("3. trigger ecoagent_refresh with the fixture conf through the REST API")
-        t = time.perf_counter()
-        triggered = airflow.call("POST", "/api/v2/dags/ecoagent_refresh/dagRuns", {"logical_date": None, "conf": conf})
-        refresh_run = airflow.wait_run("ecoagent_refresh", triggered["dag_run_id"], args.timeout_min * 60)
-        timings["refresh_s"] = round(time.perf_counter() - t, 1)
-        states = airflow.task_states("ecoagent_refresh", refresh_run["dag_run_id"])
-        _check(refresh_run["state"] == "success", f"ecoagent_refresh succeeded ({timings['refresh_s']} s): {states}")
-        (release,) = (root / "release").iterdir()
-        manifest = json.loads((release / RELEASE_FILES.manifest).read_text())
-        _check(manifest["gate"]["success"], f"release {release.name} promoted to {release}, its gate passed")
+        start_and_parse(airflow, args, timings, t0)
+        report["next_scheduled_run"] = unpause_and_stay_idle(airflow, args)
+        refresh_run, release = refresh(airflow, conf, args, timings)
         report["release"] = str(release)
-
-        print("4. the ecoagent_rated run its asset event triggered")
-        t = time.perf_counter()
-        deadline = time.monotonic() + 300
-        rated_runs = []
-        while not rated_runs and time.monotonic() < deadline:
-            rated_runs = airflow.runs("ecoagent_rated")
-            time.sleep(1)
-        _check(len(rated_runs) == 1, "one ecoagent_rated run, created by the release event")
-        rated_run = rated_runs[0]
-        _check(rated_run["run_type"] == "asset_triggered", f"its run type is {rated_run['run_type']}")
-        if rated_run.get("queued_at") and refresh_run.get("end_date"):
-            report["rated_queued_after_refresh_end"] = rated_run["queued_at"] + " vs " + refresh_run["end_date"]
-        rated_run = airflow.wait_run("ecoagent_rated", rated_run["dag_run_id"], args.timeout_min * 60)
-        timings["rated_s"] = round(time.perf_counter() - t, 1)
-        states = airflow.task_states("ecoagent_rated", rated_run["dag_run_id"])
-        _check(rated_run["state"] == "success", f"ecoagent_rated succeeded ({timings['rated_s']} s): {states}")
-        out = root / "runs" / safe_run_id(rated_run["dag_run_id"]) / "rated"
-        metrics = json.loads((out / RATED_FILES.metrics).read_text())
-        _check(metrics["release"]["folder"] == str(release), f"it evaluated the refresh's release ({out})")
-        _check(metrics["profile"] == "fixture", "with the refresh's profile (fixture), under the refresh's root")
-        _check((out / RATED_FILES.report).is_file(), "and wrote report.md")
-        lines = {d: _progress_lines(home / "logs", d) for d in ("ecoagent_refresh", "ecoagent_rated")}
-        _check(all(lines.values()), f"progress lines in the task logs: {lines}")
+        rated_by_the_release_event(airflow, refresh_run, release, root, args, timings, report)
     finally:
         print(f"5. stop everything (SIGTERM, SIGKILL after {args.stop_grace_s:.0f} s)")
         stopped = airflow.stop(args.stop_grace_s)
@@ -320,6 +267,81 @@ def run(work: Path, args: argparse.Namespace) -> dict:
     _check(not stopped["left"], f"no process left ({stopped['terminated']} terminated, {stopped['killed']} killed, "
                                 f"{stopped['seconds']} s)")  # fmt: skip
     return report
+
+
+def start_and_parse(airflow: Standalone, args: argparse.Namespace, timings: dict, t0: float) -> None:
+    """1. ``airflow standalone`` healthy, logged in, the LLM pool made, both DAGs parsed."""
+    print(f"1. airflow standalone in {airflow.home} (port {airflow.port}, LocalExecutor, parallelism "
+          f"{args.parallelism})")  # fmt: skip
+    airflow.start()
+    airflow.wait_healthy(args.timeout_min * 60)
+    airflow.login()
+    # the LLM tasks run in the LLM endpoint's pool (dags/ecoagent_refresh.py): it must exist, or they wait forever
+    airflow.call("POST", "/api/v2/pools", {"name": "ecoagent_llm", "slots": 1, "description": "the LLM endpoint"})
+    for dag_id in ("ecoagent_refresh", "ecoagent_rated"):
+        airflow.wait_dag(dag_id, 300)
+    timings["start_to_healthy_and_parsed_s"] = round(time.perf_counter() - t0, 1)
+    _check(True, f"healthy, both DAGs parsed after {timings['start_to_healthy_and_parsed_s']} s")
+
+
+def unpause_and_stay_idle(airflow: Standalone, args: argparse.Namespace) -> str:
+    """2. Both DAGs unpaused: no run starts, the first scheduled one is the next tick; returns its time."""
+    print(f"2. unpause both DAGs, wait {args.unpause_wait_s} s")
+    for dag_id in ("ecoagent_refresh", "ecoagent_rated"):
+        airflow.call("PATCH", f"/api/v2/dags/{dag_id}", {"is_paused": False})
+    time.sleep(args.unpause_wait_s)
+    refresh_dag = airflow.call("GET", "/api/v2/dags/ecoagent_refresh")
+    _check(not refresh_dag["is_paused"], "ecoagent_refresh is unpaused")
+    _check(airflow.runs("ecoagent_refresh") == [], f"no ecoagent_refresh run {args.unpause_wait_s} s after unpause")
+    next_run = refresh_dag["next_dagrun_run_after"]
+    _check(bool(next_run) and next_run > time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()),
+           f"the first scheduled run is the next tick: {next_run}")  # fmt: skip
+    return next_run
+
+
+def refresh(airflow: Standalone, conf: dict, args: argparse.Namespace, timings: dict) -> tuple[dict, Path]:
+    """3. ``ecoagent_refresh`` triggered with the fixture conf and waited for: its run, and the release it promoted
+    (its gate passed)."""
+    print("3. trigger ecoagent_refresh with the fixture conf through the REST API")
+    t = time.perf_counter()
+    triggered = airflow.call("POST", "/api/v2/dags/ecoagent_refresh/dagRuns", {"logical_date": None, "conf": conf})
+    refresh_run = airflow.wait_run("ecoagent_refresh", triggered["dag_run_id"], args.timeout_min * 60)
+    timings["refresh_s"] = round(time.perf_counter() - t, 1)
+    states = airflow.task_states("ecoagent_refresh", refresh_run["dag_run_id"])
+    _check(refresh_run["state"] == "success", f"ecoagent_refresh succeeded ({timings['refresh_s']} s): {states}")
+    (release,) = (Path(conf["out"]) / "release").iterdir()
+    manifest = json.loads((release / RELEASE_FILES.manifest).read_text())
+    _check(manifest["gate"]["success"], f"release {release.name} promoted to {release}, its gate passed")
+    return refresh_run, release
+
+
+def rated_by_the_release_event(airflow: Standalone, refresh_run: dict, release: Path, root: Path,
+                               args: argparse.Namespace, timings: dict, report: dict) -> None:  # fmt: skip
+    """4. The ``ecoagent_rated`` run the release's asset event triggered: waited for, its metrics checked, and the
+    progress lines in both DAGs' task logs."""
+    print("4. the ecoagent_rated run its asset event triggered")
+    t = time.perf_counter()
+    deadline = time.monotonic() + 300
+    rated_runs = []
+    while not rated_runs and time.monotonic() < deadline:
+        rated_runs = airflow.runs("ecoagent_rated")
+        time.sleep(1)
+    _check(len(rated_runs) == 1, "one ecoagent_rated run, created by the release event")
+    rated_run = rated_runs[0]
+    _check(rated_run["run_type"] == "asset_triggered", f"its run type is {rated_run['run_type']}")
+    if rated_run.get("queued_at") and refresh_run.get("end_date"):
+        report["rated_queued_after_refresh_end"] = rated_run["queued_at"] + " vs " + refresh_run["end_date"]
+    rated_run = airflow.wait_run("ecoagent_rated", rated_run["dag_run_id"], args.timeout_min * 60)
+    timings["rated_s"] = round(time.perf_counter() - t, 1)
+    states = airflow.task_states("ecoagent_rated", rated_run["dag_run_id"])
+    _check(rated_run["state"] == "success", f"ecoagent_rated succeeded ({timings['rated_s']} s): {states}")
+    out = root / "runs" / safe_run_id(rated_run["dag_run_id"]) / "rated"
+    metrics = json.loads((out / RATED_FILES.metrics).read_text())
+    _check(metrics["release"]["folder"] == str(release), f"it evaluated the refresh's release ({out})")
+    _check(metrics["profile"] == "fixture", "with the refresh's profile (fixture), under the refresh's root")
+    _check((out / RATED_FILES.report).is_file(), "and wrote report.md")
+    lines = {d: _progress_lines(airflow.home / "logs", d) for d in ("ecoagent_refresh", "ecoagent_rated")}
+    _check(all(lines.values()), f"progress lines in the task logs: {lines}")
 
 
 def run_checked(prefix: str, args: argparse.Namespace, run_in: Callable[[Path, argparse.Namespace], dict],

@@ -7,7 +7,7 @@ Everything is started here and stopped afterwards, each service on a free port o
    of its own (``initdb`` as the ``postgres`` user, in the work folder), a Redis without persistence;
 2. the S3 server (``moto_server``, moto's server mode: the S3 HTTP API) holding the bucket ``ecoagent``: the store
    is ``s3://ecoagent/<name>``;
-3. the OpenAI-compatible LLM endpoint: the stand-in server (``benchmarks/standin_llm.py``) in this process, which
+3. the OpenAI-compatible LLM endpoint: the stand-in server (``ecoagent/testing/standin_llm.py``) in this process, which
    counts every request it receives (deterministic answers, so every run gets the same ones);
 4. Airflow 3 (api-server, scheduler, dag-processor, triggerer) with ``executor = CeleryExecutor``, the LLM pool
    ``ecoagent_llm`` (``airflow pools set``), and two workers (``airflow celery worker --queues default,gpu``), each
@@ -75,9 +75,9 @@ from benchmarks.airflow_scheduler import (  # noqa: E402
     run_checked,
 )
 from benchmarks.record import add_record_option, write_record  # noqa: E402
-from benchmarks.standin_llm import StandInOpenAI  # noqa: E402
 from ecoagent.layout import RATED_FILES, RELEASE_FILES, safe_run_id  # noqa: E402
 from ecoagent.store import ArtifactStore  # noqa: E402
+from ecoagent.testing.standin_llm import StandInOpenAI  # noqa: E402
 from release.build import GOLD_MAPPING, WORKFLOW_MAPPING  # noqa: E402
 from tests.dags.fixture_world import fixture_refresh_conf  # noqa: E402
 from tests.object_store import BUCKET, make_bucket, s3_env, use_endpoint  # noqa: E402

@@ -195,7 +195,7 @@ def main() -> None:
     add_record_option(parser)
     args = parser.parse_args()
     config = load_config(profile=args.profile)
-    texts = catalog_texts(args.folder or RunLayout.of(config).score, args.texts, config.seed)
+    texts = catalog_texts(args.folder or RunLayout.of(config).folder(SCORE.name), args.texts, config.seed)
     cores = os.cpu_count() or 1
     threads = sorted({1, cores})
     raws = {"MiniLM": RawMiniLM(config.score.embedder), "MiniLM (ONNX Runtime)": RawOnnxMiniLM(config.score.embedder),

@@ -27,6 +27,7 @@ from ecoagent.retrieval.embedding.cache import tool_text
 from ecoagent.store import ArtifactStore
 from labeling.candidates import top_k_candidates, top_k_candidates_loop
 from labeling.sources import read_bfcl
+from scoring.stage import SCORE
 
 
 def main() -> None:
@@ -36,7 +37,7 @@ def main() -> None:
     parser.add_argument("--loop-queries", type=int, default=20, help="queries timed with the Python loop")
     args = parser.parse_args()
     cfg = load_config()
-    store = ArtifactStore(args.in_dir or RunLayout.of(cfg).score)
+    store = ArtifactStore(args.in_dir or RunLayout.of(cfg).folder(SCORE.name))
     catalog = store.read_parquet(SCORE_FILES.tools)
     queries = read_bfcl(fetch_data_wheel(cfg, cfg.label.bfcl_package), cfg.label.bfcl_categories).queries
     query_encoder, tool_encoder = query_and_tool_encoders(

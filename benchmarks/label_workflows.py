@@ -27,6 +27,7 @@ import argparse
 import random
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
@@ -113,58 +114,89 @@ def main() -> None:
     args = parser.parse_args()
 
     from labeling.label import plan
-    from labeling.verify import score_with_llm
 
     started = time.perf_counter()
     overrides = ["label.verifier=llm", *([f"llm.cache_path={args.cache_path}"] if args.cache_path else [])]
     config = load_config("default", overrides=overrides)
-    cfg = config.label
-    the_plan = plan(config, args.score)
-    wplan = the_plan.workflows
+    wplan = plan(config, args.score).workflows
     required, acceptable, _ = native_truth(wplan.workflows.qrels)
-    truth = (required, acceptable)
-    seed, resamples = config.seed, cfg.workflows.bootstrap_resamples
-    everything = wplan.measured
+    measured = Measured(wplan.pairs, (required, acceptable), config.seed, config.label.workflows.bootstrap_resamples)
+    results = embedding_results(config, wplan.measured, measured)
+    llm_note = ""
+    if args.llm_sample:
+        llm_note, sampled = llm_results(config, wplan.measured, measured, args.llm_sample)
+        results += sampled
+    report(args, results, len(wplan.measured), llm_note, started)
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What every verifier is measured on: the retrieved pairs, the native truth (required, acceptable), the seed
+    and the bootstrap's resamples."""
+
+    pairs: list[dict]
+    truth: tuple
+    seed: int
+    resamples: int
+
+    def measure(self, keep, queries: list[str], pairs: list[dict] | None = None) -> dict:
+        """:func:`_measure` of the pairs ``keep`` verifies among ``pairs`` (default: all), on ``queries``."""
+        return _measure(self.pairs if pairs is None else pairs, keep, queries, self.truth, self.seed, self.resamples)
+
+
+def embedding_results(config, everything: list[str], measured: Measured) -> list[tuple]:
+    """The candidates and the MiniLM agreement on every kept query: ``(name, decides, queries, result)`` rows."""
+    cfg = config.label
+    agree = cfg.min_agreement_score
+    return [
+        ("candidates", f"e5-small top-{cfg.top_k}, cosine >= {cfg.min_cosine}", everything,
+         measured.measure(lambda p: True, everything)),
+        ("embedding", f"MiniLM agreement >= {agree}", everything,
+         measured.measure(lambda p: p["agreement_score"] >= agree, everything)),
+    ]  # fmt: skip
+
+
+def llm_results(config, everything: list[str], measured: Measured, sample_size: int) -> tuple[str, list[tuple]]:
+    """The LLM verifier on a seeded sample of the queries, with the candidates, the agreement and both on the same
+    sample: the note the table's first line carries, and the rows."""
+    from labeling.verify import score_with_llm
+
+    cfg = config.label
     agree = cfg.min_agreement_score
 
     def agreement_ok(p: dict) -> bool:
         return p["agreement_score"] >= agree
 
-    results = [
-        ("candidates", f"e5-small top-{cfg.top_k}, cosine >= {cfg.min_cosine}", everything,
-         _measure(wplan.pairs, lambda p: True, everything, truth, seed, resamples)),
-        ("embedding", f"MiniLM agreement >= {agree}", everything,
-         _measure(wplan.pairs, agreement_ok, everything, truth, seed, resamples)),
+    sample = sorted(random.Random(config.seed).sample(everything, min(sample_size, len(everything))))
+    chosen = set(sample)
+    asked = [p for p in measured.pairs if p["query_id"] in chosen]
+    t0 = time.perf_counter()
+    scores, _reasons, stats = score_with_llm(config, asked)
+    llm_note = (f"; the LLM ({config.llm.model}, {cfg.verify_prompt}) on a seeded sample of {len(sample)} of "
+                f"{len(everything)} queries ({len(asked)} pairs, {time.perf_counter() - t0:.0f} s, "
+                f"{stats.get('cached', 0)} cached)")  # fmt: skip
+    llm_of = {(p["query_id"], p["tool_id"]): s for p, s in zip(asked, scores, strict=True)}
+
+    def llm_ok(p: dict) -> bool:
+        score = llm_of.get((p["query_id"], p["tool_id"]))
+        return score is not None and score >= cfg.min_verifier_score
+
+    on_sample = f"the {len(sample)}-query sample"
+    return llm_note, [
+        ("candidates (sample)", on_sample, sample, measured.measure(lambda p: True, sample, asked)),
+        ("embedding (sample)", on_sample, sample, measured.measure(agreement_ok, sample, asked)),
+        ("llm (sample)", f"{cfg.verify_prompt} >= {cfg.min_verifier_score}", sample,
+         measured.measure(llm_ok, sample, asked)),
+        ("both (sample)", "agreement and LLM", sample,
+         measured.measure(lambda p: agreement_ok(p) and llm_ok(p), sample, asked)),
     ]  # fmt: skip
-    llm_note = ""
-    if args.llm_sample:
-        sample = sorted(random.Random(seed).sample(everything, min(args.llm_sample, len(everything))))
-        chosen = set(sample)
-        asked = [p for p in wplan.pairs if p["query_id"] in chosen]
-        t0 = time.perf_counter()
-        scores, _reasons, stats = score_with_llm(config, asked)
-        llm_note = (f"; the LLM ({config.llm.model}, {cfg.verify_prompt}) on a seeded sample of {len(sample)} of "
-                    f"{len(everything)} queries ({len(asked)} pairs, {time.perf_counter() - t0:.0f} s, "
-                    f"{stats.get('cached', 0)} cached)")  # fmt: skip
-        llm_of = {(p["query_id"], p["tool_id"]): s for p, s in zip(asked, scores, strict=True)}
 
-        def llm_ok(p: dict) -> bool:
-            score = llm_of.get((p["query_id"], p["tool_id"]))
-            return score is not None and score >= cfg.min_verifier_score
 
-        on_sample = f"the {len(sample)}-query sample"
-        results += [
-            ("candidates (sample)", on_sample, sample, _measure(asked, lambda p: True, sample, truth, seed, resamples)),
-            ("embedding (sample)", on_sample, sample, _measure(asked, agreement_ok, sample, truth, seed, resamples)),
-            ("llm (sample)", f"{cfg.verify_prompt} >= {cfg.min_verifier_score}", sample,
-             _measure(asked, llm_ok, sample, truth, seed, resamples)),
-            ("both (sample)", "agreement and LLM", sample,
-             _measure(asked, lambda p: agreement_ok(p) and llm_ok(p), sample, truth, seed, resamples)),
-        ]  # fmt: skip
-
+def report(args: argparse.Namespace, results: list[tuple], kept: int, llm_note: str, started: float) -> None:
+    """The tables printed (and written to ``--out``; recorded with ``--record``)."""
     header = ["verifier", "decides", "level", "queries", "precision [95 % CI]", "recall [95 % CI]", "F1 [95 % CI]",
               "correct / verified"]  # fmt: skip
-    lines = [f"Workflow queries (task view), kept: {len(everything)}; thresholds from the config, none chosen on "
+    lines = [f"Workflow queries (task view), kept: {kept}; thresholds from the config, none chosen on "
              f"the workflows{llm_note}.", ""]  # fmt: skip
     main_rows = [r for n, w, _, res in results for r in _rows(n, w, res)]
     by_tools_header = ["verifier", "tools", "queries", "precision", "recall", "F1"]
@@ -179,7 +211,7 @@ def main() -> None:
     if args.out:
         args.out.write_text(text)
     if args.record:
-        _record(args.record, lines[0], len(everything), time.perf_counter() - started,
+        _record(args.record, lines[0], kept, time.perf_counter() - started,
                 [(header, main_rows), (by_tools_header, by_tools_rows)])  # fmt: skip
 
 

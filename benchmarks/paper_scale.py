@@ -4,7 +4,7 @@ Runs the real pipeline, ``ecoagent run`` and then ``ecoagent rated`` on its rele
 checkout's CLI, with the production profile's LLM settings (``llm.backend=server``, Gemma 3 1B-it's name, the
 instruction prompt, concurrency 32, ``synth.tools=all``, ``queries_per_tool=15``, ``label.max_queries=null``, the LLM
 verifier) and the default profile's offline models. The one difference from production is ``llm.base_url``: a stand-in
-OpenAI-compatible server on 127.0.0.1 (``benchmarks/standin_llm.py``, its own process) that answers at once,
+OpenAI-compatible server on 127.0.0.1 (``ecoagent/testing/standin_llm.py``, its own process) that answers at once,
 deterministically, with plausible queries built from each tool's name, description and parameters (with near-duplicates
 and junk the filters must drop) and with verification scores, and that fails a share of first attempts with 429/503.
 
@@ -99,7 +99,8 @@ class StandIn:
     """The stand-in server in a process of its own (so it never shares a core's GIL with what it serves)."""
 
     def __init__(self, catalog: Path, failure_share: float, log: Path):
-        cmd = [sys.executable, str(ROOT / "benchmarks" / "standin_llm.py"), "--catalog", str(catalog),
+        # run from this checkout's root, so `-m` finds its ecoagent whatever the venv was installed from
+        cmd = [sys.executable, "-m", "ecoagent.testing.standin_llm", "--catalog", str(catalog),
                "--failure-share", str(failure_share), "--gemma-tokens"]  # fmt: skip
         self._log = log.open("w")
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=self._log, text=True, cwd=ROOT)
@@ -233,7 +234,7 @@ def client_burst(base_url: str, count: int, work: Path) -> dict:
 
 def batch_check(out: Path, work: Path, overrides: list[str], catalog: Path) -> dict:
     """The batch backend on the run's catalog: the request file, a stand-in output file, the completed rerun."""
-    from benchmarks.standin_llm import PaperScaleResponder, answer_batch_file, gemma_token_counter
+    from ecoagent.testing.standin_llm import PaperScaleResponder, answer_batch_file, gemma_token_counter
 
     batch_dir, synth_out = work / "batch", work / "batch_synth"
     batch = [*overrides, "llm.backend=batch", f"llm.batch_dir={batch_dir}", f"llm.cache_path={work / 'batch.sqlite'}"]

@@ -40,7 +40,7 @@ def encoder(model):
     return encode
 
 
-def from_release(folder: str, k: int):
+def from_release(folder: str, k: int, cache: Path = CACHE):
     from ecoagent.release_format.reader import load_release
     from ecoagent.retrieval.rankers import DenseRetriever, top_k
 
@@ -48,13 +48,15 @@ def from_release(folder: str, k: int):
     queries = release.queries("real/test") or release.queries("syn/test")
     if queries is None:
         raise SystemExit(f"{folder}: no real/test or syn/test queries")
-    retriever = DenseRetriever("MiniLM", MODEL, cache_dir=CACHE).fit(release.corpus)
+    retriever = DenseRetriever("MiniLM", MODEL, cache_dir=cache).fit(release.corpus)
     vectors = retriever.encode_queries(queries.texts)
     candidates = top_k(vectors @ retriever.tool_vectors.T, k)
     sem = np.take_along_axis(vectors @ retriever.tool_vectors.T, candidates, axis=1)
     inputs = SimulationInputs(vectors, candidates, sem, queries.relevant, release.corpus.r_static)
     source = f"release {release.version}, {queries.name} ({len(queries)} queries), {len(release.corpus)} tools"
-    return retriever._query.model, retriever.tool_vectors, release.corpus.r_static, queries.texts, inputs, source
+    # one query through the model itself, past the vector cache (as `ecoagent rated` measures Table 3)
+    encode = retriever.encode_query_uncached
+    return encode, retriever.tool_vectors, release.corpus.r_static, queries.texts, inputs, source
 
 
 def synthetic(k: int):
@@ -68,7 +70,7 @@ def synthetic(k: int):
     model = SentenceTransformer(resolve_model_path(MODEL, "benchmark"), device="cpu")
     inputs = synthetic_inputs(n_tools=5_000, dim=384, n_queries=2_000, k=k)
     source = "synthetic corpus (5,000 random unit vectors, d = 384), MiniLM query encode"
-    return model, tools, rng.uniform(0.3, 1.0, 5_000), synthetic_queries(), inputs, source
+    return encoder(model), tools, rng.uniform(0.3, 1.0, 5_000), synthetic_queries(), inputs, source
 
 
 def main() -> None:
@@ -80,15 +82,16 @@ def main() -> None:
     parser.add_argument("--sim-steps", type=int, default=10_000)
     parser.add_argument("--threads", type=int, default=1, help="torch threads (batch 1 gains nothing from more)")
     parser.add_argument("--json", help="also write the report here")
+    parser.add_argument("--cache-dir", type=Path, default=CACHE, help="the tool vectors' embedding cache")
     args = parser.parse_args()
     import torch
 
     # on a shared CPU, intra-op threads spin against other processes and inflate batch-1 encodes
     torch.set_num_threads(args.threads)
-    model, tools, r_static, queries, inputs, source = (
-        from_release(args.release, args.k) if args.release else synthetic(args.k)
+    encode, tools, r_static, queries, inputs, source = (
+        from_release(args.release, args.k, args.cache_dir) if args.release else synthetic(args.k)
     )
-    report = measure_latency(encoder(model), tools, r_static, queries, k=args.k, steps=args.steps, warmup=args.warmup)
+    report = measure_latency(encode, tools, r_static, queries, k=args.k, steps=args.steps, warmup=args.warmup)
     seconds = {
         name: time_simulation(inputs, policy, steps=args.sim_steps, **options)
         for name, policy, options in [

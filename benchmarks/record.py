@@ -9,7 +9,9 @@ cannot drift from the records.
     .venv/bin/python benchmarks/side_effect_agreement.py --record side-effect-agreement   # a benchmark writes one
     .venv/bin/python benchmarks/record.py                                                 # then render the page
 
-A benchmark opts in with :func:`add_record_option` on its parser and :func:`write_record` with its figures.
+A benchmark opts in with :func:`add_record_option` on its parser and :func:`write_record` with its figures. Records
+go to ``docs/results/``, or to the folder ``ECOAGENT_RESULTS_DIR`` names (the tests' smoke runs: never the
+documentation's records); ``--records DIR --page FILE`` render or check another folder and page.
 """
 
 from __future__ import annotations
@@ -27,6 +29,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS_DIR = ROOT / "docs" / "results"
 PAGE = ROOT / "docs" / "results.md"
+RESULTS_DIR_ENV = "ECOAGENT_RESULTS_DIR"  # where write_record writes instead (a test's temporary folder)
+SOURCES = ("written by the benchmark", "transcribed from")  # how a record's figures came to be
 
 # The page's sections, in reading order: a record names one of them.
 SECTIONS = {
@@ -54,6 +58,16 @@ README gave; one that says *written by the benchmark* was written by the script 
 `benchmarks/record.py`). Numbers depend on the machine: most were measured on the shared 2-core development
 machine, with other jobs running beside them (the load is given where it was noted).
 """
+
+
+def results_dir() -> Path:
+    """Where records are written: ``docs/results/``, or the folder ``ECOAGENT_RESULTS_DIR`` names."""
+    return Path(os.environ[RESULTS_DIR_ENV]) if os.environ.get(RESULTS_DIR_ENV) else RESULTS_DIR
+
+
+def _shown(path: Path) -> str:
+    """A path as the messages show it: relative to the repository when it is inside it."""
+    return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
 
 
 def add_record_option(parser: argparse.ArgumentParser) -> None:
@@ -110,11 +124,12 @@ def write_record(
     tables: list[dict] | None = None,
     notes: list[str] | None = None,
 ) -> Path:
-    """Write ``docs/results/NAME.json`` with today's date, this machine and the running command.
+    """Write ``docs/results/NAME.json`` (in :func:`results_dir`) with today's date, this machine and the running
+    command.
 
     A record written again keeps its place on the page (``order``).
     """
-    path = RESULTS_DIR / f"{name}.json"
+    path = results_dir() / f"{name}.json"
     previous = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     record = {
         "title": title,
@@ -131,21 +146,23 @@ def write_record(
     }
     if "order" in previous:
         record["order"] = previous["order"]
-    check_record(name, record)
+    check_record(name, record, _shown(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    print(f"record written: {path.relative_to(ROOT)} (render the page: .venv/bin/python benchmarks/record.py)")
+    print(f"record written: {_shown(path)} (render the page: .venv/bin/python benchmarks/record.py)")
     return path
 
 
-def check_record(name: str, record: dict) -> None:
-    """A record the page can render, or a ValueError naming the file and what is wrong."""
-    where = f"docs/results/{name}.json"
+def check_record(name: str, record: dict, where: str | None = None) -> None:
+    """A record the page can render, or a ValueError naming the file (``where``) and what is wrong."""
+    where = where or f"docs/results/{name}.json"
     if not NAME.match(name):
         raise ValueError(f"{where}: a record name is lower-case words joined by '-'")
     missing = [key for key in REQUIRED if not record.get(key)]
     if missing:
         raise ValueError(f"{where}: missing {', '.join(missing)}")
+    if not record["source"].startswith(SOURCES):
+        raise ValueError(f"{where}: source says how the figures came to be: {' or '.join(SOURCES)} ...")
     if record["section"] not in SECTIONS:
         raise ValueError(f"{where}: section {record['section']!r} is not one of {', '.join(SECTIONS)}")
     if not isinstance(record.get("order", 0), int):
@@ -162,7 +179,7 @@ def load_records(folder: Path = RESULTS_DIR) -> dict[str, dict]:
     records = {}
     for path in sorted(folder.glob("*.json")):
         record = json.loads(path.read_text(encoding="utf-8"))
-        check_record(path.stem, record)
+        check_record(path.stem, record, _shown(path))
         records[path.stem] = record
     order = list(SECTIONS)
     return dict(
@@ -213,14 +230,21 @@ def render_page(records: dict[str, dict]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description="Render docs/results.md from the records in docs/results/.")
     parser.add_argument("--check", action="store_true", help="exit 1 when the page differs from the rendering")
+    parser.add_argument("--records", type=Path, default=RESULTS_DIR, help="the records' folder (docs/results/)")
+    parser.add_argument("--page", type=Path, default=PAGE, help="the page rendered from them (docs/results.md)")
     args = parser.parse_args()
-    page = render_page(load_records())
+    try:
+        records = load_records(args.records)
+    except ValueError as exc:
+        sys.exit(str(exc))
+    page = render_page(records)
     if args.check:
-        if PAGE.read_text(encoding="utf-8") != page:
-            sys.exit(f"{PAGE.relative_to(ROOT)} is not the rendering of docs/results/: run benchmarks/record.py")
+        if not args.page.exists() or args.page.read_text(encoding="utf-8") != page:
+            sys.exit(f"{_shown(args.page)} is not the rendering of {_shown(args.records)}/: run benchmarks/record.py")
+        print(f"{_shown(args.page)}: the rendering of its {len(records)} records")
         return
-    PAGE.write_text(page, encoding="utf-8")
-    print(f"{PAGE.relative_to(ROOT)}: {len(load_records())} records")
+    args.page.write_text(page, encoding="utf-8")
+    print(f"{_shown(args.page)}: {len(records)} records")
 
 
 if __name__ == "__main__":

@@ -41,6 +41,16 @@ def _run(out: Path, overrides: list[str]) -> float:
     return seconds
 
 
+def bump_sources(sources: Path, name: str, version: str, out: Path) -> Path:
+    """The source list ``sources`` with package ``name`` at ``version``, written to ``out``."""
+    listed = yaml.safe_load(sources.read_text())
+    for row in listed["sources"]:
+        if row["name"] == name:
+            row["version"] = version
+    out.write_text(yaml.safe_dump(listed, sort_keys=False))
+    return out
+
+
 def _summary(out: Path, stage: str, name: str) -> dict:
     return json.loads((out / stage / name).read_text())
 
@@ -63,12 +73,7 @@ def main() -> None:
         ]
         full = _run(work / "full", caches)
         unchanged = _run(work / "unchanged", caches)
-        sources = yaml.safe_load((ROOT / "crawlers" / "sources.yaml").read_text())
-        for row in sources["sources"]:
-            if row["name"] == name:
-                row["version"] = version
-        bumped_sources = work / "sources.bumped.yaml"
-        bumped_sources.write_text(yaml.safe_dump(sources, sort_keys=False))
+        bumped_sources = bump_sources(ROOT / "crawlers" / "sources.yaml", name, version, work / "sources.bumped.yaml")
         bumped = _run(
             work / "bumped",
             [*caches, f"crawl.sources={bumped_sources}", f"release.previous={work / 'full' / 'release' / '0.0.1'}"],

@@ -1,6 +1,7 @@
 """Benchmark: a resumed Syn run vs an uninterrupted one, under three ways of reusing the few-shot prompt's work.
 
-    .venv/bin/python benchmarks/resume_determinism.py [--tools 6] [--done 2] [--max-tokens 40] [--record NAME]
+    .venv/bin/python benchmarks/resume_determinism.py [--tools 6] [--done 2] [--max-tokens 40] [--modes MODE ...]
+        [--record NAME]
 
 The Syn stage's real requests (``synth.generate.build_requests``: the few-shot completion prompt of
 ``synth/prompts``, the stage's sampling, a fixed seed per tool) go to the embedded server (Gemma 3 270M, one slot,
@@ -92,6 +93,7 @@ def main() -> None:
     parser.add_argument("--tools", type=int, default=6, choices=range(2, len(TOOLS) + 1))
     parser.add_argument("--done", type=int, default=2, help="requests the killed run had finished")
     parser.add_argument("--max-tokens", type=int, default=40)
+    parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES), help="the modes to measure (all)")
     add_record_option(parser)
     args = parser.parse_args()
     config = load_config("default", overrides=[*BASE_OVERRIDES, f"synth.max_tokens={args.max_tokens}"])
@@ -99,7 +101,7 @@ def main() -> None:
           f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}")  # fmt: skip
     requests = requests_for(config, args.tools)
     rows, seconds = [], {}
-    for mode in MODES:
+    for mode in args.modes:
         whole, seconds[mode] = replies(config, mode, requests)
         again, _ = replies(config, mode, requests)
         resumed, _ = replies(config, mode, requests[args.done :])
@@ -108,12 +110,14 @@ def main() -> None:
         rows.append([mode, f"{differ} of {len(resumed)}", agree, f"{seconds[mode]:.2f}"])
         print(f"{mode}: resumed replies differing from the uninterrupted run {differ} of {len(resumed)}; "
               f"two uninterrupted runs {agree}; {seconds[mode]:.2f} s per request")
-    speedup = seconds["none"] / seconds["pinned prefix"]
-    print(f"pinned prefix: {speedup:.2f}x the requests per second of none (the baseline, same run)")
+    speedup = seconds["none"] / seconds["pinned prefix"] if {"none", "pinned prefix"} <= set(seconds) else None
+    if speedup is not None:
+        print(f"pinned prefix: {speedup:.2f}x the requests per second of none (the baseline, same run)")
     if args.record:
         figures = {row[0]: f"{row[1]} resumed replies differ; two uninterrupted runs {row[2]}; {row[3]} s per request"
                    for row in rows}  # fmt: skip
-        figures["pinned prefix vs none"] = f"{speedup:.2f}x the requests per second"
+        if speedup is not None:
+            figures["pinned prefix vs none"] = f"{speedup:.2f}x the requests per second"
         write_record(args.record, title="A resumed Syn run vs an uninterrupted one", section="synth",
                      benchmark=f"{args.tools} Syn requests (max_tokens {args.max_tokens}) on a fresh embedded server "
                                f"per pass, the last {args.tools - args.done} sent again as a run killed after "

@@ -20,9 +20,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: t
 
 from benchmarks.measure import print_report, timed
 from crawlers.crawl import crawl
+from crawlers.stage import CRAWL
 from ecoagent.config import load_config
 from ecoagent.hashing import sha256_file
-from ecoagent.layout import CRAWL_FILES, SCORE_FILES
+from ecoagent.layout import CRAWL_FILES, SCORE_FILES, RunLayout
 from ecoagent.store import ArtifactStore
 from scoring.score import score
 
@@ -33,7 +34,7 @@ def main() -> None:
     parser.add_argument("--profile", default="default")
     args = parser.parse_args()
     base = load_config(args.profile)
-    in_dir = args.in_dir or ArtifactStore(base.store).url("crawl")
+    in_dir = args.in_dir or RunLayout.of(base).folder(CRAWL.name)
     if not ArtifactStore(in_dir).exists(CRAWL_FILES.tools):
         crawl(base, out=in_dir)
     with tempfile.TemporaryDirectory(prefix="ecoagent-bench-score-") as tmp:

@@ -272,34 +272,55 @@ def main() -> int:
     parser.add_argument("--start-timeout", type=float, default=600, help="seconds to wait for /health")
     add_record_option(parser)
     args = parser.parse_args()
-    tools = pl.read_parquet(sorted((args.release / "tools").glob("*.parquet")))
-    queries = [
-        text
-        for folder in ("real-queries", "syn-queries")
-        for f in sorted((args.release / folder).glob("*.parquet"))
-        for text in pl.read_parquet(f)["text"]
-    ]
+    tools, queries = release_inputs(args.release)
     port = free_port()
     print(f"release {args.release} ({len(tools)} tools, {len(queries)} queries); {platform.processor() or ''} "
           f"{os.cpu_count()} CPUs, service on 127.0.0.1:{port}")  # fmt: skip
     service, ready_s = start_service(args.release, port, args.serve_arg, args.start_timeout)
     options = " ".join(args.serve_arg) or "default options"
     print(f"startup: answering /health {ready_s:.1f} s after the process started ({options})")
-    base = f"http://127.0.0.1:{port}"
-    rng = random.Random(args.seed)
     try:
-        figures = {
-            "isolation_and_budget": check_isolation_and_budget(base, tools, queries, args.checks, rng),
-            "authorize": check_authorize(base, tools, args.checks, rng),
-            "bad_input": check_bad_input(port),
-            "chunked_60mb": check_chunked(port),
-        }
-        rounds = [load(base, tools, queries, args.requests, args.clients, args.seed + r) for r in range(args.rounds)]
-        figures["load"] = median_round(rounds)
-        figures["service_alive_after"] = service.poll() is None
+        figures, rounds = measure(args, port, tools, queries, service)
     finally:
         service.terminate()
         service.wait(30)
+    broken = violations(figures, rounds)
+    if args.record:
+        record(args, len(tools), len(queries), ready_s, figures, rounds, broken)
+    return 1 if broken else 0
+
+
+def release_inputs(release: Path) -> tuple[pl.DataFrame, list[str]]:
+    """The release's tools, and its Real and Syn query texts."""
+    tools = pl.read_parquet(sorted((release / "tools").glob("*.parquet")))
+    queries = [
+        text
+        for folder in ("real-queries", "syn-queries")
+        for f in sorted((release / folder).glob("*.parquet"))
+        for text in pl.read_parquet(f)["text"]
+    ]
+    return tools, queries
+
+
+def measure(args: argparse.Namespace, port: int, tools: pl.DataFrame, queries: list[str],
+            service: subprocess.Popen) -> tuple[dict, list[dict]]:  # fmt: skip
+    """Every check against the running service, then the load rounds: the figures and the rounds."""
+    base = f"http://127.0.0.1:{port}"
+    rng = random.Random(args.seed)
+    figures = {
+        "isolation_and_budget": check_isolation_and_budget(base, tools, queries, args.checks, rng),
+        "authorize": check_authorize(base, tools, args.checks, rng),
+        "bad_input": check_bad_input(port),
+        "chunked_60mb": check_chunked(port),
+    }
+    rounds = [load(base, tools, queries, args.requests, args.clients, args.seed + r) for r in range(args.rounds)]
+    figures["load"] = median_round(rounds)
+    figures["service_alive_after"] = service.poll() is None
+    return figures, rounds
+
+
+def violations(figures: dict, rounds: list[dict]) -> int:
+    """Each figure printed, then how many invariants are broken (and a line saying so)."""
     for name, values in figures.items():
         print(f"{name}: {json.dumps(values)}")
     for r, values in enumerate(rounds, 1):
@@ -312,9 +333,7 @@ def main() -> int:
     )  # fmt: skip
     broken += sum(r["errors"] for r in rounds)
     print("all invariants hold" if not broken else f"{broken} invariant violation(s)")
-    if args.record:
-        record(args, len(tools), len(queries), ready_s, figures, rounds, broken)
-    return 1 if broken else 0
+    return broken
 
 
 def median_round(rounds: list[dict]) -> dict:

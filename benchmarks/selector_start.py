@@ -49,12 +49,12 @@ def healthy(port: int) -> bool:
         return False
 
 
-def start(release: str, home: Path, timeout_s: float) -> dict:
+def start(release: str, home: Path, timeout_s: float, extra: list[str] = ()) -> dict:
     """One start of the service in ``home``: seconds to the first /health answer, and each stderr line's time."""
     port = free_port()
     env = {**os.environ, "HOME": str(home), "HF_HUB_OFFLINE": "1"}
     env = {k: v for k, v in env.items() if not k.startswith(("ECOAGENT", "XDG_CACHE", "HF_HOME"))}
-    command = [sys.executable, "-m", "selector", "serve", "--release", release, "--port", str(port)]
+    command = [sys.executable, "-m", "selector", "serve", "--release", release, "--port", str(port), *extra]
     lines: list[tuple[float, str]] = []
     started = time.perf_counter()
     proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
@@ -101,14 +101,15 @@ def main() -> None:
     parser.add_argument("--release", required=True, help="a release folder")
     parser.add_argument("--home", type=Path, help="the fresh home folder (default: a new temp folder, removed)")
     parser.add_argument("--timeout", type=float, default=3600)
+    parser.add_argument("--serve-arg", action="append", default=[], help="an argument for `selector serve` (repeat)")
     add_record_option(parser)
     args = parser.parse_args()
     home = args.home or Path(tempfile.mkdtemp(prefix="selector-home-"))
     home.mkdir(parents=True, exist_ok=True)
     if any(home.iterdir()):
         raise SystemExit(f"{home} is not empty: a first start needs a fresh home")
-    cold = start(args.release, home, args.timeout)
-    warm = start(args.release, home, args.timeout)
+    cold = start(args.release, home, args.timeout, args.serve_arg)
+    warm = start(args.release, home, args.timeout, args.serve_arg)
     gap = silences(cold["lines"], cold["seconds"])
     met = "met" if cold["seconds"] <= TARGET_S else "not met"
     figures = {

@@ -145,7 +145,14 @@ def main() -> None:
     same, tied, total = rankings_unchanged(bm25, queries, [["*"], agent])
     identity = f"{same}/{total} identical, {tied} more with the same BM25 score at every rank (ties at the cut)"
     print(f"rankings vs the pre-issue-24 code: {identity}; {total - same - tied} differ (callers: * and {agent})")
+    seed_rows = seed_part(bm25, queries, agent, args)
+    fused_rows = fused_part(queries, args)
+    if args.record:
+        record(args, release, len(bm25.registry), len(queries), (identity, total - same - tied), seed_rows, fused_rows)
 
+
+def seed_part(bm25: ToolSelector, queries: list[str], agent: list[str], args) -> list[list[str]]:
+    """The seed's Rust BM25 against ours, both callers, printed; the table's rows."""
     binary = build_seed_index(args.seed_file)
     print(f"\nBM25 only, {args.rounds} alternating rounds of {args.n:,} selections (best round of each):")
     print(f"{'caller':44s} {'seed Rust /s':>13s} {'ours /s':>10s} {'ratio':>7s} {'median ratio':>13s}")
@@ -155,34 +162,43 @@ def main() -> None:
         print(f"{name:44s} {r['seed']:13,.0f} {r['ours']:10,.0f} {r['ratio']:7.2f} {r['median_ratio']:13.2f}")
         seed_rows.append([name, *(f"{r[key]:,.0f}" for key in ("seed", "ours")),
                           *(f"{r[key]:.2f}" for key in ("ratio", "median_ratio"))])  # fmt: skip
+    return seed_rows
 
+
+def fused_part(queries: list[str], args) -> list[list[str]]:
+    """The fused selector's rates per ``--dense-models`` encoder, printed; the table's rows."""
     fused_rows = []
     for model in args.dense_models:
         print(f"\nfused (BM25 + dense), caller *, encoder {model}:")
         for name, rate in fused_rates(args.release, model, queries, args):
             print(f"  {name:42s} {rate:10,.0f} selections/s")
             fused_rows.append([model, name, f"{rate:,.0f}"])
-    if args.record:
-        write_record(
-            args.record,
-            title="Selections per second: the seed's Rust BM25 beside ours, and the fused selector",
-            section="selector",
-            benchmark=(
-                f"release {release.version} ({len(bm25.registry):,} tools, {len(queries)} distinct queries, budget "
-                f"{args.token_budget:,} tokens); {args.rounds} alternating rounds of {args.n:,} selections, the seed's "
-                f"Rust `Index` (compiled from the seed text with cargo) and our BM25-only `ToolSelector`; best round "
-                f"of each, and the median of the per-round ratios"
-            ),
-            target="ours BM25-only / seed Rust >= 2.0, rankings unchanged (issue 24)",
-            figures={"rankings vs the pre-issue-24 ranking code (callers * and the 3 scopes)": identity,
-                     "rankings that differ in score": total - same - tied},
-            tables=[
-                {"caption": "BM25 only:", "columns": ["caller", "seed Rust /s", "ours /s", "ratio", "median ratio"],
-                 "rows": seed_rows},
-                *([{"caption": "Fused (BM25 + dense), caller *:", "columns": ["encoder", "how", "selections/s"],
-                    "rows": fused_rows}] if fused_rows else []),
-            ],
-        )  # fmt: skip
+    return fused_rows
+
+
+def record(args, release, n_tools: int, n_queries: int, identity: tuple[str, int], seed_rows: list[list[str]],
+           fused_rows: list[list[str]]) -> None:  # fmt: skip
+    """The three parts as ``docs/results/NAME.json``; ``identity``: the rankings line and how many differ in score."""
+    write_record(
+        args.record,
+        title="Selections per second: the seed's Rust BM25 beside ours, and the fused selector",
+        section="selector",
+        benchmark=(
+            f"release {release.version} ({n_tools:,} tools, {n_queries} distinct queries, budget "
+            f"{args.token_budget:,} tokens); {args.rounds} alternating rounds of {args.n:,} selections, the seed's "
+            f"Rust `Index` (compiled from the seed text with cargo) and our BM25-only `ToolSelector`; best round "
+            f"of each, and the median of the per-round ratios"
+        ),
+        target="ours BM25-only / seed Rust >= 2.0, rankings unchanged (issue 24)",
+        figures={"rankings vs the pre-issue-24 ranking code (callers * and the 3 scopes)": identity[0],
+                 "rankings that differ in score": identity[1]},
+        tables=[
+            {"caption": "BM25 only:", "columns": ["caller", "seed Rust /s", "ours /s", "ratio", "median ratio"],
+             "rows": seed_rows},
+            *([{"caption": "Fused (BM25 + dense), caller *:", "columns": ["encoder", "how", "selections/s"],
+                "rows": fused_rows}] if fused_rows else []),
+        ],
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
@@ -17,52 +16,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.record import add_record_option, write_record
 from scoring.side_effect import classify_side_effects
-from scoring.side_effect.tiers import COMPENSABLE, EXTERNAL, IRREVERSIBLE, READ_ONLY, REVERSIBLE, UNKNOWN
+from scoring.side_effect.agreement import Agreement, agreement_with_labels
 
 SAMPLE = Path(__file__).resolve().parents[1] / "tests" / "scoring" / "data" / "side_effect_sample.jsonl"
-
-
-@dataclass(frozen=True)
-class Agreement:
-    """How the rules compare with hand labels: agreement over the tools the rules did not mark unknown."""
-
-    n: int
-    decided: int
-    agreed: int
-    unknown: int
-    confusion: pl.DataFrame  # rows: label, columns: predicted tier, values: counts
-
-    @property
-    def agreement(self) -> float:
-        return self.agreed / self.decided if self.decided else 0.0
-
-    @property
-    def unknown_share(self) -> float:
-        return self.unknown / self.n if self.n else 0.0
-
-    def render(self) -> str:
-        with pl.Config(tbl_rows=-1, tbl_cols=-1, tbl_width_chars=200, tbl_hide_dataframe_shape=True):
-            return (
-                f"tools={self.n} decided={self.decided} agreed={self.agreed} "
-                f"agreement={self.agreement:.3f} unknown={self.unknown} ({self.unknown_share:.1%})\n"
-                f"confusion (rows: hand label, columns: rule)\n{self.confusion}"
-            )
-
-
-def agreement_with_labels(sample: pl.DataFrame, label_column: str = "label") -> Agreement:
-    """Classify a hand-labelled sample and compare with its labels."""
-    predicted = classify_side_effects(sample)["side_effect"]
-    labels = sample[label_column]
-    tiers = [READ_ONLY, REVERSIBLE, COMPENSABLE, IRREVERSIBLE, EXTERNAL, UNKNOWN]
-    counts = {(a, p): 0 for a in tiers for p in tiers}
-    for a, p in zip(labels, predicted, strict=True):
-        counts[(a, p)] += 1
-    confusion = pl.DataFrame(
-        {"label": tiers, **{p: [counts[(a, p)] for a in tiers] for p in tiers}},
-    )
-    decided = sum(1 for p in predicted if p != UNKNOWN)
-    agreed = sum(1 for a, p in zip(labels, predicted, strict=True) if p != UNKNOWN and a == p)
-    return Agreement(len(sample), decided, agreed, len(sample) - decided, confusion)
 
 
 def record(name: str, agreement: Agreement) -> None:

@@ -6,6 +6,8 @@ Floors, lowest first: the ground floor (``ecoagent`` the core, ``schemas`` the d
 floor or above, and downstream never a stage (it reads a release through the core). Every import counts: module
 level, inside a function (the stages import heavy modules lazily) and under ``TYPE_CHECKING``. No import cycle
 either: not between packages, and not between the modules of one package (``a.x`` imports ``a.y`` imports ``a.x``).
+The core's test doubles (``ecoagent.testing``) sit on the ground floor so that the tests and the scripts can import
+them, and nothing of the pipeline does.
 """
 
 from __future__ import annotations
@@ -220,3 +222,37 @@ def test_a_package_reexporting_its_modules_is_no_cycle(tmp_path: Path) -> None:
         "ecoagent/llm/request.py": "from ecoagent.errors import EcoAgentError\n",
     })  # fmt: skip
     assert floor_violations(tmp_path) == []
+
+
+# The core's test doubles (ecoagent/testing/: the stand-in LLM server) are for the tests and the benchmark scripts:
+# the pipeline itself never imports them.
+TEST_DOUBLES = "ecoagent.testing"
+
+
+def users_of_test_doubles(root: Path, floors: dict[str, int] = FLOORS) -> list[str]:
+    """Every module of the floored packages, other than the scripts and the doubles themselves, that imports
+    ``ecoagent.testing``."""
+    found = []
+    for module, path in python_modules(root, floors).items():
+        if module.split(".")[0] == "benchmarks" or module == TEST_DOUBLES or module.startswith(f"{TEST_DOUBLES}."):
+            continue
+        names = {name for names in imported_names(path, module) for name in names}
+        if any(name == TEST_DOUBLES or name.startswith(f"{TEST_DOUBLES}.") for name in names):
+            found.append(f"{path.relative_to(root)}: imports {TEST_DOUBLES}")
+    return found
+
+
+def test_the_pipeline_never_imports_the_test_doubles() -> None:
+    assert users_of_test_doubles(REPO) == []
+
+
+def test_a_planted_use_of_the_test_doubles_is_caught(tmp_path: Path) -> None:
+    _plant(tmp_path, {f"{p}/__init__.py": "" for p in FLOORS} | {
+        "ecoagent/testing/__init__.py": "",
+        "ecoagent/testing/standin_llm.py": "from ecoagent.config import load_config\n",
+        "synth/generate.py": "def f():\n    from ecoagent.testing.standin_llm import StandInOpenAI\n",
+        "ecoagent/llm/__init__.py": "from ecoagent.testing import standin_llm\n",
+        "benchmarks/paper_scale.py": "from ecoagent.testing.standin_llm import PaperScaleResponder\n",
+    })  # fmt: skip
+    assert users_of_test_doubles(tmp_path) == ["ecoagent/llm/__init__.py: imports ecoagent.testing",
+                                               "synth/generate.py: imports ecoagent.testing"]  # fmt: skip

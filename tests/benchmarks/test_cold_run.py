@@ -1,14 +1,20 @@
-"""benchmarks/cold_run.py's fresh home: the registry clients' settings copied, no cache and no EcoAgent setting
-carried over from the person's own environment."""
+"""``benchmarks/cold_run.py`` clones the checkout, installs it with ``make setup`` on an empty home (the registries:
+minutes) and runs ``make run`` (half an hour), so here only its parts run: the fresh home (the registry clients'
+settings copied, no cache and no EcoAgent setting carried over from the person's own environment), the catalog line
+it reads from a run's crawl summary, and the commit it resolves."""
 
 from __future__ import annotations
 
+import re
+import shutil
 from pathlib import Path
 
-from benchmarks import cold_run
+from ecoagent.layout import CRAWL_FILES
+from tests.benchmarks.scripts import load_script
 
 
 def test_a_fresh_home_keeps_the_client_settings_and_nothing_cached(tmp_path: Path, monkeypatch) -> None:
+    cold_run = load_script("cold_run")
     real = tmp_path / "real"
     (real / ".config" / "pip").mkdir(parents=True)
     (real / ".config" / "pip" / "pip.conf").write_text("[global]\n")
@@ -24,3 +30,13 @@ def test_a_fresh_home_keeps_the_client_settings_and_nothing_cached(tmp_path: Pat
     assert (home / ".config" / "pip" / "pip.conf").is_file()
     assert not (home / ".cache").exists()
     assert "XDG_CACHE_HOME" not in env and "ECOAGENT_PROFILE" not in env
+
+
+def test_the_catalog_line_and_the_commit(world, tmp_path: Path) -> None:
+    cold_run = load_script("cold_run")
+    (tmp_path / "clone" / "data" / "crawl").mkdir(parents=True)
+    shutil.copy(world.crawl / CRAWL_FILES.summary, tmp_path / "clone" / "data" / "crawl")
+    catalog = cold_run.catalog_line(tmp_path / "clone")
+    assert catalog["tools"] > 0 and sum(catalog["per_listing"].values()) == catalog["tools"]
+    assert re.fullmatch(r"[0-9a-f]{40}", cold_run.resolve("HEAD"))
+    assert cold_run.minutes(1868.04) == "31 min 08.0 s"

@@ -28,9 +28,10 @@ def test_paper_scale_smoke_run_at_one_percent(tmp_path: Path):
                   # the fixture's Syn test stream is tiny: simulate on it all the same (no catalog-anchored stream)
                   "rated.min_stream_queries=0", "rated.min_stream_gold_tools=0"]  # fmt: skip
     work, results = tmp_path / "work", tmp_path / "paper_scale.json"
-    # a tenth of an epoch of Syn train: RATED's CPU fine-tuning is the slowest step here, and the run only has to work
-    cmd = [sys.executable, "benchmarks/paper_scale.py", "--scale", "0.01", "--profile", "fixture", "--work", str(work),
-           "--json", str(results), "--burst", "64", "--rated-train-share", "0.1",
+    # a tenth of an epoch of Syn train: RATED's CPU fine-tuning is the slowest step here, and the run only has to work;
+    # -P: benchmarks/ is not first on the script's path (its module names must not shadow a package's)
+    cmd = [sys.executable, "-P", "benchmarks/paper_scale.py", "--scale", "0.01", "--profile", "fixture", "--work",
+           str(work), "--json", str(results), "--burst", "64", "--rated-train-share", "0.1",
            *(a for o in overrides for a in ("--set", o))]  # fmt: skip
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(REPO)}
     done = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=900)

@@ -6,7 +6,6 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from benchmarks.archive_budget import TOOL
 from crawlers.crawl import StageFailed, crawl
 from crawlers.sources import load_sources
 from crawlers.summary import summary_lines
@@ -133,7 +132,15 @@ def _zip(path: Path, members: dict[str, bytes], links: tuple[str, ...] = ()) -> 
     return path
 
 
-GOOD_MODULE = TOOL  # one LangChain tool, the archive-budget benchmark's small wheel too
+# one LangChain tool (the archive-budget benchmark's small wheel holds the same)
+GOOD_MODULE = (
+    "from langchain_core.tools import BaseTool\n\n"
+    "class EchoTool(BaseTool):\n"
+    '    name: str = "echo"\n'
+    '    description: str = "Echo the input text back to the caller."\n\n'
+    "    def _run(self, text: str) -> str:\n"
+    "        return text\n"
+)
 
 
 def _bad_archive(kind: str, folder: Path) -> tuple[Path, bool]:

@@ -9,12 +9,12 @@ import types
 
 import pytest
 
-from benchmarks.standin_llm import StandInOpenAI
 from ecoagent.config import make_config
 from ecoagent.layout import StageFiles
 from ecoagent.llm.request import LLMRequest, sampling
 from ecoagent.runtime.context import Recording, StepContext, phase
 from ecoagent.stage import LLMStage, StageResult
+from ecoagent.testing.standin_llm import StandInOpenAI
 
 
 @dataclasses.dataclass

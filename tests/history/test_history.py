@@ -17,10 +17,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from benchmarks.standin_llm import ServedInThread
 from ecoagent.config import load_config
 from ecoagent.layout import HISTORY_FILES
 from ecoagent.packages.publish_times import newest_by, pypi_times
+from ecoagent.testing.standin_llm import ServedInThread
 from history.run import month_catalogs, month_end, month_range
 from pipeline.stages import HISTORY
 from tests.fixture_packages import LLAMAINDEX_SPEC

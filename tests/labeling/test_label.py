@@ -11,9 +11,9 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from benchmarks.standin_llm import StandInOpenAI
 from crawlers.crawl import crawl
 from ecoagent.config import load_config
+from ecoagent.testing.standin_llm import StandInOpenAI
 from ecoagent.text.splits import check_no_leakage
 from labeling.label import PAIR_SCHEMA, QUERY_SCHEMA
 from labeling.stage import label
@@ -191,8 +191,8 @@ def test_a_rerun_asks_the_verifier_nothing_new(world):
 def test_the_llm_verifier_runs_as_a_vllm_batch_job(world):
     """``llm.backend=batch`` for verification as for generation: the stage writes ``vllm run-batch``'s request file
     and stops; with the job's output file beside it, the rerun labels exactly as the server did."""
-    from benchmarks.standin_llm import answer_batch_file
     from ecoagent.llm.ask import BatchPending
+    from ecoagent.testing.standin_llm import answer_batch_file
 
     tmp, overrides = world
     batch = tmp / "batch"

@@ -30,7 +30,7 @@ def test_crawl_writes_to_out_and_prints_the_summary(tmp_path):
 def test_run_goes_from_crawl_to_a_loadable_release(tmp_path):
     # the LLM is a local OpenAI-compatible server with scripted answers (the server backend's code path);
     # the real embedded model runs in tests/synth and tests/ecoagent/llm
-    from benchmarks.standin_llm import StandInOpenAI
+    from ecoagent.testing.standin_llm import StandInOpenAI
     from tests.labeling.fixtures import build_bfcl_wheel
     from tests.synth.test_generate import _respond
 

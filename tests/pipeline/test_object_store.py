@@ -24,10 +24,10 @@ VERSION = "2026.11.29"
 
 
 def test_the_fixture_refresh_and_rated_with_the_store_on_s3(tmp_path, monkeypatch):
-    from benchmarks.standin_llm import StandInOpenAI
     from ecoagent.layout import newest_release
     from ecoagent.release_format.integrity import verify_release
     from ecoagent.release_format.reader import local_release
+    from ecoagent.testing.standin_llm import StandInOpenAI
     from tests.labeling.fixtures import build_bfcl_wheel
     from tests.synth.test_generate import _respond
 

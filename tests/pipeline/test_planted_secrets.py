@@ -57,7 +57,7 @@ def _leaks(path: Path) -> list[str]:
 
 
 def test_planted_secrets_leave_no_trace_in_any_artifact(tmp_path: Path, monkeypatch):
-    from benchmarks.standin_llm import StandInOpenAI
+    from ecoagent.testing.standin_llm import StandInOpenAI
     from tests.labeling.fixtures import build_bfcl_wheel
     from tests.synth.test_generate import _respond
 

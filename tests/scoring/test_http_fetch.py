@@ -17,7 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from benchmarks.standin_llm import ServedInThread
+from ecoagent.testing.standin_llm import ServedInThread
 from scoring.http_fetch import (
     DNS_ERROR,
     ROBOTS_DISALLOWED,

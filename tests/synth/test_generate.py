@@ -8,10 +8,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from benchmarks.standin_llm import StandInOpenAI
 from crawlers.crawl import crawl
 from ecoagent.config import load_config
 from ecoagent.runtime.context import Recording
+from ecoagent.testing.standin_llm import StandInOpenAI
 from scoring.score import score
 from synth.generate import PAIR_SCHEMA, QUERY_SCHEMA
 from synth.stage import synth

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.standin_llm import StandInOpenAI
 from ecoagent.llm import LLMClient, LLMRequest, ResponseCache, sampling, sanitize
+from ecoagent.testing.standin_llm import StandInOpenAI
 
 ROOT = Path(__file__).resolve().parents[3]
 SECRET = "sk-test-SECRET-0123456789abcdef"

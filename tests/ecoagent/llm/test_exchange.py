@@ -8,7 +8,6 @@ import json
 
 import pytest
 
-from benchmarks.standin_llm import StandInOpenAI
 from ecoagent.config import make_config
 from ecoagent.layout import LLM_FILES
 from ecoagent.llm.exchange import (
@@ -22,6 +21,7 @@ from ecoagent.llm.exchange import (
 )
 from ecoagent.llm.request import LLMRequest, sampling
 from ecoagent.store import ArtifactStore
+from ecoagent.testing.standin_llm import StandInOpenAI
 
 
 @dataclasses.dataclass

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import polars as pl
 
-from benchmarks.side_effect_agreement import agreement_with_labels
 from schemas.scored_tool import SIDE_EFFECTS
+from scoring.side_effect.agreement import agreement_with_labels
 
 SAMPLE = Path(__file__).parents[1] / "data" / "side_effect_sample.jsonl"
 

@@ -1,3 +1,5 @@
+import itertools
+
 import numpy as np
 
 from ecoagent.retrieval.embedding.cache import Embedder
@@ -78,7 +80,7 @@ def test_encode_reports_progress_over_the_texts_it_embeds(tmp_path):
     assert seen[0] == (0, 600) and seen[-1] == (600, 600)  # the misses only; the cached text is not counted
     counts = [done for done, _ in seen]
     assert counts[1] == 32 and counts == sorted(set(counts))  # a small first chunk, then growing ones
-    assert all(b - a <= 512 for a, b in zip(counts, counts[1:], strict=False))
+    assert all(b - a <= 512 for a, b in itertools.pairwise(counts))
     assert heard.closed == [("embed the texts", False)]
 
 

@@ -1,6 +1,6 @@
 """Benchmark: the history step (Figure 1) cold and warm, its table and plot into the documentation.
 
-    .venv/bin/python benchmarks/history.py --out ROOT [--since YYYY-MM] [--until YYYY-MM] [--record NAME]
+    .venv/bin/python benchmarks/history_curve.py --out ROOT [--since YYYY-MM] [--until YYYY-MM] [--record NAME]
                                            [--set section.key=value ...]
 
 Cold: the first run on ``ROOT`` with empty package and embedding caches (give both with ``--set
@@ -24,13 +24,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
 from benchmarks.measure import print_report, timed
-from benchmarks.record import ROOT, add_record_option, write_record
+from benchmarks.record import add_record_option, results_dir, write_record
 from ecoagent.config import load_config
 from ecoagent.layout import HISTORY_FILES, RunLayout
 from history.run import figure_rows
 from pipeline.stages import HISTORY
-
-DOCS_FIGURE = ROOT / "docs" / "figure1.png"
 
 
 def main() -> None:
@@ -78,7 +76,8 @@ def report(args: argparse.Namespace, cold: dict, cold_source: str, warm: dict, w
                  f"history: cold {cold_s:,.0f} s, warm {warm_s:,.1f} s ({warm_s / cold_s:.3f}x)")  # fmt: skip
     if not args.record:
         return
-    shutil.copyfile(folder / HISTORY_FILES.plot, DOCS_FIGURE)
+    # the plot beside the results page (docs/figure1.png), which links it
+    shutil.copyfile(folder / HISTORY_FILES.plot, results_dir().parent / HISTORY_FILES.plot)
     columns, rows = figure_rows(table)
     paper = table["paper"]
     rows.append([f"{paper['month']} (the paper)", "", paper["tools"], paper["reliable"],

@@ -2,8 +2,10 @@
 
 One real HTTP server (``http.server``, one thread per connection, keep-alive) that answers ``POST /v1/completions``
 and ``POST /v1/chat/completions`` as vLLM does, so the pipeline's client reaches it through ``llm.base_url`` like
-any other server. Used by the tests (scripted misbehaviour per prompt) and by ``benchmarks/paper_scale.py`` (a
-paper-scale refresh with :class:`PaperScaleResponder` answering every request at once).
+any other server. A test double: the pipeline itself never starts or imports it. Used by the tests (scripted
+misbehaviour per prompt) and by the benchmark scripts (``benchmarks/paper_scale.py``: a paper-scale refresh with
+:class:`PaperScaleResponder` answering every request at once; ``benchmarks/celery_deployment.py``). Importing it
+takes the standard library only (polars and the tokenizer are imported where they are used).
 
 - What a successful answer says: ``respond(body, content) -> text`` (default :func:`default_text`, an echo).
 - Misbehaviour per prompt (``plans[content] = ["429", "slow:2", "ok"]``, one action per successive request) or for
@@ -17,8 +19,8 @@ paper-scale refresh with :class:`PaperScaleResponder` answering every request at
 - ``usage``: token counts of the prompt and the answer, with the Gemma 3 tokenizer when one is given (``tokens``,
   applied to the prompt as Gemma's chat template lays it out), else words.
 
-Run on its own (``python benchmarks/standin_llm.py --catalog tools_scored.parquet``) it prints its base URL and
-serves until killed.
+Run on its own (``python -m ecoagent.testing.standin_llm --catalog tools_scored.parquet``) it prints its base URL
+and serves until killed.
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ import json
 import random
 import re
 import socket
-import sys
 import threading
 import time
 from collections import Counter
@@ -534,5 +535,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # this checkout's ecoagent (the tokenizer)
     main()
