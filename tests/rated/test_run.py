@@ -89,10 +89,14 @@ def test_table1_rows_and_metric_ranges(run, workflow_release: Path) -> None:
 
 
 def test_table2_has_every_method_with_seeds_and_intervals(run) -> None:
-    _, metrics = run
+    out, metrics = run
     stream, comparison = metrics["table2"]
-    # the workflow test split, drawn by views; the catalog-anchored stream beside it with the same settings
-    assert stream["stream"] == "workflows/test" and stream["role"] == "main" and "drawn by views" in stream["note"]
+    # the workflow test split, every query drawn alike; the catalog-anchored stream beside it with the same settings
+    assert stream["stream"] == "workflows/test" and stream["role"] == "main" and "drawn uniformly" in stream["note"]
+    # each static row's pre-onset SR is its Table 1 success@1 on the same queries, side by side in the report
+    for name, row in stream["static_agreement"].items():
+        assert all(abs(sr - row["success@1"]) <= 0.05 for sr in row["pre_onset_sr"].values()), (name, row)
+    assert "Table 1 and Table 2 on the same queries" in (out / "report.md").read_text()
     assert stream["config"]["seeds"] == [0, 1]
     assert comparison["kind"] == "anchored" and comparison["role"] == "comparison"
     assert comparison["chosen"] == stream["chosen"] and "RATED (Full)" in comparison["results"]

@@ -71,7 +71,8 @@ def test_an_alternative_ranked_first_is_not_a_miss_in_either_table(release: Rele
 
 def test_the_views_weighted_stream_draws_popular_queries_more_often(release: Release) -> None:
     train = release.query_sets["workflows/train"]
-    config = load_config("default", environ={})
+    assert stream_popularity(train, load_config("default", environ={}))[0] is None  # uniform unless asked
+    config = load_config("default", ["rated.stream_popularity=views"], environ={})
     weights, how = stream_popularity(train, config)
     assert weights is not None and how.startswith("drawn by views")
     skewed = replace(train, views=[1, 10, 100, 1000, 0])  # the last query has no views: never drawn
@@ -87,7 +88,8 @@ def test_the_views_weighted_stream_draws_popular_queries_more_often(release: Rel
 
 def test_the_workflow_split_is_the_stream_when_big_enough_else_the_fallback(release: Release, ranker) -> None:
     statics = [TfidfRetriever().fit(release.corpus)]
-    small = ["rated.min_stream_queries=2", "rated.min_stream_gold_tools=2", "rated.anchored.queries=4"]
+    small = ["rated.min_stream_queries=2", "rated.min_stream_gold_tools=2", "rated.anchored.queries=4",
+             "rated.stream_popularity=views"]
     streams = choose_streams(release, statics, ranker, load_config("default", small, environ={}))
     test = streams["test"]
     assert test.kind == "release" and test.name == "workflows/test" and "drawn by views" in test.note
