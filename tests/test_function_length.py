@@ -18,17 +18,6 @@ MAX_LINES = 60
 PACKAGES = ("ecoagent", "schemas", "crawlers", "scoring", "synth", "labeling", "release", "rated", "selector",
             "pipeline", "dags", "benchmarks", "history")  # fmt: skip
 
-# (path, function) still over the limit in files that are being split elsewhere right now; they are allowed here
-# only until that work lands. Nothing is to be added: the list only shrinks, and an entry whose function is no longer
-# too long fails test_not_yet_split_lists_only_functions_still_too_long, so it is removed in the same change.
-NOT_YET_SPLIT = {
-    ("benchmarks/airflow_scheduler.py", "run"),
-    ("benchmarks/label_workflows.py", "main"),
-    ("benchmarks/minhash_dedup.py", "main"),
-    ("benchmarks/selector_service.py", "main"),
-    ("benchmarks/selector_throughput.py", "main"),
-}
-
 
 def long_functions(source: str, path: str = "<string>") -> list[tuple[str, int, str, int]]:
     """``(path, line, qualified name, lines)`` of every function in ``source`` longer than :data:`MAX_LINES`.
@@ -72,14 +61,8 @@ def _listing(found: list[tuple[str, int, str, int]]) -> str:
 
 def test_no_function_is_longer_than_60_lines() -> None:
     assert source_files(), "no source file found: the package list is wrong"
-    found = [f for f in too_long_in_tree() if (f[0], f[2]) not in NOT_YET_SPLIT]
+    found = too_long_in_tree()
     assert not found, f"split these into named steps of at most {MAX_LINES} lines:\n{_listing(found)}"
-
-
-def test_not_yet_split_lists_only_functions_still_too_long() -> None:
-    still = {(path, name) for path, _, name, _ in too_long_in_tree()}
-    done = sorted(NOT_YET_SPLIT - still)
-    assert not done, f"no longer over {MAX_LINES} lines (or gone): remove them from NOT_YET_SPLIT: {done}"
 
 
 def _planted(lines: int, name: str = "planted") -> str:
