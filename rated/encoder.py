@@ -1,9 +1,11 @@
-"""Train the RATED encoder once per (release, settings) and pick the best of the grid on validation.
+"""Train the RATED encoder once per (release, source, settings) and pick the best of the grid on validation.
 
-The chosen model lives in ``<out>/model`` with ``rated_train.json`` beside its weights; a rerun with the
-same release version, seed and settings reuses it (training is the long step of ``ecoagent rated``).
-Each grid candidate is trained into ``<out>/models/<i>`` and scored (MRR) on the selection queries;
-the losers are deleted.
+RATED (Full) learns from the first ``rated.train.source`` the release has (workflows/train on a release with workflow
+tasks, Syn otherwise); each ``rated.train.compare_sources`` entry trains one more encoder the same way, a Table 1 row
+"RATED (trained on <source>)". The chosen model lives in ``<out>/model`` (the others in ``<out>/model-<source>``)
+with ``rated_train.json`` beside its weights; a rerun with the same release version, seed, source and settings reuses
+it. Each grid candidate is trained into ``<out>/models/<i>`` and scored (MRR) on the selection queries
+(``rated.train.validation``); the losers are deleted.
 """
 
 from __future__ import annotations
@@ -11,15 +13,17 @@ from __future__ import annotations
 import json
 import logging
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ecoagent.layout import RATED_FILES
-from ecoagent.release_format.reader import QuerySet, Release, query_set, training_pairs
+from ecoagent.release_format.reader import QuerySet, Release, ReleaseUnreadable, query_set
 from ecoagent.retrieval.rankers import DenseRetriever
 from rated.offline import evaluate
-from rated.settings import RatedConfig
+from rated.query_tower import train_query_tower
+from rated.settings import RatedConfig, TrainConfig
 from rated.train import TrainedEncoder, save_untrained, train_encoder
+from rated.training_data import TrainingQueries, first_training_source, training_queries
 
 log = logging.getLogger(__name__)
 
@@ -30,56 +34,94 @@ TRAIN_RECORD = RATED_FILES.train_record
 class EncoderChoice:
     trained: DenseRetriever  # RATED (Full)'s semantic stage
     untrained: DenseRetriever  # RATED (w/o Contrastive)
-    record: dict  # settings, selection set, every candidate's validation MRR, loss, steps
+    record: dict  # source, settings, selection set, every candidate's validation MRR, loss, steps
+    compared: list[DenseRetriever] = field(default_factory=list)  # "RATED (trained on <source>)" rows
 
 
 def selection_queries(release: Release, config: RatedConfig) -> QuerySet | None:
-    """Real validation (the paper), joined with Syn validation when Real validation is too small to choose on."""
-    real = release.queries("real/validation")
-    if real is not None and len(real) >= config.min_stream_queries:
-        return real
-    return query_set(release, "real/validation+syn/validation")
+    """The first of ``rated.train.validation`` the release has queries for: where epochs and grid entries are chosen."""
+    for spec in config.train.validation:
+        found = query_set(release, spec)
+        if found is not None and len(found):
+            return found
+    return None
 
 
-def trained_retriever(
-    path: Path, fingerprint: str, cache_dir: Path | None, name: str = "RATED (Full)", device: str = "cpu"
-) -> DenseRetriever:
+def trained_retriever(path: Path, fingerprint: str, cache_dir: Path | None, config: TrainConfig,
+                      name: str = "RATED (Full)") -> DenseRetriever:  # fmt: skip
+    """The trained encoder as a retriever; with a frozen tool tower, the tools keep the untrained encoder's vectors."""
     # the weights' fingerprint keys the vector cache: a retrained model never reuses stale vectors
     cache = cache_dir / f"trained-{fingerprint}" if cache_dir else None
-    return DenseRetriever(name, str(path), cache_dir=cache, device=device)
+    if config.tool_tower == "frozen":
+        return DenseRetriever(name, str(path), tool_model=config.tool_encoder or config.encoder, cache_dir=cache_dir,
+                              query_cache_dir=cache, device=config.device)  # fmt: skip
+    return DenseRetriever(name, str(path), cache_dir=cache, device=config.device)
+
+
+def untrained_retriever(release: Release, config: TrainConfig, out_dir: Path, cache_dir: Path | None) -> DenseRetriever:
+    """RATED (w/o Contrastive), fitted: a shared encoder is named by its spec, so its vectors are the baseline's."""
+    spec = str(save_untrained(config, out_dir / "model-untrained")) if config.tool_encoder else config.encoder
+    untrained = DenseRetriever("RATED (w/o Contrastive)", spec, cache_dir=cache_dir, device=config.device)
+    return untrained.fit(release.corpus)
 
 
 def choose_encoder(
     release: Release, config: RatedConfig, out_dir: Path, seed: int, cache_dir: Path | None
 ) -> EncoderChoice:
+    """RATED (Full) trained on the first ``rated.train.source`` the release has, and one retriever per
+    ``rated.train.compare_sources`` entry it has, each reused from ``out_dir`` when trained with the same settings."""
+    untrained = untrained_retriever(release, config.train, out_dir, cache_dir)
+    data = first_training_source(release, config.train.source)
+    if data is None:
+        raise ReleaseUnreadable(f"release {release.version}: none of rated.train.source {config.train.source} has "
+                                f"queries; it has {sorted(release.query_sets)}")  # fmt: skip
+    trained, record = _trained_on(data, release, config, out_dir / RATED_FILES.model_folder, seed, cache_dir,
+                                  untrained)  # fmt: skip
+    compared = []
+    for spec in config.train.compare_sources:
+        other = training_queries(release, spec)
+        if other is None or other.name == data.name:
+            continue
+        folder, name = out_dir / f"model-{_slug(other.name)}", f"RATED (trained on {other.name})"
+        retriever, other_record = _trained_on(other, release, config, folder, seed, cache_dir, untrained, name)
+        compared.append(retriever)
+        record.setdefault("compared", {})[other.name] = other_record
+    return EncoderChoice(trained, untrained, record, compared)
+
+
+def _slug(name: str) -> str:
+    return name.replace("/", "-").replace("+", "_")
+
+
+def _trained_on(
+    data: TrainingQueries,
+    release: Release,
+    config: RatedConfig,
+    final: Path,
+    seed: int,
+    cache_dir: Path | None,
+    untrained: DenseRetriever,
+    name: str = "RATED (Full)",
+) -> tuple[DenseRetriever, dict]:
+    """The encoder trained on ``data`` into ``final`` (the grid's best on the selection queries), reused when
+    ``final`` holds one trained on the same release, seed, source and settings."""
     train = config.train
-    # a shared encoder is named by its spec, so its vectors are the same cache entries as the baseline's
-    untrained_spec = str(save_untrained(train, out_dir / "model-untrained")) if train.tool_encoder else train.encoder
-    untrained = DenseRetriever("RATED (w/o Contrastive)", untrained_spec, cache_dir=cache_dir,
-                               device=train.device).fit(release.corpus)  # fmt: skip
-    grid = train.grid or [{}]
-    wanted = {"release": release.version, "seed": seed, "train": train.model_dump(mode="json")}
-    final = out_dir / RATED_FILES.model_folder
+    wanted = {"release": release.version, "seed": seed, "source": data.name, "train": train.model_dump(mode="json")}
     record_path = final / TRAIN_RECORD
     if record_path.exists():
         record = json.loads(record_path.read_text())
         if record.get("wanted") == wanted:
             log.info("reusing the trained encoder in %s", final)
-            retriever = trained_retriever(final, record["fingerprint"], cache_dir, device=train.device)
-            retriever.fit(release.corpus)
-            return EncoderChoice(retriever, untrained, record)
-
-    pairs = training_pairs(release)
+            retriever = trained_retriever(final, record["fingerprint"], cache_dir, train, name)
+            return retriever.fit(release.corpus), record
     selection = selection_queries(release, config)
+    grid = train.grid or [{}]
     candidates: list[dict] = []
     best: tuple[float, TrainedEncoder] | None = None
     for i, overrides in enumerate(grid):
-        trained = train_encoder(pairs, release.corpus, train, out_dir / "models" / str(i), seed, overrides)
-        retriever = trained_retriever(trained.path, trained.fingerprint, cache_dir, device=train.device)
-        retriever.fit(release.corpus)
-        mrr = None
-        if selection is not None and len(grid) > 1:
-            mrr = evaluate(retriever.score(selection.texts), selection, release.corpus)["mrr"]
+        settings = train.model_copy(update=overrides)
+        trained, mrr = _candidate(data, release, settings, final.parent / "models" / str(i), seed, selection,
+                                  untrained, cache_dir, choose=len(grid) > 1)  # fmt: skip
         candidates.append({"overrides": overrides, "validation_mrr": mrr, "loss": trained.train_loss})
         log.info("grid %d %s: validation MRR %s", i, overrides, mrr)
         if best is None or (mrr is not None and mrr > best[0]):
@@ -88,17 +130,47 @@ def choose_encoder(
     chosen = best[1]
     shutil.rmtree(final, ignore_errors=True)
     chosen.path.rename(final)
-    shutil.rmtree(out_dir / "models", ignore_errors=True)
+    shutil.rmtree(final.parent / "models", ignore_errors=True)
     record = {
         "wanted": wanted,
         "fingerprint": chosen.fingerprint,
+        "source": data.name,
         "settings": chosen.settings,
         "steps": chosen.steps,
         "train_loss": chosen.train_loss,
-        "train_pairs": len(pairs),
+        "train_queries": len(data),
+        "train_pairs": len(data.pairs()),
         "selection": {"queries": selection.name if selection else None, "size": len(selection) if selection else 0},
         "candidates": candidates,
     }
     (final / TRAIN_RECORD).write_text(json.dumps(record, indent=2))
-    retriever = trained_retriever(final, chosen.fingerprint, cache_dir, device=train.device).fit(release.corpus)
-    return EncoderChoice(retriever, untrained, record)
+    return trained_retriever(final, chosen.fingerprint, cache_dir, train, name).fit(release.corpus), record
+
+
+def _candidate(data: TrainingQueries, release: Release, settings: TrainConfig, folder: Path, seed: int,
+               selection: QuerySet | None, untrained: DenseRetriever, cache_dir: Path | None,
+               choose: bool) -> tuple[TrainedEncoder, float | None]:  # fmt: skip
+    """One grid entry trained into ``folder``, with its MRR on ``selection`` (None when nothing is chosen)."""
+    if settings.tool_tower == "frozen":
+        validate = _frozen_validation(selection, release, untrained)
+        trained = train_query_tower(data, untrained.tool_vectors, settings, folder, seed, validate)
+        return trained, trained.settings["validation_curve"][trained.settings["best_epoch"]]["validation_mrr"]
+    trained = train_encoder(data.pairs(), release.corpus, settings, folder, seed)
+    if selection is None or not choose:
+        return trained, None
+    retriever = trained_retriever(trained.path, trained.fingerprint, cache_dir, settings).fit(release.corpus)
+    return trained, evaluate(retriever.score(selection.texts), selection, release.corpus)["mrr"]
+
+
+def _frozen_validation(selection: QuerySet | None, release: Release, untrained: DenseRetriever):
+    """The query tower's MRR on ``selection`` against the frozen tool vectors (0 when there is nothing to check)."""
+
+    def validate(model) -> float:
+        if selection is None:
+            return 0.0
+        model.eval()
+        vectors = model.encode(selection.texts, batch_size=32, normalize_embeddings=True, convert_to_numpy=True,
+                               show_progress_bar=False)  # fmt: skip
+        return evaluate(vectors @ untrained.tool_vectors.T, selection, release.corpus)["mrr"]
+
+    return validate

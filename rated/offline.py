@@ -56,3 +56,25 @@ def evaluate(
     if isinstance(values, float):  # ranx returns a bare float for a single metric
         values = {names[0]: values}
     return {"queries": len(queries), **{m: round(float(values[n]), 6) for m, n in zip(metrics, names, strict=True)}}
+
+
+def per_query(scores: np.ndarray, queries: QuerySet, corpus: Corpus, metric: str = "mrr") -> np.ndarray:
+    """One ranx ``metric`` value per query, in the order of ``queries`` (what a bootstrap interval resamples)."""
+    from ranx import Qrels, Run
+    from ranx import evaluate as ranx_evaluate
+
+    if len(queries) == 0:
+        return np.zeros(0)
+    name = RANX_NAMES.get(metric, metric)
+    values = ranx_evaluate(Qrels(queries.qrels(corpus)), Run(ranx_run(scores, queries, corpus)), name,
+                           return_mean=False, make_comparable=True)  # fmt: skip
+    return np.asarray(values, dtype=np.float64)
+
+
+def mrr_with_interval(scores: np.ndarray, queries: QuerySet, corpus: Corpus, seed: int = 0) -> dict[str, float]:
+    """MRR with its 95 % percentile bootstrap interval over queries (:func:`ecoagent.statistics.bootstrap_interval`)."""
+    from ecoagent.statistics import bootstrap_interval
+
+    values = per_query(scores, queries, corpus)
+    low, high = bootstrap_interval(values, seed=seed)
+    return {"mrr": round(float(values.mean()), 6), "mrr_ci95": [round(low, 6), round(high, 6)]}

@@ -78,11 +78,39 @@ def table1(metrics: dict) -> list[str]:
             cells = [name, str(values["queries"])]
             for i, metric in enumerate(("mrr", "recall@1", "recall@5")):
                 cells.append(f"{_num(values[metric])} ({_num(paper[i]) if paper else '–'})")
-            cells += [_num(values.get("success@1")), _num(values["ndcg@10"])]
+            cells += [_interval(values.get("mrr_ci95")), _num(values.get("success@1")), _num(values["ndcg@10"])]
             rows.append(cells)
         lines += markdown_table(["Method", "Queries", "MRR (paper)", "Recall@1 (paper)", "Recall@5 (paper)",
-                                 "Success@1", "nDCG@10"], rows, 1)  # fmt: skip
+                                 "MRR 95 % CI", "Success@1", "nDCG@10"], rows, 1)  # fmt: skip
     return lines
+
+
+def _interval(interval: list[float] | None) -> str:
+    """A bootstrap interval as ``[low, high]`` (``–`` when the run did not compute one)."""
+    return "–" if not interval else f"[{interval[0]:.3f}, {interval[1]:.3f}]"
+
+
+def encoder_section(encoder: dict) -> list[str]:
+    """How RATED (Full) was trained: source, objective, the validation curve, the grid; and the compared sources."""
+    settings = encoder["settings"]
+    source = encoder.get("source", "syn/train")
+    if settings.get("tool_tower") == "frozen":
+        curve = ", ".join(f"{c['epoch']}: {c['validation_mrr']:.3f}" for c in settings["validation_curve"])
+        how = (f"Query tower trained on {encoder.get('train_queries', '?')} {source} queries against the frozen tool "
+               f"vectors, InfoNCE over the whole catalog (scale {settings['scale']}; each required tool a positive, "
+               f"alternatives never negatives); best epoch {settings['best_epoch']} of the validation curve "
+               f"(epoch: MRR) {curve}.")  # fmt: skip
+    else:
+        how = (f"Both towers trained on {encoder['train_pairs']} {source} pairs with in-batch InfoNCE (scale "
+               f"{settings['scale']}), Syn hard negatives where present: {encoder['steps']} steps, final loss "
+               f"{_num(encoder['train_loss'])}.")  # fmt: skip
+    lines = ["## Encoder", "", how + f" Chosen on {encoder['selection']['queries']} ({encoder['selection']['size']} "
+             f"queries) among {len(encoder['candidates'])} candidate(s): {encoder['candidates']}.", ""]  # fmt: skip
+    for other, record in encoder.get("compared", {}).items():
+        best = record["settings"].get("best_epoch")
+        length = f"best epoch {best}" if best is not None else f"{record['steps']} steps"
+        lines.append(f"- RATED (trained on {other}): {record['train_queries']} queries, {length}.")
+    return [*lines, ""] if encoder.get("compared") else lines
 
 
 def _judged(judged: dict | None) -> list[str]:
@@ -666,14 +694,7 @@ def render_report(metrics: dict) -> str:
         f"Release `{release['folder']}`, profile `{metrics['profile']}`, seed {metrics['seed']}; "
         f"the whole run took {metrics['seconds']} s. Every number below is in `metrics.json` with its seeds.",
         "",
-        "## Encoder",
-        "",
-        f"Trained on {encoder['train_pairs']} Syn train pairs with in-batch InfoNCE (scale "
-        f"{encoder['settings']['scale']}) and hard negatives: {encoder['steps']} steps, final loss "
-        f"{_num(encoder['train_loss'])}, settings {encoder['settings']}. Chosen on "
-        f"{encoder['selection']['queries']} ({encoder['selection']['size']} queries) among "
-        f"{len(encoder['candidates'])} candidate(s): {encoder['candidates']}.",
-        "",
+        *encoder_section(encoder),
     ]
     if metrics.get("skipped"):
         lines += [

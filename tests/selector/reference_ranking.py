@@ -13,7 +13,7 @@ import bm25s
 import numpy as np
 
 from ecoagent.retrieval.rankers import BM25Retriever, top_k
-from selector.ranking import reciprocal_rank_fusion
+from ecoagent.retrieval.fusion import reciprocal_rank_fusion
 from selector.select import ToolSelector
 
 

@@ -1,7 +1,7 @@
 import numpy as np
 
 from selector.budget import pack
-from selector.ranking import LexicalScorer, reciprocal_rank_fusion
+from selector.ranking import LexicalScorer
 
 
 def test_pack_skips_what_does_not_fit_and_tries_smaller_ones():
@@ -10,13 +10,6 @@ def test_pack_skips_what_does_not_fit_and_tries_smaller_ones():
     assert core == [0] and picked == [2, 3] and used == 230  # 500 skipped, 30 no longer fits
     assert pack([0], [1, 2, 3, 4], tokens, budget=40) == ([], [4], 30)  # core that does not fit is dropped
     assert pack([], [2, 3, 4], tokens, budget=1000, max_tools=2)[1] == [2, 3]
-
-
-def test_rrf_rewards_agreement_and_is_tie_stable():
-    fused = reciprocal_rank_fusion([np.array([2, 0]), np.array([0, 1, 2])], size=4, k=60)
-    assert fused[0] > fused[2] > fused[1] > fused[3] == 0
-    weighted = reciprocal_rank_fusion([np.array([2]), np.array([0])], size=3, k=60, weights=[2.0, 1.0])
-    assert weighted[2] > weighted[0]
 
 
 def test_lexical_statistics_are_per_tenant_and_per_scope_set():

