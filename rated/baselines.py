@@ -4,7 +4,8 @@ Lexical (TF-IDF, BM25) always run. Dense encoders are named in ``rated.dense_mod
 model spec); a hub model that cannot load here (``HF_HUB_OFFLINE=1`` or no network) is skipped and the
 reason is kept for the report, never silently dropped. A cross-encoder re-ranker (``rated.reranker``)
 re-scores the trained RATED retriever's top ``rated.reranker_top_n``, as the paper's BGE-Reranker row
-re-ranks DRAGON's top 50.
+re-ranks DRAGON's top 50. The hybrids fuse BM25 with a dense retriever by reciprocal rank fusion, the selector's
+fusion (``rated.hybrid``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from ecoagent.release_format.reader import Corpus
 from ecoagent.retrieval.embedding.models import ModelUnavailable
+from ecoagent.retrieval.fusion import FusedRetriever
 from ecoagent.retrieval.rankers import BM25Retriever, CrossEncoderReranker, DenseRetriever, Retriever, TfidfRetriever
 from rated.settings import RatedConfig
 
@@ -72,3 +74,17 @@ def reranker(config: RatedConfig, first_stage: Retriever, corpus: Corpus) -> tup
         return reranking.fit(corpus), None
     except (ModelUnavailable, OSError) as exc:
         return None, str(exc).splitlines()[0][:300]
+
+
+def hybrid_retrievers(config: RatedConfig, retrievers: list[Retriever]) -> list[Retriever]:
+    """BM25 fused with ``rated.hybrid.dense`` and with RATED (Full), where both are among ``retrievers``."""
+    by_name = {r.name: r for r in retrievers}
+    bm25 = next((r for r in retrievers if isinstance(r, BM25Retriever)), None)
+    out = []
+    for dense_name in (config.hybrid.dense, "RATED (Full)"):
+        if bm25 is not None and dense_name in by_name:
+            label = "RATED" if dense_name == "RATED (Full)" else dense_name.split(" (")[0]
+            hybrid = config.hybrid
+            out.append(FusedRetriever(f"Hybrid (BM25 + {label}, RRF)", [bm25, by_name[dense_name]], hybrid.k,
+                                      hybrid.weights, hybrid.depth, lexical=[True, False]))  # fmt: skip
+    return out

@@ -92,14 +92,14 @@ def train_query_tower(data: TrainingQueries, tool_vectors: np.ndarray, config: T
 def _epoch(model, data: TrainingQueries, tools, config: TrainConfig, optimizer, schedule, rng, training) -> float:
     """One pass over ``data`` in a seeded order; the mean training loss."""
     import torch
+    from sentence_transformers.util import batch_to_device
 
     model.train()
     losses = []
     order = rng.permutation(len(data))
     for start in range(0, len(order), config.batch_size):
         batch = order[start : start + config.batch_size]
-        features = model.tokenize([data.texts[i] for i in batch])
-        features = {k: v.to(tools.device) for k, v in features.items()}
+        features = batch_to_device(model.tokenize([data.texts[i] for i in batch]), tools.device)
         queries = torch.nn.functional.normalize(model(features)["sentence_embedding"], dim=1)
         loss = catalog_infonce(queries, tools, [data.positives[i] for i in batch], [data.excluded[i] for i in batch],
                                config.scale)  # fmt: skip

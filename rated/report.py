@@ -54,8 +54,8 @@ def _num(value: float | None, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
-def table1(metrics: dict) -> list[str]:
-    lines = ["## Table 1: offline retrieval", ""]
+def table1(metrics: dict, title: str = "## Table 1: offline retrieval") -> list[str]:
+    lines = [title, ""]
     lines.append(
         "ranx, strict ranking (ties broken by corpus order). Paper values in parentheses (its own release, "
         "DRAGON+ on a GPU); `–` = no paper value for that row. `gold/test` is LiveMCPBench's human-annotated tasks "
@@ -265,8 +265,8 @@ def diagnosis_table(stream: dict) -> list[str]:
     ]
 
 
-def table2(metrics: dict) -> list[str]:
-    lines = ["## Table 2: dynamic reliability under injected failures", ""]
+def table2(metrics: dict, title: str = "## Table 2: dynamic reliability under injected failures") -> list[str]:
+    lines = [title, ""]
     for stream in metrics["table2"]:
         if "skipped" in stream:
             lines += [f"Stream {stream['stream']}: not run ({stream['skipped']}).", ""]
@@ -685,6 +685,27 @@ def _relevance_and_scenarios(stream: dict) -> list[str]:
     return lines
 
 
+def paper_scale(metrics: dict) -> list[str]:
+    """Table 1 and Table 2 again on the paper-scale view (the platform and official listings)."""
+    scale = metrics.get("paper_scale")
+    if not scale:
+        return []
+    dropped = ", ".join(f"{name} {n}" for name, n in scale["queries_dropped"].items() if n)
+    lines = [
+        f"## At the paper's scale: the {' and '.join(scale['listings'])} listings ({scale['tools']:,} of "
+        f"{scale['full_tools']:,} tools)",
+        "",
+        "The same retrievers on the catalog the paper's would be (dense vectors of these tools, lexical statistics "
+        "fitted again); a query stays only when every tool it requires is in the view. Queries left out: "
+        f"{dropped or 'none'}." + (f" Not carried: {scale['skipped']}." if scale["skipped"] else ""),
+        "",
+        *table1(scale, "### Table 1 at the paper's scale"),
+    ]
+    if scale.get("table2"):
+        lines += ["", *table2(scale, "### Table 2 at the paper's scale")]
+    return lines
+
+
 def render_report(metrics: dict) -> str:
     release = metrics["release"]
     encoder = metrics["encoder"]
@@ -702,6 +723,7 @@ def render_report(metrics: dict) -> str:
             "",
         ]
     lines += [*table1(metrics), "", *validation(metrics), "", *figure4(metrics), "", *table2(metrics), ""]
+    lines += [*paper_scale(metrics), ""] if metrics.get("paper_scale") else []
     lines += [*table3(metrics), "", *acceptance(metrics), "", *diagnosis(metrics), ""]
     lines += [
         "## Reading these numbers",

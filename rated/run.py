@@ -31,13 +31,12 @@ import numpy as np
 from ecoagent.config import Config
 from ecoagent.layout import RATED_FILES, RATED_MARKER
 from ecoagent.release_format.reader import QuerySet, Release, load_release, query_set
-from ecoagent.retrieval.rankers import BM25Retriever, DenseRetriever, Retriever, top_k
+from ecoagent.retrieval.rankers import DenseRetriever, Retriever, top_k
 from ecoagent.runtime import context
 from ecoagent.store import ArtifactStore, StageFolder
 from rated.anchored import anchored_streams
 from rated.bandit import MAX_INVERSE
 from rated.paper import ALGORITHM1
-from rated.settings import RatedConfig
 from rated.simulator import (
     SKIP_ROUNDINGS,
     Method,
@@ -509,19 +508,26 @@ def _table1_cell(retriever: Retriever, queries: QuerySet, release: Release, seed
     return {**evaluate(scores, queries, release.corpus), **mrr_with_interval(scores, queries, release.corpus, seed)}
 
 
-def hybrid_retrievers(config: RatedConfig, retrievers: list[Retriever]) -> list[Retriever]:
-    """BM25 fused with ``rated.hybrid.dense`` and with RATED (Full), where both are among ``retrievers``."""
-    from ecoagent.retrieval.fusion import FusedRetriever
+def table2_statics(retrievers: list[Retriever], trained: Retriever) -> list[Retriever]:
+    """Table 2's static rows: every Table 1 retriever but RATED (Full) (the bandit's own ranker) and the encoders
+    trained on the compared sources (Table 1 rows only)."""
+    return [r for r in retrievers if r is not trained and not r.name.startswith("RATED (trained on")]
 
-    by_name = {r.name: r for r in retrievers}
-    bm25 = next((r for r in retrievers if isinstance(r, BM25Retriever)), None)
-    out = []
-    for dense_name in (config.hybrid.dense, "RATED (Full)"):
-        if bm25 is not None and dense_name in by_name:
-            label = "RATED" if dense_name == "RATED (Full)" else dense_name.split(" (")[0]
-            hybrid = config.hybrid
-            out.append(FusedRetriever(f"Hybrid (BM25 + {label}, RRF)", [bm25, by_name[dense_name]], hybrid.k,
-                                      hybrid.weights, hybrid.depth, lexical=[True, False]))  # fmt: skip
+
+def paper_scale_tables(release: Release, retrievers: list[Retriever], trained: DenseRetriever, config: Config,
+                       plots_dir: Path) -> dict | None:  # fmt: skip
+    """Table 1 (and Table 2 with ``rated.paper_scale.table2``) on the paper-scale view; None without listings."""
+    from rated.paper_scale import paper_scale_view
+
+    if not config.rated.paper_scale.listings:
+        return None
+    scale = paper_scale_view(release, retrievers, trained, config.rated)
+    table1, judged = offline_table(scale.view, scale.retrievers, config)
+    out = {**scale.record, "table1": table1, "table1_sets": judged}
+    if config.rated.paper_scale.table2:
+        statics = table2_statics(scale.retrievers, scale.trained)
+        out["table2"], out["validation"], _ = dynamic_evaluation(scale.view, statics, scale.trained, config, plots_dir)
+    context.say("paper-scale tables done")
     return out
 
 
@@ -531,7 +537,7 @@ def rated_run(
     out_dir: Path,
 ) -> RatedResult:
     """RATED on a release (a local path or the store's URL) into the local working folder ``out_dir``."""
-    from rated.baselines import offline_baselines, reranker
+    from rated.baselines import hybrid_retrievers, offline_baselines, reranker
     from rated.encoder import choose_encoder
     from rated.report import render_report
 
@@ -557,9 +563,10 @@ def rated_run(
     table1, judged = offline_table(release, retrievers, config)
     context.say("Table 1 done")
 
-    statics = [r for r in retrievers if r is not encoder.trained and r not in encoder.compared]
+    statics = table2_statics(retrievers, encoder.trained)
     table2, validation, fig4 = dynamic_evaluation(release, statics, encoder.trained, config, out_dir / "plots")
     context.say("Table 2 done")
+    paper_scale = paper_scale_tables(release, retrievers, encoder.trained, config, out_dir / "plots" / "paper-scale")
     table3 = latency_table(encoder.trained, release, config)
     context.say("Table 3 done")
 
@@ -576,6 +583,7 @@ def rated_run(
         "figure4": fig4,
         "table2": table2,
         "table3": table3,
+        "paper_scale": paper_scale,
         "seconds": round(time.perf_counter() - started, 1),
     }
     store = ArtifactStore(str(out_dir))

@@ -62,6 +62,13 @@ class HybridConfig(Section):
     depth: Count = 100  # each retriever's top list that enters the fusion
 
 
+class PaperScaleConfig(Section):
+    """Table 1 and Table 2 again on the paper-scale view: the tools of these listings only (rated/paper_scale.py)."""
+
+    listings: list[str] = ["platform", "official"]  # empty: no paper-scale tables
+    table2: bool = True  # Table 2 on the view too (its own validation choice); false: Table 1 only
+
+
 class SimulationConfig(Section):
     """The failure-injection protocol of the paper's Section 4.2, plus the scenarios it lacks."""
 
@@ -125,6 +132,7 @@ class RatedConfig(Section):
 
     train: TrainConfig = TrainConfig()
     hybrid: HybridConfig = HybridConfig()
+    paper_scale: PaperScaleConfig = PaperScaleConfig()
     simulation: SimulationConfig = SimulationConfig()
     tuning: TuningConfig = TuningConfig()
     anchored: AnchoredStreamConfig = AnchoredStreamConfig()

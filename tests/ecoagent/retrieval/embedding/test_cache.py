@@ -90,3 +90,15 @@ def test_the_chunks_do_not_change_the_vectors(tmp_path):
     chunked = Embedder(MODEL, tmp_path / "a", batch_size=16).encode(texts, phase="embed")
     whole = Embedder(MODEL, None, batch_size=16).model.encode(texts, batch_size=16)
     assert np.array_equal(chunked, whole.astype(np.float32))
+
+
+def test_the_chunks_go_longest_first_as_one_call_would_batch_them(tmp_path):
+    # a chunk of mixed lengths pads each batch to its longest text: sorted across chunks, each batch pads little
+    texts = [f"tool {i} " + "reads and writes files " * ((i * 5) % 11) for i in range(200)]
+    embedder = Embedder(MODEL, tmp_path, batch_size=16)
+    seen: list[str] = []
+    encode = embedder._encode_missing
+    embedder._encode_missing = lambda chunk: (seen.extend(chunk), encode(chunk))[1]
+    vectors = embedder.encode(texts, phase="embed")
+    assert sorted(seen) == sorted(texts) and [len(t) for t in seen] == sorted((len(t) for t in texts), reverse=True)
+    assert np.array_equal(vectors, Embedder(MODEL, None, batch_size=16).model.encode(texts).astype(np.float32))
