@@ -19,7 +19,7 @@ GONE_EVENTS = ("removed", "renamed")  # the tool id left the catalog
 RESTORED = "restored"  # a gone tool id is back
 # a catalog tool's status (the release's tools.status): active, deprecated, or removed since <YYYY-MM>
 ACTIVE, DEPRECATED, REMOVED_SINCE = "active", "deprecated", "removed since"
-STATUS_PATTERN = r"^(active|deprecated|removed since \d{4}-(0[1-9]|1[0-2]))$"
+STATUS_PATTERN = r"^(?:active|deprecated|removed since \d{4}-(?:0[1-9]|1[0-2]))$"
 
 
 class ToolEvent(BaseModel):
