@@ -97,3 +97,15 @@ def test_the_gate_reads_every_status_and_event(release: Path):
     frame, _, _ = release_metrics(release)
     assert frame.filter(pl.col("table") == "tools")["tool_status"].null_count() == 0
     assert frame.filter(pl.col("table") == "tool-events")["tool_event"].sort().to_list() == sorted(e[1] for e in EVENTS)
+
+
+def test_a_history_without_events_gives_no_config(tmp_path: Path):
+    history = _history_folder(tmp_path / "history", {tool_id(i): "2025-02" for i in V1_TOOLS})
+    _events().clear().write_parquet(history / "tool_events.parquet")
+    inputs = dataclasses.replace(make_stage_outputs(tmp_path / "stages", V1_TOOLS), history_dirs=(str(history),))
+    result = build_release(inputs, tmp_path / "v1.0.0", version="v1.0.0", config=CONFIG, created=CREATED)
+    assert "tool-events" not in result.manifest["configs"]
+    assert result.manifest["stats"]["tool_status"]["counts"] == {"active": len(V1_TOOLS), "deprecated": 0,
+                                                                 "removed": 0}  # fmt: skip
+    assert "0 events: removed 0" in (tmp_path / "v1.0.0" / "README.md").read_text()
+    assert "this release has no `tool-events` config" in (tmp_path / "v1.0.0" / "README.md").read_text()
