@@ -160,3 +160,20 @@ def test_the_history_step_writes_the_removal_and_the_deprecation(tmp_path: Path,
     assert deprecated["evidence"] == f"{PACKAGE}@0.2.0: deprecated flag; use NotesV2ToolSpec"
     assert result.summary["tool_events"]["by_event"]["removed"] == 1
     assert any(line.startswith("tool events: 2 (removed 1, ") for line in result.lines)
+
+    # the release build reads the step's folder: the two events become the tool-events config (the release tests'
+    # own catalog, first seen in the first month so that its queries stay out of the cold start)
+    import dataclasses
+    import shutil
+
+    from release.build import build_release
+    from tests.release.test_build import CONFIG, CREATED, V1_TOOLS, make_stage_outputs, tool_id
+
+    history = shutil.copytree(result.out, tmp_path / "history_copy")
+    pl.DataFrame({"tool_id": [tool_id(i) for i in V1_TOOLS], "first_seen": ["2025-03"] * len(V1_TOOLS)}).write_parquet(
+        history / HISTORY_FILES.first_seen)  # fmt: skip
+    inputs = dataclasses.replace(make_stage_outputs(tmp_path / "stages", V1_TOOLS), history_dirs=(str(history),))
+    release = build_release(inputs, tmp_path / "release", version="1.0.0", config=CONFIG, created=CREATED)
+    assert release.manifest["counts"]["tool-events"] == {"train": 2}
+    released = pl.read_parquet(tmp_path / "release" / release.manifest["configs"]["tool-events"]["train"])
+    assert released.equals(events.sort("month", "platform", "tool_id", "event"))
