@@ -21,7 +21,7 @@ yanked version and nothing records one (:mod:`ecoagent.packages.publish_times`).
 An absence is only an event when the month read the tool's package without a recorded error and took a newer
 version of it than the month the tool was last seen; a tool whose package was not read, whose package version did
 not change (the crawl's exact-duplicate rule dropped it for a copy in another package) or whose content another
-package now holds is still counted as present (``absences_not_counted``, by reason).
+package now holds is still counted as present (``absences_not_counted``, by reason, once per tool and month).
 """
 
 from __future__ import annotations
