@@ -2,9 +2,10 @@
 
 Not part of every refresh: a maintainer triggers it when the curve should be drawn again (no schedule). One task,
 ``history`` (the history step, :mod:`history`): every pinned package of the source list at the newest version
-published by each month's end, crawled and scored; the table, the plot and each tool's first month in
-``<root>/history/``, where the next release build finds them (the card embeds the curve; the first-seen cold start
-and the tool-disjoint view read ``first_seen.parquet``). Unchanged months are reused, so a rerun after a month has
+published by each month's end, crawled and scored; the table, the plot, each tool's first month and the tool events
+in ``<root>/history/``, where the next release build finds them (the card embeds the curve; the first-seen cold
+start and the tool-disjoint view read ``first_seen.parquet``; ``tools.status`` and the ``tool-events`` config read
+``tool_events.parquet``). Unchanged months are reused, so a rerun after a month has
 passed crawls and scores only the new month. It talks to the registries (publish times, archives), so it retries.
 
 XCom carries the history folder only. Parse time imports only ``airflow.sdk``, ``datetime`` and

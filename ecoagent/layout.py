@@ -100,10 +100,11 @@ RATED_MARKER = f"{RATED_FILES.model_folder}/{RATED_FILES.train_record}"
 # (what the shard tasks answer), and one answers file per shard
 LLM_FILES = StageFiles(marker="requests", plan="plan.pkl", requests="requests.jsonl", answers="answers")
 
-# the history step (history/, `ecoagent history`): the paper's Figure 1 and every tool's first month
+# the history step (history/, `ecoagent history`): the paper's Figure 1, every tool's first month and what happened
+# to each tool month by month (tool_events: removed, renamed, deprecated, ...; schemas/tool_event.py)
 HISTORY_FILES = StageFiles(marker="summary", table="figure1.json", markdown="figure1.md", plot="figure1.png",
-                           first_seen="first_seen.parquet", publish_times="publish_times.json",
-                           summary="history_summary.json")  # fmt: skip
+                           first_seen="first_seen.parquet", tool_events="tool_events.parquet",
+                           publish_times="publish_times.json", summary="history_summary.json")  # fmt: skip
 
 SEMVER = re.compile(r"^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
 

@@ -26,6 +26,9 @@ folders beside it in ``<root>/history_months/<YYYY-MM>/<stage>/``:
 - ``figure1.png``: total and reliable tools per month, with the paper's point (January 2026: 5,172 and 2,940);
 - ``first_seen.parquet``: ``tool_id``, ``first_seen``: the first month whose catalog holds the tool (the release's
   first-seen cold start and tool-disjoint view read it);
+- ``tool_events.parquet``: what happened to each tool from month to month (removed, renamed, restored, deprecated,
+  package_deprecated, description_changed), with the month and the evidence (:mod:`history.events`); the release's
+  ``tool-events`` config and ``tools.status`` read it;
 - ``publish_times.json``: the versions each month took and when each was published;
 - ``history_summary.json``: versions fetched and read, months reused, seconds per phase.
 """
@@ -46,6 +49,7 @@ from ecoagent.packages.source import Source
 from ecoagent.runtime import context
 from ecoagent.store import ArtifactStore, StageFolder
 from ecoagent.text.markdown import markdown_table
+from history.events import TOOL_COLUMNS, MonthTools, tool_events
 
 if TYPE_CHECKING:
     from ecoagent.runtime.context import StepContext
@@ -155,8 +159,9 @@ def history(ctx: StepContext, crawl: Recrawlable, score: Stage) -> HistoryResult
             doing.advance()
     seconds["months"] = time.perf_counter() - tick
     table = {"months": rows, "paper": PAPER, "since": months[0], "until": months[-1]}
-    summary = _summary(catalogs, todo, read, times, seconds, started)
-    _write(ctx.out, folders, table, summary, catalogs, times)
+    events, events_summary = tool_events([month_tools(folders, c) for c in catalogs])
+    summary = {**_summary(catalogs, todo, read, times, seconds, started), "tool_events": events_summary}
+    _write(ctx.out, folders, table, summary, catalogs, times, events)
     return HistoryResult(ctx.out, summary, table, history_lines(table, summary, ctx.out))
 
 
@@ -194,6 +199,20 @@ def _month_scores(folders: MonthFolders, catalog: MonthCatalog) -> pl.DataFrame:
                                     "reliable": pl.Boolean})  # fmt: skip
     scored = ArtifactStore(folders.of(catalog.month, folders.score)).read_parquet(SCORE_FILES.tools)
     return scored.select("tool_id", "platform", "listing", "reliable")
+
+
+def month_tools(folders: MonthFolders, catalog: MonthCatalog) -> MonthTools:
+    """The month as the tool events read it: its scored tools, the version of each package it took, and the
+    packages its crawl recorded an error for (their tools' absence is no event)."""
+    versions = {(s.platform, s.name): s.version for s in catalog.sources}
+    if not catalog.sources:
+        return MonthTools(catalog.month, {}, versions)
+    scored = ArtifactStore(folders.of(catalog.month, folders.score)).read_parquet(SCORE_FILES.tools)
+    crawled = ArtifactStore(folders.of(catalog.month, folders.crawl)).read_json(CRAWL_FILES.summary)
+    by_key = {s.key: (s.platform, s.name) for s in catalog.sources}
+    unread = {by_key[e["package"]] for e in crawled.get("package_errors", []) if e.get("package") in by_key}
+    rows = scored.select(TOOL_COLUMNS).iter_rows(named=True)
+    return MonthTools(catalog.month, {row["tool_id"]: row for row in rows}, versions, unread)
 
 
 def _month_row(folders: MonthFolders, catalog: MonthCatalog) -> dict:
@@ -237,7 +256,7 @@ def _summary(catalogs: list[MonthCatalog], todo: list[MonthCatalog], read: Versi
 
 
 def _write(out: str, folders: MonthFolders, table: dict, summary: dict, catalogs: list[MonthCatalog],
-           times: dict) -> None:  # fmt: skip
+           times: dict, events: pl.DataFrame) -> None:  # fmt: skip
     versions = {
         c.month: {f"{s.registry}:{s.name}": [s.version, times[f"{s.registry}:{s.name}"][s.version].isoformat()]
                   for s in c.sources}
@@ -248,6 +267,7 @@ def _write(out: str, folders: MonthFolders, table: dict, summary: dict, catalogs
         store.write_text("\n".join(figure_markdown(table)) + "\n", HISTORY_FILES.markdown)
         store.write_bytes(figure_png(table), HISTORY_FILES.plot)
         store.write_parquet(first_seen(folders, catalogs), HISTORY_FILES.first_seen)
+        store.write_parquet(events, HISTORY_FILES.tool_events)
         store.write_json(versions, HISTORY_FILES.publish_times)
         store.write_json(summary, HISTORY_FILES.summary)
 
@@ -307,6 +327,13 @@ def figure_png(table: dict) -> bytes:
     return buf.getvalue()
 
 
+def events_line(events: dict) -> str:
+    """The tool events in one line: how many of each kind, and the absences that were not counted as one."""
+    kinds = ", ".join(f"{kind} {n}" for kind, n in (events.get("by_event") or {}).items())
+    skipped = ", ".join(f"{why} {n}" for why, n in (events.get("absences_not_counted") or {}).items()) or "none"
+    return f"tool events: {events.get('events', 0)} ({kinds}); absences not counted as events: {skipped}"
+
+
 def history_lines(table: dict, summary: dict, out: str) -> list[str]:
     """What the step says about itself: the monthly table, what was fetched and read, the time per phase."""
     secs = summary["seconds"]
@@ -316,6 +343,7 @@ def history_lines(table: dict, summary: dict, out: str) -> list[str]:
         *figure_markdown(table),
         f"versions: {summary['versions']} in all, {summary['versions_read']} read, {summary['versions_fetched']} "
         f"fetched, {summary['versions_from_cache']} from the package cache, {len(summary['versions_failed'])} failed",
+        events_line(summary.get("tool_events") or {}),
         "seconds: " + ", ".join(f"{k} {v}" for k, v in secs.items()),
         f"outputs: {out}",
     ]

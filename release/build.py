@@ -8,7 +8,12 @@ writes, into ``out_dir`` (the lead's ``<store>/release/<version>/``):
   ============================  =====================================  ==========================================
   config                        columns                                splits
   ============================  =====================================  ==========================================
-  ``tools``                     every column of tools_scored.parquet   ``train`` (HF's name for a single table)
+  ``tools``                     every column of tools_scored.parquet,  ``train`` (HF's name for a single table)
+                                and ``status``: active, deprecated,
+                                removed since <YYYY-MM>
+  ``tool-events``               tool_id, platform, package, event,     ``train``; only with a history's tool events
+                                month, last_seen, evidence,
+                                new_tool_id (schemas/tool_event.py)
   ``syn-corpus``/``real-corpus`` ``_id``, ``title``, ``text`` + platform, ``corpus`` (MTEB: the one split of a
                                 r_static, reliable                     corpus); both configs read one file
   ``syn-queries``               ``_id``, ``text``, intent_type,        train / validation / test / cold_start
@@ -52,6 +57,12 @@ writes, into ``out_dir`` (the lead's ``<store>/release/<version>/``):
   The title track shares the queries' ids and qrels, its text the title alone. Their mapping report, per node
   type, is ``workflow-mapping.json``, listed in the manifest. A label folder without workflow files gives the same
   release, byte for byte, as before the workflow set existed.
+
+  ``tools.status`` and ``tool-events`` come from the newest ``ecoagent history`` folder's ``tool_events.parquet``
+  (:mod:`history.events`: removed, renamed, restored, deprecated, package_deprecated, description_changed, each
+  with its month and evidence): a tool whose newest removal or rename was not followed by its return is ``removed
+  since`` that month, any other tool ``deprecated`` or ``active`` by the catalog's ``deprecated`` flag. Without a
+  history (or one written before it had tool events) the status is the catalog's flag alone, and the card says so.
 
   Configs and file names follow MTEB's multi-subset retrieval layout (``{subset}-corpus``, ``{subset}-queries``,
   ``{subset}-qrels``), so ``mteb``'s ``RetrievalDatasetLoader(..., config="syn")`` reads a split directly.

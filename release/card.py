@@ -150,6 +150,7 @@ def card_values(info: dict) -> dict:
         **_real_values(real),
         **_gold_values(info.get("gold")),
         **_workflows_values(info),
+        **_tool_events_values(info.get("tool_events") or {}),
     }
 
 
@@ -189,6 +190,23 @@ def _release_values(info: dict) -> dict:
         "packages_table": "\n".join(markdown_table(["platform", "registry", "package", "version"], packages)),
         "package_errors": ", ".join(info["package_errors"]),
         "platform_counts": ", ".join(f"{k} {v}" for k, v in info["platform_counts"].items()),
+    }
+
+
+def _tool_events_values(events: dict) -> dict:
+    """``tools.status`` and the ``tool-events`` config: the status counts, where they came from, the events per kind
+    and a table of events per month and platform."""
+    counts = (events.get("status") or {}).get("counts") or {}
+    platforms = sorted(events.get("by_platform") or {})
+    cells: dict[str, dict[str, int]] = {}
+    for month, platform, n in events.get("by_month_platform") or []:
+        cells.setdefault(month, {})[platform] = n
+    rows = [[month, *(by.get(p, 0) for p in platforms), sum(by.values())] for month, by in cells.items()]
+    return {
+        "tool_events": events,
+        "status_counts": ", ".join(f"{kind} {n}" for kind, n in counts.items()),
+        "events_by_kind": _by_reason({k.replace("_", " "): n for k, n in (events.get("by_event") or {}).items()}),
+        "events_table": "\n".join(markdown_table(["month", *platforms, "events"], rows)) if rows else "",
     }
 
 

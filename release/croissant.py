@@ -4,9 +4,10 @@ Built with ``mlcroissant``'s public API (``Metadata``, ``FileObject``, ``FileSet
 ``Source``, ``Extract``, ``Transform``), which also writes the JSON-LD context. Distribution: one ``FileObject``
 per Parquet file (relative ``contentUrl``, size, sha256), plus one ``FileSet`` per config folder
 (``includes: <folder>/*.parquet``) that the record sets read, so a record set spans all splits of its config and
-carries the split as a field parsed from the file name. Record sets: ``tools``, ``corpus``, and the queries,
-qrels and pairs of Syn and Real, each describing **every** column of its Parquet files: a list column is a
-``repeated`` field, a list of structs (``links``, ``flaws``) a repeated field with one sub-field per struct key.
+carries the split as a field parsed from the file name. Record sets: ``tools``, ``corpus``, the queries,
+qrels and pairs of Syn and Real, and ``tool-events`` when the release has it, each describing **every** column of
+its Parquet files: a list column is a ``repeated`` field, a list of structs (``links``, ``flaws``) a repeated field
+with one sub-field per struct key.
 
 :func:`validate_croissant` loads the file with ``mlcroissant`` and reads the first record of every record set,
 so a field pointing at a missing column fails the build, not a downstream user. Relative ``contentUrl`` values
@@ -46,6 +47,9 @@ RECORD_SETS = {
                         "names the service) or 1 (only the description does); alternative: acceptable, not required."),
     "workflows-title-queries": ("workflows-title-queries", "Workflows, title track: the template title alone."),
     "workflows-title-qrels": ("workflows-title-qrels", "Workflows, title track: the same qrels as workflows-qrels."),
+    "tool-events": ("tool-events", "What happened to each tool month by month in the catalog history: removed, "
+                    "renamed, restored, deprecated, package_deprecated, description_changed, with the month and the "
+                    "evidence (package@version and the flag, message or match)."),
 }
 
 

@@ -4,8 +4,9 @@ It reads the files the dataset card declares (:func:`release.card.read_configs`)
 load, and checks:
 
 - per row (one long frame, one column per check; GX skips the nulls of the other tables' rows): tools'
-  ``r_static`` in [0, 1] and ``tool_id`` present, query length 1..300 words, qrels ``score`` in {0, 1, 2, 3}
-  (graded relevance allowed: the workflow qrels carry grades 1 and 2);
+  ``r_static`` in [0, 1], ``status`` active, deprecated or ``removed since YYYY-MM`` and ``tool_id`` present,
+  ``tool-events``' ``event`` one of the known kinds (:data:`schemas.tool_event.EVENTS`), query length 1..300
+  words, qrels ``score`` in {0, 1, 2, 3} (graded relevance allowed: the workflow qrels carry grades 1 and 2);
 - per release (run-level metrics): rows of the train and test splits of ``{syn,real}-{queries,qrels}`` (and of
   ``workflows-*`` and ``workflows-title-*`` when the release has the workflow set) at least ``min_split_rows``;
   no leakage across train/validation/test (:func:`ecoagent.text.splits.check_no_leakage`: the number of
@@ -42,6 +43,7 @@ from ecoagent.release_format.integrity import UNLISTED_FOLDERS, verify_release
 from ecoagent.runtime.quality_gate import GateResult, metric_between, run_gate
 from ecoagent.text.redaction import find_secrets, scan_frame
 from ecoagent.text.words import MAX_QUERY_WORDS
+from schemas.tool_event import EVENTS, STATUS_PATTERN
 
 if TYPE_CHECKING:
     from great_expectations.expectations import Expectation
@@ -52,6 +54,7 @@ GATE_NAME = "release"
 SUBSETS = ("syn", "real")  # split into train / validation / test
 WORKFLOW_SUBSETS = ("workflows", "workflows-title")  # split too; checked like Syn and Real when present
 GOLD = "gold"  # test only
+TOOL_EVENTS_CONFIG = "tool-events"
 REQUIRED_SPLITS = ("train", "test")
 MIN_QUERY_WORDS = 1
 QREL_SCORES = (0, 1, 2, 3)
@@ -82,6 +85,13 @@ def release_expectations(
         ),
         E.ExpectColumnValuesToBeInSet(
             column="qrel_score", value_set=list(qrel_scores), description="qrels: score is a relevance grade"
+        ),
+        E.ExpectColumnValuesToMatchRegex(
+            column="tool_status", regex=STATUS_PATTERN,
+            description="tools: status is active, deprecated or removed since YYYY-MM",
+        ),
+        E.ExpectColumnValuesToBeInSet(
+            column="tool_event", value_set=list(EVENTS), description="tool-events: event is a known kind"
         ),
         E.ExpectColumnValuesToNotBeNull(column="table"),
     ]
@@ -184,6 +194,7 @@ def release_metrics(folder: Path, dedup_threshold: float = 0.7) -> tuple[pl.Data
     folder = Path(folder)
     configs = read_configs(folder)
     rows, metrics = _tool_checks(_read(folder, configs.get("tools", {})))
+    rows += _event_checks(_read(folder, configs.get(TOOL_EVENTS_CONFIG, {})))
     problems: dict[str, dict[str, list[str]]] = {}
     trained: list[pl.DataFrame] = []  # every train / validation query: no gold question may be there
     present = tuple(s for s in WORKFLOW_SUBSETS if f"{s}-queries" in configs)
@@ -216,8 +227,17 @@ def _tool_checks(tools: pl.DataFrame) -> tuple[list[pl.DataFrame], dict[str, flo
     """The tools' rows of the gate frame (their ``r_static``) and the duplicate tool id count."""
     if tools.is_empty():
         return [], {"duplicate_tool_ids": 0.0}
-    rows = [tools.select(pl.lit("tools").alias("table"), pl.col("r_static").cast(pl.Float64).alias("tool_r_static"))]
+    # a tools table without its status column fails the status check on every row
+    status = pl.col("status") if "status" in tools.columns else pl.lit("missing")
+    rows = [tools.select(pl.lit("tools").alias("table"), pl.col("r_static").cast(pl.Float64).alias("tool_r_static"),
+                         status.alias("tool_status"))]  # fmt: skip
     return rows, {"duplicate_tool_ids": float(len(tools) - tools["tool_id"].n_unique())}
+
+
+def _event_checks(events: pl.DataFrame) -> list[pl.DataFrame]:
+    """The tool events' rows of the gate frame (their ``event``), when the release has the config."""
+    return [events.select(pl.lit("tool-events").alias("table"), pl.col("event").alias("tool_event"))] if len(events) \
+        else []  # fmt: skip
 
 
 def _split_checks(
@@ -262,7 +282,8 @@ def _qrel_checks(
 def _row_frame(rows: list[pl.DataFrame]) -> pl.DataFrame:
     """The per-row checks' frame: every check's column present (all null when no table has it)."""
     frame = pl.concat(rows, how="diagonal") if rows else pl.DataFrame({"table": []}, schema={"table": pl.String})
-    for column, dtype in (("tool_r_static", pl.Float64), ("query_words", pl.Int64), ("qrel_score", pl.Int64)):
+    for column, dtype in (("tool_r_static", pl.Float64), ("query_words", pl.Int64), ("qrel_score", pl.Int64),
+                          ("tool_status", pl.String), ("tool_event", pl.String)):
         if column not in frame.columns:
             frame = frame.with_columns(pl.lit(None, dtype).alias(column))
     return frame

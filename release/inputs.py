@@ -28,7 +28,8 @@ class ReleaseInputs:
     synth_dir: str  # syn_queries.parquet, syn_pairs.parquet, synth_summary.json
     label_dir: str  # real_*.parquet, label_summary.json, review_sample.csv; gold_*.parquet, gold_mapping.json;
     # workflow_*.parquet, workflow_mapping.json (label.workflows)
-    # `ecoagent history` folders (figure1.*, first_seen.parquet), optional: the newest curve found is used
+    # `ecoagent history` folders (figure1.*, first_seen.parquet, tool_events.parquet), optional: the newest curve
+    # found is used
     history_dirs: tuple[str, ...] = ()
 
     @classmethod
@@ -76,7 +77,8 @@ def read_inputs(inputs: ReleaseInputs) -> dict[str, Any]:
 
 def read_history(folders: tuple[str, ...]) -> dict[str, Any] | None:
     """The newest curve among the history folders (by its last month, then the folder order): its table, Markdown,
-    plot and first-seen months; None when no folder holds one."""
+    plot, first-seen months and tool events (None from a history written before it had them); None when no folder
+    holds one."""
     found = []
     for folder in folders:
         store = ArtifactStore(folder)
@@ -92,6 +94,7 @@ def read_history(folders: tuple[str, ...]) -> dict[str, Any] | None:
         else "",
         "plot": store.fs.cat(store.path(HISTORY_FILES.plot)),
         "first_seen": store.read_parquet(HISTORY_FILES.first_seen),
+        "tool_events": _read_optional_parquet(store, HISTORY_FILES.tool_events),
     }  # fmt: skip
 
 

@@ -12,6 +12,7 @@ import polars as pl
 
 from ecoagent.config import Config
 from ecoagent.runtime.quality_gate import GateResult
+from schemas.tool_event import EVENTS
 
 NAME = "EcoAgent"
 
@@ -69,6 +70,7 @@ def release_info(stage, config, prev, version, created, layout, files, stats) ->
         "syn": _syn_info(stage),
         "gold": _gold_info(stage, layout),
         "history": _history_info(stage),
+        "tool_events": _tool_events_info(stage, layout, stats),
         "workflows": _workflows_info(stage, layout, stats),
         "models": _models_info(syn_q, label_summary, config),
         "seeds": _seeds_info(config),
@@ -270,6 +272,26 @@ def _history_info(stage: dict) -> dict | None:
     last = table["months"][-1] if table["months"] else {}
     return {"since": table["since"], "until": table["until"], "paper": table["paper"], "markdown": history["markdown"],
             "last": {k: last.get(k) for k in ("month", "tools", "reliable", "reliable_share")}}  # fmt: skip
+
+
+def _tool_events_info(stage: dict, layout: dict, stats: dict) -> dict:
+    """Where ``tools.status`` came from and its counts; with the history's tool events, how many of each kind and
+    how many per platform and month (the ``tool-events`` config)."""
+    history = stage.get("history") or {}
+    events = history.get("tool_events")
+    info = {"status": stats["tool_status"], "history": bool(history), "config": "tool-events" in layout}
+    if events is None:
+        return info
+    per_month = events.group_by("month", "platform").agg(pl.len().alias("n")).sort("month", "platform")
+    return {
+        **info,
+        "events": len(events),
+        "since": history["table"]["since"],
+        "until": history["table"]["until"],
+        "by_event": {e: int((events["event"] == e).sum()) for e in EVENTS},
+        "by_platform": dict(sorted(Counter(events["platform"].to_list()).items())),
+        "by_month_platform": [list(row) for row in per_month.iter_rows()],
+    }
 
 
 def _gold_info(stage: dict, layout: dict) -> dict | None:

@@ -11,6 +11,7 @@ import polars as pl
 from ecoagent.config import Config
 from ecoagent.hashing import sha256_file
 from ecoagent.text.dedup import DisjointSets
+from schemas.tool_event import ACTIVE, DEPRECATED, GONE_EVENTS, REMOVED_SINCE, RESTORED
 
 SPLITS = ("train", "validation", "test")
 COLD_START = "cold_start"
@@ -22,6 +23,8 @@ TOOLS_SPLIT = "train"  # HF's split name for a dataset that is one table
 GOLD_SPLIT = "test"  # the gold set is an evaluation set only
 WORKFLOWS = "workflows"  # the task view (title + cleaned description) of the n8n workflow templates
 WORKFLOWS_TITLE = "workflows-title"  # the title view of the same templates: an underspecified second track
+TOOL_EVENTS = "tool-events"  # the history's tool events, one row per event (a single table, split train)
+REMOVED = REMOVED_SINCE.removesuffix(" since")  # every "removed since <month>" status, counted together
 # the syn-queries and real-queries columns beside _id (and split)
 SYN_QUERY_COLUMNS = ("text", "intent_type", "on_topic")
 REAL_QUERY_COLUMNS = ("text", "source", "category")
@@ -43,7 +46,10 @@ def release_tables(
     syn, syn_positive = _syn_split(stage["syn_queries"], config, new_tools)
     real, real_positive = _real_split(stage, config, new_tools)
     corpus = _corpus(tools)
-    tables: dict[tuple[str, str], pl.DataFrame] = {("tools", TOOLS_SPLIT): tools}
+    events = (stage.get("history") or {}).get("tool_events")
+    tables: dict[tuple[str, str], pl.DataFrame] = {("tools", TOOLS_SPLIT): with_status(tools, events)}
+    if events is not None:  # an empty table is not written: no event, no config
+        tables[(TOOL_EVENTS, TOOLS_SPLIT)] = events.sort("month", "platform", "tool_id", "event")
     tables |= _syn_real_tables(stage["syn_pairs"], syn, syn_positive, real, real_positive, corpus)
     tables |= _gold_tables(stage, tools, corpus)
     disjoint = tool_disjoint_splits(tools, first_seen, config)
@@ -63,9 +69,36 @@ def release_tables(
         "real_queries_without_verified_tool": len(stage["real_queries"]) - len(real),
         "syn_cold_start_queries": int((syn["split"] == COLD_START).sum()),
         "real_cold_start_queries": int((real["split"] == COLD_START).sum()),
+        "tool_status": status_counts(tables[("tools", TOOLS_SPLIT)], events),
     }
     stats |= workflow_stats  # only with workflows: a release without them keeps its manifest byte for byte
     return tables, stats
+
+
+def with_status(tools: pl.DataFrame, events: pl.DataFrame | None) -> pl.DataFrame:
+    """The catalog with its ``status`` column: ``removed since <month>`` when the history's newest gone event of the
+    tool (removed, renamed) is not followed by its return (restored), else ``deprecated`` or ``active`` by the
+    catalog's own ``deprecated`` flag, the only source without a history's tool events."""
+    gone: dict[str, str] = {}
+    if events is not None:
+        for tool_id, event, month in events.sort("month").select("tool_id", "event", "month").iter_rows():
+            if event in GONE_EVENTS:
+                gone[tool_id] = month
+            elif event == RESTORED:
+                gone.pop(tool_id, None)
+    status = [
+        f"{REMOVED_SINCE} {gone[tool_id]}" if tool_id in gone else DEPRECATED if deprecated else ACTIVE
+        for tool_id, deprecated in tools.select("tool_id", "deprecated").iter_rows()
+    ]
+    return tools.with_columns(pl.Series("status", status, dtype=pl.String))
+
+
+def status_counts(tools: pl.DataFrame, events: pl.DataFrame | None) -> dict:
+    """Where the status came from (the history's tool events, or the catalog's deprecated flag alone) and how many
+    tools have each (``removed``: every ``removed since <month>``)."""
+    kinds = tools["status"].str.replace(r" since .*$", "")
+    return {"source": "history" if events is not None else "catalog",
+            "counts": {kind: int((kinds == kind).sum()) for kind in (ACTIVE, DEPRECATED, REMOVED)}}  # fmt: skip
 
 
 def _syn_real_tables(

@@ -4,6 +4,7 @@ Regenerate the checked-in JSON Schema files with ``python -m schemas``.
 """
 
 from schemas.scored_tool import Flaw, ScoredToolRecord
+from schemas.tool_event import ToolEvent
 from schemas.tool_record import (
     Link,
     ToolRecord,
@@ -17,6 +18,7 @@ __all__ = [
     "Flaw",
     "Link",
     "ScoredToolRecord",
+    "ToolEvent",
     "ToolRecord",
     "polars_schema",
     "records_to_frame",

@@ -8,12 +8,14 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from schemas.scored_tool import ScoredToolRecord
+from schemas.tool_event import ToolEvent
 from schemas.tool_record import ToolRecord
 
 HERE = Path(__file__).parent
 JSON_SCHEMA_FILES: dict[type[BaseModel], Path] = {
     ToolRecord: HERE / "tool_record.schema.json",
     ScoredToolRecord: HERE / "scored_tool.schema.json",
+    ToolEvent: HERE / "tool_event.schema.json",
 }
 
 

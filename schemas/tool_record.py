@@ -19,6 +19,9 @@ AuthType = Literal["none", "api_key", "oauth2", "basic", "other"]
 # any other third-party package. The score stage's w_src follows the listing (scoring/reliability.py).
 Listing = Literal["official", "platform", "community-verified", "community"]
 LISTINGS: tuple[str, ...] = Listing.__args__
+# the flag a tool carries when the registry metadata the crawl reads marks its package deprecated (npm's
+# ``deprecated`` field, a wheel's "Inactive" status); the history's package_deprecated events read it
+REGISTRY_DEPRECATED_FLAG = "registry_deprecated"
 LinkKind = Literal["doc", "endpoint", "placeholder"]
 LinkStatus = Literal["unknown", "ok", "redirect", "client_error", "server_error", "dns_error", "timeout"]
 

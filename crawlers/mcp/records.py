@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from crawlers.base import AuthType, ExtractedTool, Extraction
+from schemas.tool_record import REGISTRY_DEPRECATED_FLAG
 
 _DESC_DEPRECATED_RE = re.compile(r"\bdeprecated\b", re.I)
 _DESC_REPLACEMENT_RE = re.compile(r"\buse\s+`?([A-Za-z0-9_\-]+)`?\s+instead", re.I)
@@ -64,6 +65,7 @@ def add_tools(found: list[Found], facts: ServerFacts, result: Extraction) -> Non
         deprecated, replacement = False, None
         if facts.registry_deprecated:
             deprecated = True
+            flags.add(REGISTRY_DEPRECATED_FLAG)  # package-level, from the registry: the history tells it apart
             # npm's field is a free-text message; only a "use X instead" names a replacement
             hint = (
                 _REGISTRY_REPLACEMENT_RE.search(facts.registry_deprecated)

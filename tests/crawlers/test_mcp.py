@@ -308,6 +308,7 @@ def test_registry_deprecated_field_wins() -> None:
     assert tool.deprecated is True
     assert tool.replacement == "@brave/brave-search-mcp-server"
     assert "readme_deprecated" not in tool.flags
+    assert "registry_deprecated" in tool.flags  # package-level: the history's package_deprecated event reads it
 
 
 def test_oauth_flow_is_oauth2() -> None:

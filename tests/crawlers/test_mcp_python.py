@@ -207,7 +207,7 @@ def test_an_unparsable_module_is_an_error_only_where_tools_may_be() -> None:
 def test_inactive_wheel_is_deprecated() -> None:
     meta = "Summary: DEPRECATED, use notes-mcp-v2 instead\nClassifier: Development Status :: 7 - Inactive\n"
     tools = _tools({"notes_mcp/server.py": FASTMCP_SERVER}, metadata=meta)
-    assert all(t.deprecated for t in tools.values())
+    assert all(t.deprecated and "registry_deprecated" in t.flags for t in tools.values())
     assert tools["search_notes"].replacement == "notes-mcp-v2"
 
 

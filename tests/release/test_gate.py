@@ -106,6 +106,16 @@ def test_r_static_out_of_range_fails(copy: Path):
     assert failure["unexpected_sample"] == [2.0]
 
 
+def test_a_status_outside_the_vocabulary_or_a_missing_status_fails(copy: Path):
+    _rewrite(copy, TOOLS_FILE, lambda f: f.with_columns(
+        pl.when(pl.int_range(pl.len()) == 0).then(pl.lit("gone")).otherwise("status").alias("status")))  # fmt: skip
+    result = run_release_gate(copy, None)
+    assert _failed(result) == {"tool_status"}
+    assert result.failures()[0]["unexpected_sample"] == ["gone"]
+    _rewrite(copy, TOOLS_FILE, lambda f: f.drop("status"))  # a tools table without its status column
+    assert _failed(run_release_gate(copy, None)) == {"tool_status"}
+
+
 def test_bad_query_length_and_score_fail(copy: Path):
     _rewrite(
         copy,
