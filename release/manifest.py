@@ -12,6 +12,7 @@ import polars as pl
 
 from ecoagent.config import Config
 from ecoagent.runtime.quality_gate import GateResult
+from schemas.unknown_fields import REDUCED_COPY_FLAG
 
 NAME = "EcoAgent"
 
@@ -186,7 +187,7 @@ def _listing_info(listing: dict | None, tools: pl.DataFrame) -> dict | None:
     """The community listing's data package and package count, and how many tools came from its copy."""
     if not listing:
         return None
-    from_copy = int(tools["flags"].list.contains("description_from_listing").sum()) if "flags" in tools.columns else 0
+    from_copy = int(tools["flags"].list.contains(REDUCED_COPY_FLAG).sum()) if "flags" in tools.columns else 0
     return {"data_package": listing.get("data_package"), "packages": listing.get("packages", 0),
             "tools_from_copy": from_copy}  # fmt: skip
 
