@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ecoagent.layout import CRAWL_FILES
 from ecoagent.text.markdown import markdown_table
-from schemas.unknown_fields import ANY
+from schemas.unknown_fields import unknown_counts_text
 
 COVERAGE = ("description", "parameters", "auth", "endpoints", "doc_urls", "categories")
 MAX_ERRORS_SHOWN = 10
@@ -45,7 +45,7 @@ def _listings(summary: dict) -> list[str]:
     rows = [
         [listing, f"{row['packages_read']}/{row['packages']}", row["packages_with_tools"], row["tools"],
          sum(row["not_counted_by_reason"].values()), _counts(row.get("read_from", {})) or "-",
-         _counts(row.get("fetch_missed_by_reason", {})) or "-", _unknown(row.get("unknown_fields", {}))]
+         _counts(row.get("fetch_missed_by_reason", {})) or "-", unknown_counts_text(row.get("unknown_fields", {}))]
         for listing, row in summary.get("per_listing", {}).items()
     ]  # fmt: skip
     if not rows:
@@ -57,12 +57,6 @@ def _listings(summary: dict) -> list[str]:
         lines.append(f"community listing: {head['packages']} packages ({_counts(head['packages_by_listing'])}) "
                      f"from {head['database']} of {head['data_package']}")  # fmt: skip
     return lines
-
-
-def _unknown(counts: dict) -> str:
-    """The tools with an unknown field, then the nonzero counts per field: unknown, not absent."""
-    fields = {k: v for k, v in counts.items() if k != ANY and v}
-    return f"{counts.get(ANY, 0)} ({_counts(fields)})" if fields else "-"
 
 
 def _counts(counts: dict) -> str:

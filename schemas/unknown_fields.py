@@ -16,6 +16,8 @@ from schemas.tool_record import UNKNOWN_FIELDS
 # the flag of a tool read from a reduced copy of its description (n8n-mcp's listing copy of a community node)
 REDUCED_COPY_FLAG = "description_from_listing"
 ANY = "tools_with_any"  # the key of unknown_field_counts that counts the tools with at least one unknown field
+# the columns passes_unknown_as_known reads
+UNKNOWN_CHECK_COLUMNS = ("auth_type", "auth_credentials", "parameters", "flags", "unknown_fields")
 
 
 def is_known(tool: Mapping, field: str) -> bool:
@@ -33,6 +35,13 @@ def unknown_field_counts(unknown_fields: Iterable[Sequence[str] | None]) -> dict
         for field in fields or ():
             counts[field] += 1
     return counts
+
+
+def unknown_counts_text(counts: dict[str, int]) -> str:
+    """:func:`unknown_field_counts` in a table cell: the tools with an unknown field, then the nonzero counts per
+    field (``3 (auth_type=3, parameters=1)``); "-" when none."""
+    fields = ", ".join(f"{k}={v}" for k, v in counts.items() if k != ANY and v)
+    return f"{counts.get(ANY, 0)} ({fields})" if fields else "-"
 
 
 def _empty_schema(parameters: str | None) -> bool:
