@@ -16,7 +16,7 @@ import polars as pl
 from ecoagent.runtime.quality_gate import GateResult, metric_between, run_gate
 from schemas.scored_tool import SIDE_EFFECTS
 from schemas.tool_record import AuthType, Listing, Platform
-from schemas.unknown_fields import UNKNOWN_CHECK_COLUMNS, unknown_passed_as_known
+from schemas.unknown_fields import unknown_passed_as_known
 from scoring.settings import GateConfig
 
 if TYPE_CHECKING:
@@ -99,18 +99,8 @@ def crawl_drop_share(crawl_summary: dict) -> float:
     return drops / total if total else 0.0
 
 
-def unknown_rows(tools: pl.DataFrame) -> float:
-    """The rows that pass a missing field off as known (:func:`schemas.unknown_fields.unknown_passed_as_known`)."""
-    columns = [c for c in UNKNOWN_CHECK_COLUMNS if c in tools.columns]
-    return float(unknown_passed_as_known(tools.select(columns).iter_rows(named=True)))
-
-
 def run_scored_catalog_gate(scored: pl.DataFrame, crawl_summary: dict, cfg: GateConfig, out_dir: str) -> GateResult:
     """Validate the scored catalog and the crawl's drop share; the caller decides whether to ``enforce``."""
-    return run_gate(
-        GATE_NAME,
-        scored,
-        scored_catalog_expectations(cfg),
-        cfg.report_dir or out_dir,
-        metrics={"drop_share": crawl_drop_share(crawl_summary), "unknown_passed_as_known": unknown_rows(scored)},
-    )
+    metrics = {"drop_share": crawl_drop_share(crawl_summary),
+               "unknown_passed_as_known": float(unknown_passed_as_known(scored))}  # fmt: skip
+    return run_gate(GATE_NAME, scored, scored_catalog_expectations(cfg), cfg.report_dir or out_dir, metrics=metrics)
