@@ -16,8 +16,8 @@ a package whose archive gives no tool because its JS cannot be read statically (
 in n8n-mcp 2.87.0 every unverified package's nodes are such).
 
 That copy is reduced: it keeps a node's resource and operation options (a median of 2 properties per node) and no
-credential, codex or routing. What it gives no value for is unknown, not absent (:func:`mark_listing_copy`):
-``auth_type`` null, and the field named in the tool's ``unknown_fields`` (``benchmarks/listing_fidelity.py``
+credential, codex or routing. What it cannot show is unknown, not absent (:func:`mark_listing_copy`):
+``auth_type`` null, and the fields named in the tool's ``unknown_fields`` (``benchmarks/listing_fidelity.py``
 measures the copy against the archives the registry serves). The listing's own signals of a package (npm
 downloads, author, when n8n-mcp read it: :attr:`ListedPackage.signals`) go on every tool of the package,
 read from its archive or its copy (:func:`with_listing_signals`).
@@ -40,7 +40,7 @@ from ecoagent.errors import BadInput
 from ecoagent.packages.archive import read_data_sqlite
 from ecoagent.packages.fetch import fetch_data_package
 from ecoagent.packages.source import Source
-from schemas.tool_record import ToolRecord
+from schemas.tool_record import UNKNOWN_FIELDS, ToolRecord
 from schemas.unknown_fields import REDUCED_COPY_FLAG
 
 VERIFIED, COMMUNITY = "community-verified", "community"
@@ -175,19 +175,15 @@ def listing_files(package: ListedPackage) -> tuple[dict[str, bytes], Counter]:
 
 
 def mark_listing_copy(tool: ExtractedTool) -> None:
-    """A tool read from the listing's copy: flagged ``description_from_listing``, and each field the copy gave no
-    value for named in its ``unknown_fields``. The copy keeps no credential, so without one the tool's auth is
-    unknown (``auth_type`` None), never "none"; a parameter schema with no property, no doc link, endpoint, HTTP
-    method or category there says nothing about the node either. A value the copy does hold is kept as read."""
+    """A tool read from the listing's copy: flagged ``description_from_listing``, with every field the copy cannot
+    show named in its ``unknown_fields`` (all of :data:`schemas.tool_record.UNKNOWN_FIELDS`) and ``auth_type`` None.
+    The copy keeps a node's resource and operation options only, no credential, codex or routing: its auth is
+    unknown, never "none", and an empty list there says nothing of the node. A value the copy does hold (a property
+    beyond resource and operation, a credential name) is kept as read, but it may be a part: the field stays
+    unknown (``benchmarks/listing_fidelity.py`` measures how much the copy keeps)."""
     tool.flags.append(REDUCED_COPY_FLAG)
-    unknown = set(tool.unknown_fields)
-    if not tool.auth_credentials:
-        tool.auth_type = None
-        unknown.add("auth_type")
-    if not (tool.parameters or {}).get("properties"):
-        unknown.add("parameters")
-    unknown.update(name for name in ("doc_urls", "endpoints", "http_methods", "categories") if not getattr(tool, name))
-    tool.unknown_fields = sorted(unknown)
+    tool.auth_type = None
+    tool.unknown_fields = sorted({*tool.unknown_fields, *UNKNOWN_FIELDS})
 
 
 def with_listing_signals(records: list[ToolRecord], listing: CommunityListing | None) -> list[ToolRecord]:

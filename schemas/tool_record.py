@@ -24,7 +24,8 @@ LinkStatus = Literal["unknown", "ok", "redirect", "client_error", "server_error"
 # The fields a reduced copy of a tool's description may not show (n8n-mcp's listing copy keeps only the resource and
 # operation options of a node: no other parameter, no credential, no codex, no routing). A field named in a tool's
 # ``unknown_fields`` was not shown by its source: ``auth_type`` is then null (and the auth_* lists say nothing),
-# the other fields are left empty and mean "not known", never "none". Unknown is not absent.
+# the other fields are left empty and mean "not known", never "none" (an unknown ``parameters`` says nothing of
+# ``required_parameters`` either). Unknown is not absent.
 UnknownField = Literal["auth_type", "parameters", "doc_urls", "endpoints", "http_methods", "categories"]
 UNKNOWN_FIELDS: tuple[str, ...] = UnknownField.__args__
 

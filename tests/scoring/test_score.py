@@ -107,6 +107,29 @@ def test_the_gate_runs_as_its_own_step_and_passes(crawled):
     assert Path(result.report_path).exists()
 
 
+def test_a_crawl_with_the_listing_copy_scores_its_unknowns_as_unknown_and_passes_the_gate(tmp_path):
+    """The default crawl's shape end to end: community packages read from n8n's listing copy only, scored and gated.
+    No listing-copy tool says "no auth" or judges what the copy cannot show, and the gate passes."""
+    from tests.crawlers import community_fixtures as cf
+
+    sources = build_fixture_mirror(tmp_path / "mirror")
+    cf.build_listing(tmp_path / "mirror")
+    overrides = [*fixture_overrides(tmp_path / "mirror", tmp_path / "cache"), *cf.listing_overrides(),
+                 f"embedding.cache_dir={tmp_path / 'emb'}"]  # fmt: skip
+    cfg = load_config("fixture", overrides=overrides, environ={})
+    crawl(cfg, out=str(tmp_path / "crawl"), sources_path=sources)
+    result = score(cfg, in_dir=str(tmp_path / "crawl"), out=str(tmp_path / "score"))
+    scored = pl.read_parquet(tmp_path / "score" / "tools_scored.parquet")
+    copy = scored.filter(pl.col("flags").list.contains("description_from_listing"))
+    assert len(copy) == 3 and copy["auth_type"].null_count() == 3  # weather's two, the builder's one
+    flaws = {f["flaw"] for fl in copy["flaws"] for f in fl}
+    assert not flaws & {"credentials_without_docs", "undocumented_parameters"}
+    unknown = result.summary["per_listing"]["community-verified"]["unknown"]
+    assert unknown["fields"]["auth_type"] == 3 and unknown["fields"]["parameters"] == 3
+    assert result.summary["prompt_tokens"]["schema_unknown"]["tools"] == 3  # a lower bound each, counted apart
+    assert gate(cfg, str(tmp_path / "score"), str(tmp_path / "crawl")).success
+
+
 def test_missing_input_names_the_fix(tmp_path):
     cfg = load_config("fixture", environ={})
     with pytest.raises(FileNotFoundError, match="ecoagent crawl"):
