@@ -57,8 +57,7 @@ def passes_unknown_as_known(tool: Mapping) -> bool:
     """A row that presents a missing field as a property of the tool: ``auth_type`` null without being named
     unknown, or set while named unknown; a tool read from a reduced copy with auth "none" and no credential, or with
     an empty parameter schema, not named unknown."""
-    auth_unknown = not is_known(tool, "auth_type")
-    if auth_unknown != (tool.get("auth_type") is None):
+    if "auth_type" in tool and (not is_known(tool, "auth_type")) != (tool["auth_type"] is None):
         return True
     if REDUCED_COPY_FLAG not in (tool.get("flags") or ()):
         return False
