@@ -362,8 +362,9 @@ def _summary(scored: pl.DataFrame, config: Config, embedder: Embedder, online: d
 
 def prompt_token_summary(scored: pl.DataFrame) -> dict:
     """Total, median, p90 and max prompt tokens of the tools whose parameter schema is known. A tool whose schema its
-    source could not show counts its name and description only, a lower bound: it is counted apart
-    (``schema_unknown``: tools and their lower-bound total), never in the figures."""
+    source could not show counts only what the source showed (its name and description, and any part of a schema),
+    a lower bound: it is counted apart (``schema_unknown``: tools and their lower-bound total), never in the
+    figures."""
     unknown = scored["unknown_fields"].list.contains("parameters")
     tokens = scored.filter(~unknown)["prompt_tokens"].to_numpy()
     lower = scored.filter(unknown)["prompt_tokens"]

@@ -49,7 +49,7 @@ def _schema_unknown(tokens: dict) -> str:
     unknown = tokens.get("schema_unknown") or {}
     if not unknown.get("tools"):
         return ""
-    return (f"; {unknown['tools']} tools whose parameter schema is unknown counted apart (name and description only: "
+    return (f"; {unknown['tools']} tools whose parameter schema is unknown counted apart (what the source showed: "
             f"{unknown['total_lower_bound']:,} tokens, a lower bound)")  # fmt: skip
 
 
