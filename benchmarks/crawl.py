@@ -28,6 +28,7 @@ from crawlers.crawl import crawl
 from ecoagent.config import load_config
 from ecoagent.hashing import sha256_file
 from ecoagent.layout import CRAWL_FILES
+from schemas.unknown_fields import unknown_counts_text
 
 COMMUNITY = ("community-verified", "community")
 
@@ -39,9 +40,11 @@ def _timed_crawl(profile: str, cache: Path, out: Path, overrides: list[str]) -> 
 
 
 def listing_rows(summary: dict) -> list[list[object]]:
-    """Per listing: packages listed, read, with tools, tools, where read from, fetch misses, not counted."""
+    """Per listing: packages listed, read, with tools, tools, where read from, fetch misses, not counted, and the
+    tools with fields their source could not show (unknown, not absent)."""
     return [[listing, row["packages"], row["packages_read"], row["packages_with_tools"], row["tools"],
-             row.get("read_from", {}), row.get("fetch_missed_by_reason", {}), row["not_counted_by_reason"]]
+             row.get("read_from", {}), row.get("fetch_missed_by_reason", {}), row["not_counted_by_reason"],
+             unknown_counts_text(row.get("unknown_fields", {}))]
             for listing, row in summary["per_listing"].items()]  # fmt: skip
 
 
@@ -100,7 +103,8 @@ def _record(name: str, report: dict, cold: dict, community: bool) -> None:
     if "baseline_warm_seconds" in report:
         figures["warm crawl without the listing (baseline, same run)"] = (
             f"{report['baseline_warm_seconds']} s, {report['baseline_tools']} tools")
-    columns = ["listing", "packages", "read", "with tools", "tools", "read from", "fetch missed", "not counted"]
+    columns = ["listing", "packages", "read", "with tools", "tools", "read from", "fetch missed", "not counted",
+               "unknown fields (tools)"]
     write_record(
         name, section="crawl", benchmark="a crawl with an empty package cache vs the same crawl again"
         + (", with n8n's community listing (crawl.community_listing.enabled)" if community else ""),

@@ -45,7 +45,7 @@ class ExtractedTool:
     display_name: str = ""
     service: str = ""
     parameters: dict[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
-    auth_type: AuthType = "none"
+    auth_type: AuthType | None = "none"  # None: the source cannot show it (named in unknown_fields)
     auth_env_vars: list[str] = field(default_factory=list)
     # where the env vars come from: declared by the source (CrewAI EnvVar, README) or read in code
     # (os.getenv, process.env); auth_env_vars is their union plus any the extractor cannot place
@@ -62,6 +62,8 @@ class ExtractedTool:
     runtime_only: bool = False
     usable_as_tool: bool | None = None
     flags: list[str] = field(default_factory=list)
+    # fields the source could not show (schemas.tool_record.UNKNOWN_FIELDS): a reduced copy of the description
+    unknown_fields: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -14,6 +14,13 @@ version is read from that copy by the same n8n extractor (tools flagged ``descri
 a package whose archive gives no tool because its JS cannot be read statically (``read_from``
 ``listing_after_archive``); a node the listing holds no properties for yields no tool (``listing_no_properties``;
 in n8n-mcp 2.87.0 every unverified package's nodes are such).
+
+That copy is reduced: it keeps a node's resource and operation options (a median of 2 properties per node) and no
+credential, codex or routing. What it cannot show is unknown, not absent (:func:`mark_listing_copy`):
+``auth_type`` null, and the fields named in the tool's ``unknown_fields`` (``benchmarks/listing_fidelity.py``
+measures the copy against the archives the registry serves). The listing's own signals of a package (npm
+downloads, author, when n8n-mcp read it: :attr:`ListedPackage.signals`) go on every tool of the package,
+read from its archive or its copy (:func:`with_listing_signals`).
 """
 
 from __future__ import annotations
@@ -27,16 +34,21 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from crawlers.base import ExtractedTool
 from ecoagent.config import Config
 from ecoagent.errors import BadInput
 from ecoagent.packages.archive import read_data_sqlite
 from ecoagent.packages.fetch import fetch_data_package
 from ecoagent.packages.source import Source
+from schemas.tool_record import UNKNOWN_FIELDS, ToolRecord
+from schemas.unknown_fields import REDUCED_COPY_FLAG
 
 VERIFIED, COMMUNITY = "community-verified", "community"
 NODES_JSON = "dist/types/nodes.json"  # the member name the n8n extractor reads a catalog from
 _COLUMNS = ("npm_package_name", "npm_version", "is_verified", "node_type", "display_name", "description", "version",
             "properties_schema", "credentials_required", "outputs", "is_trigger", "is_ai_tool")  # fmt: skip
+# the listing's own signals of a package, read where the table has them (n8n-mcp added them over its versions)
+_SIGNAL_COLUMNS = ("npm_downloads", "author_name", "community_fetched_at")
 
 
 @dataclass(frozen=True)
@@ -51,6 +63,18 @@ class ListedPackage:
     @property
     def listing(self) -> str:
         return VERIFIED if self.verified else COMMUNITY
+
+    @property
+    def signals(self) -> dict[str, object]:
+        """The listing's own signals of the package, as ToolRecord columns: its npm downloads (the highest of its
+        nodes' rows), its author (the first named) and when the listing read it (the latest); None where the
+        listing has no value."""
+        downloads = [n["npm_downloads"] for n in self.nodes if isinstance(n.get("npm_downloads"), int)]
+        authors = [n["author_name"].strip() for n in self.nodes if isinstance(n.get("author_name"), str)]
+        fetched = [str(n["community_fetched_at"]) for n in self.nodes if n.get("community_fetched_at")]
+        return {"listing_npm_downloads": max(downloads) if downloads else None,
+                "listing_author": next((a for a in authors if a), None),
+                "listing_fetched_at": max(fetched) if fetched else None}  # fmt: skip
 
     def source(self) -> Source:
         return Source("n8n", "npm", self.name, self.version, self.listing)
@@ -75,7 +99,8 @@ def version_key(version: str) -> tuple:
 def read_listing(tarball: Path, member: str) -> list[ListedPackage]:
     """The community packages of the n8n-mcp node table ``member`` of ``tarball`` (opened read-only), by name."""
     drops: Counter = Counter()
-    query = (f"SELECT {', '.join(_COLUMNS)} FROM nodes WHERE is_community = 1 AND npm_package_name IS NOT NULL "
+    # every column, then the ones read: the signal columns are not in every version of the table
+    query = ("SELECT * FROM nodes WHERE is_community = 1 AND npm_package_name IS NOT NULL "
              "AND npm_version IS NOT NULL ORDER BY node_type")  # fmt: skip
     try:
         rows = read_data_sqlite(tarball, member, query, drops)
@@ -87,7 +112,8 @@ def read_listing(tarball: Path, member: str) -> list[ListedPackage]:
                        "label.workflows.package, label.workflows.database)")  # fmt: skip
     by_name: dict[str, list[dict]] = {}
     for row in rows:
-        by_name.setdefault(row["npm_package_name"], []).append(row)
+        kept = {c: row.get(c) for c in (*_COLUMNS, *_SIGNAL_COLUMNS)}
+        by_name.setdefault(row["npm_package_name"], []).append(kept)
     packages = []
     for name, nodes in sorted(by_name.items()):
         version = max((n["npm_version"] for n in nodes), key=version_key)
@@ -146,3 +172,25 @@ def listing_files(package: ListedPackage) -> tuple[dict[str, bytes], Counter]:
     if entries:
         files[NODES_JSON] = json.dumps(entries).encode()
     return files, skipped
+
+
+def mark_listing_copy(tool: ExtractedTool) -> None:
+    """A tool read from the listing's copy: flagged ``description_from_listing``, with every field the copy cannot
+    show named in its ``unknown_fields`` (all of :data:`schemas.tool_record.UNKNOWN_FIELDS`) and ``auth_type`` None.
+    The copy keeps a node's resource and operation options only, no credential, codex or routing: its auth is
+    unknown, never "none", and an empty list there says nothing of the node. A value the copy does hold (a property
+    beyond resource and operation, a credential name) is kept as read, but it may be a part: the field stays
+    unknown (``benchmarks/listing_fidelity.py`` measures how much the copy keeps)."""
+    tool.flags.append(REDUCED_COPY_FLAG)
+    tool.auth_type = None
+    tool.unknown_fields = sorted({*tool.unknown_fields, *UNKNOWN_FIELDS})
+
+
+def with_listing_signals(records: list[ToolRecord], listing: CommunityListing | None) -> list[ToolRecord]:
+    """The records with the listing's signals of their package (:attr:`ListedPackage.signals`) where the listing
+    names the package (n8n community packages, read from their archive or the listing's copy)."""
+    if listing is None:
+        return records
+    signals = {p.name: p.signals for p in listing.packages}
+    return [r.model_copy(update=signals[r.package]) if r.platform == "n8n" and r.package in signals else r
+            for r in records]  # fmt: skip

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import polars as pl
 
-from crawlers.community import CommunityListing, ListedPackage, community_listing
+from crawlers.community import CommunityListing, ListedPackage, community_listing, with_listing_signals
 from crawlers.crawl_summary import PackageCounts, crawl_summary
 from crawlers.extract import PackageResult, extract_all, side_tables
 from crawlers.normalize import deduplicate
@@ -93,7 +93,7 @@ def crawl(config: Config, out: str, sources_path: Path | None = None) -> CrawlRe
 
     ordered = [results[s.key] for s in sources]
     _refuse_too_many_failures(config, sources, ordered)
-    dedup = deduplicate([rec for r in ordered for rec in r.records])
+    dedup = deduplicate(with_listing_signals([rec for r in ordered for rec in r.records], listing))
     summary = crawl_summary(PackageCounts.of_crawl(config, sources, ordered, fetched, dedup.records), dedup)
     if listing is not None:
         summary["community_listing"] = listing.head

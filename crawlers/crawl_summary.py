@@ -18,7 +18,8 @@ from crawlers.normalize import DedupResult
 from ecoagent.config import Config
 from ecoagent.packages.fetch import FetchedPackage
 from ecoagent.packages.source import Source
-from schemas.tool_record import ToolRecord
+from schemas.tool_record import UNKNOWN_FIELDS, ToolRecord
+from schemas.unknown_fields import unknown_field_counts
 
 # a listing's counts by reason, added up across shards
 REASON_COUNTS = ("not_counted_by_reason", "read_from", "fetch_missed_by_reason", "no_tools_by_reason")
@@ -143,6 +144,8 @@ def _per_listing(listings: dict[str, dict], records: list[ToolRecord]) -> dict:
             "packages_read": counts["packages_read"],
             "packages_with_tools": len({rec.package for rec in tools}),
             "tools": len(tools),
+            # the fields a reduced copy could not show: unknown, not absent (schemas/unknown_fields.py)
+            "unknown_fields": unknown_field_counts(rec.unknown_fields for rec in tools),
             **{key: dict(sorted(counts[key].items())) for key in REASON_COUNTS},
         }
     return out
@@ -182,6 +185,9 @@ def _no_tools_reason(result: PackageResult) -> str:
 
 
 def _coverage(records: list[ToolRecord]) -> dict:
+    """The share of tools with each field found; a field the source could not show is not found, and its share is
+    under ``unknown`` (by field of UNKNOWN_FIELDS)."""
+
     def share(pred) -> float:
         return round(sum(map(pred, records)) / len(records), 4) if records else 0.0
 
@@ -189,10 +195,11 @@ def _coverage(records: list[ToolRecord]) -> dict:
         "name": share(lambda r: bool(r.name)),
         "description": share(lambda r: bool(r.description)),
         "parameters": share(lambda r: r.parameters != '{"properties": {}, "type": "object"}'),
-        "auth": share(lambda r: r.auth_type != "none" or bool(r.auth_env_vars or r.auth_credentials)),
+        "auth": share(lambda r: r.auth_type not in ("none", None) or bool(r.auth_env_vars or r.auth_credentials)),
         "endpoints": share(lambda r: bool(r.endpoints)),
         "doc_urls": share(lambda r: bool(r.doc_urls)),
         "categories": share(lambda r: bool(r.categories)),
         "deprecated": share(lambda r: r.deprecated),
         "runtime_only": share(lambda r: r.runtime_only),
+        "unknown": {field: share(lambda r, f=field: f in r.unknown_fields) for field in UNKNOWN_FIELDS},
     }

@@ -14,15 +14,15 @@ import multiprocessing
 import os
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
 
-from crawlers.base import Extraction, PackageFiles
-from crawlers.community import ListedPackage, listing_files
+from crawlers.base import ExtractedTool, Extraction, PackageFiles
+from crawlers.community import ListedPackage, listing_files, mark_listing_copy
 from crawlers.normalize import to_record, tool_id_of
 from ecoagent.config import Config
 from ecoagent.packages.archive import ArchiveError, ArchiveLimits, read_archive
@@ -104,8 +104,9 @@ def _extract_package(source: Source, archive: Path, limits: ArchiveLimits) -> Pa
 
 
 def _extract_files(result: PackageResult, package: PackageFiles, where: str, started: float,
-                   flag: str | None = None) -> PackageResult:  # fmt: skip
-    """The extractor's tools of the package's read members, as records (``flag`` added to every tool's flags)."""
+                   mark: Callable[[ExtractedTool], None] | None = None) -> PackageResult:  # fmt: skip
+    """The extractor's tools of the package's read members, as records (``mark``: called on every tool first, e.g.
+    :func:`crawlers.community.mark_listing_copy`)."""
     source = result.source
     try:
         extraction: Extraction = extractor(source.platform).extract(package)
@@ -117,8 +118,8 @@ def _extract_files(result: PackageResult, package: PackageFiles, where: str, sta
     result.skipped.update(extraction.skipped)
     result.tables = extraction.tables
     for tool in extraction.tools:
-        if flag:
-            tool.flags.append(flag)
+        if mark is not None:
+            mark(tool)
         try:
             result.records.append(to_record(source, tool))
         except ValueError as exc:
@@ -132,7 +133,8 @@ def extract_listed(source: Source, listed: ListedPackage, fetch_error: str | Non
                    read_from: str | None = None) -> PackageResult:  # fmt: skip
     """A community package the registry did not serve (``fetch_error``; None: its archive gave no tool, or
     ``read_from="listing"``: it was not fetched at all), read from the listing's copy of its node descriptions
-    (:func:`crawlers.community.listing_files`) at the listing's version; the fetch's reason is kept."""
+    (:func:`crawlers.community.listing_files`) at the listing's version; the fetch's reason is kept. What the copy
+    cannot show is marked unknown on each tool (:func:`crawlers.community.mark_listing_copy`)."""
     source = source.with_version(listed.version)
     read_from = read_from or ("listing" if fetch_error else "listing_after_archive")
     result = PackageResult(source, read_from=read_from,
@@ -142,7 +144,7 @@ def extract_listed(source: Source, listed: ListedPackage, fetch_error: str | Non
     if len(files) == 1:  # package.json only: the listing holds no node's properties (counted in skipped)
         return result
     package = PackageFiles(source.name, source.version, source.registry, files, source.listing)
-    return _redacted(_extract_files(result, package, "listing", time.perf_counter(), flag="description_from_listing"))
+    return _redacted(_extract_files(result, package, "listing", time.perf_counter(), mark=mark_listing_copy))
 
 
 def _extract_task(args: tuple) -> PackageResult:

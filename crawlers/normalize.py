@@ -78,6 +78,7 @@ def to_record(source: Source, tool: ExtractedTool) -> ToolRecord:
         "replacement": tool.replacement,
         "runtime_only": bool(tool.runtime_only),
         "usable_as_tool": tool.usable_as_tool,
+        "unknown_fields": sorted(set(tool.unknown_fields)),
     }
     # One pass over every text and URL field, the parameter schema's names, descriptions and defaults included
     # (before it becomes JSON text, so a replacement can never break the JSON); links are made from the result.

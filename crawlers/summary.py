@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ecoagent.layout import CRAWL_FILES
 from ecoagent.text.markdown import markdown_table
+from schemas.unknown_fields import unknown_counts_text
 
 COVERAGE = ("description", "parameters", "auth", "endpoints", "doc_urls", "categories")
 MAX_ERRORS_SHOWN = 10
@@ -44,13 +45,13 @@ def _listings(summary: dict) -> list[str]:
     rows = [
         [listing, f"{row['packages_read']}/{row['packages']}", row["packages_with_tools"], row["tools"],
          sum(row["not_counted_by_reason"].values()), _counts(row.get("read_from", {})) or "-",
-         _counts(row.get("fetch_missed_by_reason", {})) or "-"]
+         _counts(row.get("fetch_missed_by_reason", {})) or "-", unknown_counts_text(row.get("unknown_fields", {}))]
         for listing, row in summary.get("per_listing", {}).items()
     ]  # fmt: skip
     if not rows:
         return []
     lines = markdown_table(["listing", "packages read", "with tools", "tools", "not counted", "read from",
-                            "fetch missed"], rows, 1)  # fmt: skip
+                            "fetch missed", "unknown fields (tools)"], rows, 1)  # fmt: skip
     if "community_listing" in summary:
         head = summary["community_listing"]
         lines.append(f"community listing: {head['packages']} packages ({_counts(head['packages_by_listing'])}) "

@@ -21,6 +21,7 @@ from huggingface_hub import DatasetCard, DatasetCardData
 
 from ecoagent.layout import HISTORY_FILES, RELEASE_FILES
 from ecoagent.text.markdown import markdown_table
+from schemas.unknown_fields import unknown_counts_text
 
 LICENSE = "cc-by-4.0"
 PAPER_TITLE = "RATED: Reliability-Aware AI Agent Tool Retrieval via Execution Dynamics"
@@ -211,13 +212,16 @@ def _tool_events_values(events: dict) -> dict:
 
 
 def _listings_table(per_listing: dict) -> str:
-    """Per listing: tools, the reliable share, the w_src it took (per platform) and why."""
+    """Per listing: tools, the reliable share, the w_src it took (per platform) and why, and the tools with fields
+    their source could not show (unknown, not absent)."""
     rows = [
         [f"`{listing}`", row["tools"], f"{row['reliable_share']:.1%}",
-         ", ".join(f"{p} {r['w_src']}" for p, r in row["per_platform"].items()), row["w_src_rule"]]
+         ", ".join(f"{p} {r['w_src']}" for p, r in row["per_platform"].items()), row["w_src_rule"],
+         unknown_counts_text((row.get("unknown") or {}).get("fields") or {})]
         for listing, row in per_listing.items()
     ]  # fmt: skip
-    return "\n".join(markdown_table(["listing", "tools", "reliable", "w_src", "why this w_src"], rows)) if rows else ""
+    header = ["listing", "tools", "reliable", "w_src", "why this w_src", "unknown fields (tools)"]
+    return "\n".join(markdown_table(header, rows)) if rows else ""
 
 
 def _catalog_values(catalog: dict) -> dict:

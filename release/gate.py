@@ -11,7 +11,8 @@ load, and checks:
   ``workflows-*`` and ``workflows-title-*`` when the release has the workflow set) at least ``min_split_rows``;
   no leakage across train/validation/test (:func:`ecoagent.text.splits.check_no_leakage`: the number of
   problems must be 0) nor between ``cold_start`` and the other splits; no query id in two splits; no duplicate
-  tool id; every qrel's ``query-id`` among the queries of the same split and its ``corpus-id`` in the
+  tool id; no tool presenting a field its source could not show as known (``unknown_passed_as_known``); every qrel's
+  ``query-id`` among the queries of the same split and its ``corpus-id`` in the
   corpus. The gold subset (test only, when the release has it) gets the same id checks, and no gold question
   (nor its near-duplicate or template) may sit in a train or validation split of Syn, Real or Workflows:
   ``gold_in_training`` must be 0, since the gold set is never trained or tuned on.
@@ -44,6 +45,7 @@ from ecoagent.runtime.quality_gate import GateResult, metric_between, run_gate
 from ecoagent.text.redaction import find_secrets, scan_frame
 from ecoagent.text.words import MAX_QUERY_WORDS
 from schemas.tool_event import EVENTS, STATUS_PATTERN
+from schemas.unknown_fields import unknown_passed_as_known
 
 if TYPE_CHECKING:
     from great_expectations.expectations import Expectation
@@ -103,6 +105,8 @@ def release_expectations(
         _zero("gold_in_training", "no gold question (nor a near-duplicate or template of it) in a train or validation "
               "split of " + " or ".join(subsets)),
         _zero("duplicate_tool_ids", "tools: tool_id unique"),
+        _zero("unknown_passed_as_known", "tools: no field its source could not show presented as known (auth_type "
+              "null only where named in unknown_fields; a reduced copy's auth 'none' or empty schema named unknown)"),
         _zero("secret_matches", "no file matches a secret format (secrets.json)"),
     ]  # fmt: skip
     return exps
@@ -224,14 +228,16 @@ def release_metrics(folder: Path, dedup_threshold: float = 0.7) -> tuple[pl.Data
 
 
 def _tool_checks(tools: pl.DataFrame) -> tuple[list[pl.DataFrame], dict[str, float]]:
-    """The tools' rows of the gate frame (their ``r_static``) and the duplicate tool id count."""
+    """The tools' rows of the gate frame (their ``r_static``), the duplicate tool id count and the rows that pass a
+    field their source could not show off as known (:func:`schemas.unknown_fields.unknown_passed_as_known`)."""
     if tools.is_empty():
-        return [], {"duplicate_tool_ids": 0.0}
+        return [], {"duplicate_tool_ids": 0.0, "unknown_passed_as_known": 0.0}
     # a tools table without its status column fails the status check on every row
     status = pl.col("status") if "status" in tools.columns else pl.lit("missing")
     rows = [tools.select(pl.lit("tools").alias("table"), pl.col("r_static").cast(pl.Float64).alias("tool_r_static"),
                          status.alias("tool_status"))]  # fmt: skip
-    return rows, {"duplicate_tool_ids": float(len(tools) - tools["tool_id"].n_unique())}
+    return rows, {"duplicate_tool_ids": float(len(tools) - tools["tool_id"].n_unique()),
+                  "unknown_passed_as_known": float(unknown_passed_as_known(tools))}  # fmt: skip
 
 
 def _event_checks(events: pl.DataFrame) -> list[pl.DataFrame]:

@@ -13,6 +13,7 @@ import polars as pl
 from ecoagent.config import Config
 from ecoagent.runtime.quality_gate import GateResult
 from schemas.tool_event import EVENTS
+from schemas.unknown_fields import REDUCED_COPY_FLAG, unknown_field_counts
 
 NAME = "EcoAgent"
 
@@ -185,12 +186,14 @@ def catalog_info(stage: dict) -> dict:
 
 
 def _listing_info(listing: dict | None, tools: pl.DataFrame) -> dict | None:
-    """The community listing's data package and package count, and how many tools came from its copy."""
+    """The community listing's data package and package count, how many tools came from its copy, and of those the
+    fields the copy could not show (unknown, not absent: :func:`schemas.unknown_fields.unknown_field_counts`)."""
     if not listing:
         return None
-    from_copy = int(tools["flags"].list.contains("description_from_listing").sum()) if "flags" in tools.columns else 0
+    copy = tools.filter(pl.col("flags").list.contains(REDUCED_COPY_FLAG)) if "flags" in tools.columns else tools.clear()
+    unknown = copy["unknown_fields"].to_list() if "unknown_fields" in copy.columns else []
     return {"data_package": listing.get("data_package"), "packages": listing.get("packages", 0),
-            "tools_from_copy": from_copy}  # fmt: skip
+            "tools_from_copy": len(copy), "unknown_fields": unknown_field_counts(unknown)}  # fmt: skip
 
 
 def _identical_groups(tools: pl.DataFrame) -> dict:

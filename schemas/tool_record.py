@@ -24,6 +24,13 @@ LISTINGS: tuple[str, ...] = Listing.__args__
 REGISTRY_DEPRECATED_FLAG = "registry_deprecated"
 LinkKind = Literal["doc", "endpoint", "placeholder"]
 LinkStatus = Literal["unknown", "ok", "redirect", "client_error", "server_error", "dns_error", "timeout"]
+# The fields a reduced copy of a tool's description may not show (n8n-mcp's listing copy keeps only the resource and
+# operation options of a node: no other parameter, no credential, no codex, no routing). A field named in a tool's
+# ``unknown_fields`` was not shown by its source: ``auth_type`` is then null (and the auth_* lists say nothing),
+# the other fields are left empty and mean "not known", never "none" (an unknown ``parameters`` says nothing of
+# ``required_parameters`` either). Unknown is not absent.
+UnknownField = Literal["auth_type", "parameters", "doc_urls", "endpoints", "http_methods", "categories"]
+UNKNOWN_FIELDS: tuple[str, ...] = UnknownField.__args__
 
 
 class Link(BaseModel):
@@ -57,7 +64,7 @@ class ToolRecord(BaseModel):
     description: str
     parameters: str = Field(description="JSON Schema object (as a JSON string) of the tool's input")
     required_parameters: list[str]
-    auth_type: AuthType
+    auth_type: AuthType | None = Field(description="null where the source cannot show it (named in unknown_fields)")
     auth_env_vars: list[str] = Field(description="every environment variable the tool needs (declared or read)")
     auth_env_vars_declared: list[str] = Field(description="env vars the source declares (CrewAI EnvVar, README, ...)")
     auth_env_vars_read: list[str] = Field(description="env vars the code reads (os.getenv, process.env, ...)")
@@ -73,6 +80,14 @@ class ToolRecord(BaseModel):
     runtime_only: bool = Field(description="the real name or description exists only at run time")
     usable_as_tool: bool | None = Field(None, description="n8n's usableAsTool flag; null elsewhere")
     flags: list[str] = Field(description="how the text was obtained: fstring, inherited, constant_ref, ...")
+    unknown_fields: list[UnknownField] = Field(
+        default_factory=list,
+        description="fields the source could not show (a reduced copy of the tool's description): null or empty "
+        "there means unknown, not none",
+    )
+    listing_npm_downloads: int | None = Field(None, description="the community listing's npm download count")
+    listing_author: str | None = Field(None, description="the package's author, as the community listing names it")
+    listing_fetched_at: str | None = Field(None, description="when the community listing last read the package")
     duplicate_group: str | None = Field(None, description="shared by tools whose normalized description is equal")
     service_group: str | None = Field(
         None, description="shared by the tools of one service (normalized name) offered by more than one package"

@@ -3,7 +3,9 @@
 Each rule is a small function ``rule(tool) -> Flaw | None`` over one scored-catalog row (a dict).
 ``critical`` flaws are the ones that make a tool unlikely to run as described (no description, an
 undeclared credential, a dead link, deprecated, runtime-only, an injected instruction); ``warning``
-flaws make it harder to choose correctly. Offline, links stay ``unknown`` and are never a flaw.
+flaws make it harder to choose correctly. Offline, links stay ``unknown`` and are never a flaw. Likewise a field the
+tool's source could not show (its ``unknown_fields``: the n8n listing copy's auth, docs and parameters) is never a
+flaw, neither as present nor as missing; the score summary counts those fields per listing.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import re
 from collections.abc import Callable
 
 from schemas.scored_tool import Flaw
+from schemas.unknown_fields import is_known
 
 _PLACEHOLDERS = {
     "", "todo", "tbd", "n a", "na", "none", "null", "description", "tool description", "no description",
@@ -99,7 +102,11 @@ def unused_declared_env_var(tool: dict) -> Flaw | None:
 
 
 def credentials_without_docs(tool: dict) -> Flaw | None:
-    needs_auth = tool.get("auth_type", "none") != "none" or bool(tool.get("auth_credentials"))
+    """Needs credentials and has no documentation link; never judged on an unknown auth or unknown docs (a reduced
+    copy shows neither: unknown is not absent)."""
+    if not (is_known(tool, "auth_type") and is_known(tool, "doc_urls")):
+        return None
+    needs_auth = tool.get("auth_type") not in (None, "none") or bool(tool.get("auth_credentials"))
     if needs_auth and not tool.get("doc_urls"):
         return Flaw(
             flaw="credentials_without_docs", severity="warning", reason="needs credentials, no documentation link"
@@ -151,6 +158,9 @@ def near_duplicate(tool: dict) -> Flaw | None:
 
 
 def undocumented_parameters(tool: dict) -> Flaw | None:
+    """Most parameters without a description; not judged on a parameter schema the source could not show."""
+    if not is_known(tool, "parameters"):
+        return None
     props = json.loads(tool.get("parameters") or "{}").get("properties", {})
     undocumented = sorted(k for k, v in props.items() if not (isinstance(v, dict) and v.get("description")))
     if props and len(undocumented) * 2 > len(props):

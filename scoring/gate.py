@@ -2,7 +2,9 @@
 
 Per-row checks (ids, required fields, score ranges, enums) and catalog-level limits (size, share of
 tools with a critical flaw, share with an unknown side effect, the crawl's drop share) are all
-great-expectations expectations, run by :mod:`ecoagent.runtime.quality_gate`.
+great-expectations expectations, run by :mod:`ecoagent.runtime.quality_gate`. ``auth_type`` may be null only where
+the tool names it unknown: no row may pass a missing field off as a property of the tool
+(``unknown_passed_as_known``, :func:`schemas.unknown_fields.unknown_passed_as_known`, must be 0).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import polars as pl
 from ecoagent.runtime.quality_gate import GateResult, metric_between, run_gate
 from schemas.scored_tool import SIDE_EFFECTS
 from schemas.tool_record import AuthType, Listing, Platform
+from schemas.unknown_fields import unknown_passed_as_known
 from scoring.settings import GateConfig
 
 if TYPE_CHECKING:
@@ -23,7 +26,7 @@ GATE_NAME = "scored_catalog"
 
 REQUIRED_COLUMNS: tuple[str, ...] = (
     "tool_id", "platform", "listing", "package", "package_version", "name", "description", "parameters",
-    "auth_type", "r_cons", "w_src", "r_qual", "r_static", "reliable", "critical_flaw", "side_effect",
+    "r_cons", "w_src", "r_qual", "r_static", "reliable", "critical_flaw", "side_effect",
     "side_effect_rule", "permission_scope", "prompt_tokens", "content_hash",
 )  # fmt: skip
 UNIT_INTERVAL_COLUMNS: tuple[str, ...] = ("r_cons", "w_src", "r_qual", "r_static")
@@ -73,6 +76,13 @@ def scored_catalog_expectations(cfg: GateConfig) -> list[Expectation]:
             "(gate.max_unknown_side_effect_share)",
         ),
         metric_between(
+            "unknown_passed_as_known",
+            min_value=0,
+            max_value=0,
+            description="no tool presents a field its source could not show as known (auth_type null only where "
+            "named in unknown_fields; a reduced copy's auth 'none' or empty parameter schema named unknown)",
+        ),
+        metric_between(
             "drop_share",
             min_value=0.0,
             max_value=cfg.max_drop_share,
@@ -91,10 +101,6 @@ def crawl_drop_share(crawl_summary: dict) -> float:
 
 def run_scored_catalog_gate(scored: pl.DataFrame, crawl_summary: dict, cfg: GateConfig, out_dir: str) -> GateResult:
     """Validate the scored catalog and the crawl's drop share; the caller decides whether to ``enforce``."""
-    return run_gate(
-        GATE_NAME,
-        scored,
-        scored_catalog_expectations(cfg),
-        cfg.report_dir or out_dir,
-        metrics={"drop_share": crawl_drop_share(crawl_summary)},
-    )
+    metrics = {"drop_share": crawl_drop_share(crawl_summary),
+               "unknown_passed_as_known": float(unknown_passed_as_known(scored))}  # fmt: skip
+    return run_gate(GATE_NAME, scored, scored_catalog_expectations(cfg), cfg.report_dir or out_dir, metrics=metrics)

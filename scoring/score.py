@@ -36,6 +36,7 @@ from ecoagent.store import ArtifactStore, StageFolder
 from ecoagent.text.tokenizer import load_tokenizer
 from schemas.scored_tool import SIDE_EFFECTS, ScoredToolRecord
 from schemas.tool_record import ToolRecord, polars_schema
+from schemas.unknown_fields import unknown_field_counts
 from scoring.flaws import find_flaws
 from scoring.reliability import (
     LISTING_RULES,
@@ -47,6 +48,7 @@ from scoring.reliability import (
     static_prior,
 )
 from scoring.settings import ScoreConfig, ScoreReading
+from scoring.side_effect.rules import UNKNOWABLE_INPUTS
 
 COUNT_EVERY = 2000  # tools per progress count of a per-tool step
 OUTPUTS = SCORE_FILES.names()
@@ -335,7 +337,6 @@ def _summary(scored: pl.DataFrame, config: Config, embedder: Embedder, online: d
             "flaws": dict(sorted(flaw_counts.items())),
             "side_effect": {s: int((part["side_effect"] == s).sum()) for s in SIDE_EFFECTS},
         }
-    tokens = scored["prompt_tokens"].to_numpy()
     return {
         "profile": config.profile,
         "tools": len(scored),
@@ -353,20 +354,46 @@ def _summary(scored: pl.DataFrame, config: Config, embedder: Embedder, online: d
         "per_platform": per_platform,
         "per_listing": per_listing(scored, config.score.source_weights),
         "side_effect": {s: int((scored["side_effect"] == s).sum()) for s in SIDE_EFFECTS},
-        "prompt_tokens": {
-            "total": int(tokens.sum()),
-            "median": float(np.median(tokens)) if len(tokens) else 0.0,
-            "p90": float(np.quantile(tokens, 0.9)) if len(tokens) else 0.0,
-            "max": int(tokens.max()) if len(tokens) else 0,
-        },
+        "prompt_tokens": prompt_token_summary(scored),
         "embedding_cache": {"hits": embedder.hits, "misses": embedder.misses},
         "online": online,
     }
 
 
+def prompt_token_summary(scored: pl.DataFrame) -> dict:
+    """Total, median, p90 and max prompt tokens of the tools whose parameter schema is known. A tool whose schema its
+    source could not show counts only what the source showed (its name and description, and any part of a schema),
+    a lower bound: it is counted apart (``schema_unknown``: tools and their lower-bound total), never in the
+    figures."""
+    unknown = scored["unknown_fields"].list.contains("parameters")
+    tokens = scored.filter(~unknown)["prompt_tokens"].to_numpy()
+    lower = scored.filter(unknown)["prompt_tokens"]
+    return {
+        "total": int(tokens.sum()),
+        "median": float(np.median(tokens)) if len(tokens) else 0.0,
+        "p90": float(np.quantile(tokens, 0.9)) if len(tokens) else 0.0,
+        "max": int(tokens.max()) if len(tokens) else 0,
+        "schema_unknown": {"tools": len(lower), "total_lower_bound": int(lower.sum())},
+    }
+
+
+def unknown_reading(part: pl.DataFrame) -> dict:
+    """What a listing's scores read without knowing: its tools' unknown fields (per field), the side-effect tiers
+    decided while an input was unknown, and the tools whose prompt tokens are a lower bound (schema unknown)."""
+    unknown = part["unknown_fields"].to_list()
+    tiers = Counter(tier for tier, fields in zip(part["side_effect"], unknown, strict=True)
+                    if set(fields or ()) & set(UNKNOWABLE_INPUTS))  # fmt: skip
+    return {
+        "fields": unknown_field_counts(unknown),
+        "side_effect_with_unknown_inputs": dict(sorted(tiers.items())),
+        "prompt_tokens_lower_bound": int(part["unknown_fields"].list.contains("parameters").sum()),
+    }
+
+
 def per_listing(scored: pl.DataFrame, weights: dict[str, float]) -> dict:
-    """Per listing: tools, reliable tools and share, and per platform the w_src it took, from which key of
-    ``score.source_weights`` and why (:data:`scoring.reliability.LISTING_RULES`)."""
+    """Per listing: tools, reliable tools and share, per platform the w_src it took, from which key of
+    ``score.source_weights`` and why (:data:`scoring.reliability.LISTING_RULES`), and what its scores read without
+    knowing (:func:`unknown_reading`)."""
     out = {}
     for listing in sorted(scored["listing"].unique()):
         part = scored.filter(pl.col("listing") == listing)
@@ -382,6 +409,7 @@ def per_listing(scored: pl.DataFrame, weights: dict[str, float]) -> dict:
             "reliable_share": round(float(part["reliable"].mean()), 4),
             "w_src_rule": LISTING_RULES.get(listing, ("other", "not a listing the rule names: 'otherwise'"))[1],
             "per_platform": platforms,
+            "unknown": unknown_reading(part),
         }
     return out
 

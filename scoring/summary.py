@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ecoagent.text.markdown import markdown_table
+from schemas.unknown_fields import unknown_counts_text
 
 
 def summary_lines(summary: dict, out: str) -> list[str]:
@@ -37,20 +38,32 @@ def summary_lines(summary: dict, out: str) -> list[str]:
         *listing_lines(summary),
         "r_static histogram: " + ", ".join(f"{k}: {v}" for k, v in dist["histogram"].items()),
         "side effects: " + ", ".join(f"{k}={v}" for k, v in summary["side_effect"].items()),
-        f"prompt tokens: total {tokens['total']:,}, median {tokens['median']:.0f}, p90 {tokens['p90']:.0f}",
+        f"prompt tokens: total {tokens['total']:,}, median {tokens['median']:.0f}, p90 {tokens['p90']:.0f}"
+        + _schema_unknown(tokens),
         f"embedding cache hits {cache['hits']}, misses {cache['misses']}; total {summary['seconds']['total']}s",
         f"outputs: {out}",
     ]
 
 
+def _schema_unknown(tokens: dict) -> str:
+    unknown = tokens.get("schema_unknown") or {}
+    if not unknown.get("tools"):
+        return ""
+    return (f"; {unknown['tools']} tools whose parameter schema is unknown counted apart (what the source showed: "
+            f"{unknown['total_lower_bound']:,} tokens, a lower bound)")  # fmt: skip
+
+
 def listing_lines(summary: dict) -> list[str]:
-    """Per listing: tools, the reliable share, the w_src each platform took and why."""
+    """Per listing: tools, the reliable share, the w_src each platform took and why, the tools with unknown fields."""
     rows = [
         [listing, row["tools"], f"{row['reliable_share']:.1%}",
-         ", ".join(f"{p} {r['w_src']} ({r['weight']})" for p, r in row["per_platform"].items())]
+         ", ".join(f"{p} {r['w_src']} ({r['weight']})" for p, r in row["per_platform"].items()),
+         unknown_counts_text(row.get("unknown", {}).get("fields", {}))]
         for listing, row in summary.get("per_listing", {}).items()
     ]  # fmt: skip
     if not rows:
         return []
     reasons = [f"w_src of {listing}: {row['w_src_rule']}" for listing, row in summary["per_listing"].items()]
-    return [*markdown_table(["listing", "tools", "reliable", "w_src (weight)"], rows, 1), *reasons]
+    header = ["listing", "tools", "reliable", "w_src (weight)", "unknown fields (tools)"]
+    return [*markdown_table(header, rows, 1), *reasons]
+

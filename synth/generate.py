@@ -34,6 +34,7 @@ from ecoagent.layout import SCORE_FILES, SYNTH_FILES
 from ecoagent.stage import StageResult
 from ecoagent.store import ArtifactStore, StageFolder
 from schemas.scored_tool import ScoredToolRecord
+from schemas.unknown_fields import unknown_field_counts
 from synth.prompts import PromptTemplate, template_for
 
 if TYPE_CHECKING:
@@ -357,4 +358,19 @@ def _summary(config: Config, the_plan: SynthPlan, answers: LLMAnswers, queries: 
             for r in sample_rows
         ],
         "request_seconds_summed": round(gen_seconds, 2),
+        "unknown_fields": unknown_summary(tools, queries),
     }
+
+
+def unknown_summary(tools: pl.DataFrame, queries: pl.DataFrame) -> dict:
+    """What the prompts could not say of the selected tools: per listing, the tools with each field their source
+    could not show (:func:`schemas.unknown_fields.unknown_field_counts`), and the kept queries of those tools. The
+    prompt shows a tool's name and description only, which every source shows: an unknown auth or parameter schema
+    never enters it, as "none" or otherwise."""
+    if "unknown_fields" not in tools.columns:
+        return {"per_listing": {}, "queries_of_tools_with_unknown_fields": 0}
+    per_listing = {listing: unknown_field_counts(tools.filter(pl.col("listing") == listing)["unknown_fields"].to_list())
+                   for listing in sorted(tools["listing"].unique())}  # fmt: skip
+    with_unknown = tools.filter(pl.col("unknown_fields").list.len() > 0)["tool_id"].to_list()
+    return {"per_listing": per_listing,
+            "queries_of_tools_with_unknown_fields": int(queries["tool_id"].is_in(with_unknown).sum())}  # fmt: skip

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ecoagent.text.markdown import markdown_table
+from schemas.unknown_fields import ANY, unknown_counts_text
 
 
 def summary_lines(summary: dict, out: str) -> list[str]:
@@ -28,7 +29,18 @@ def summary_lines(summary: dict, out: str) -> list[str]:
     ]
     if summary.get("not_a_benchmark"):
         lines.append(f"note: {summary['not_a_benchmark']}")
+    lines += _unknown_lines(summary.get("unknown_fields") or {})
     lines.append("a random sample of kept queries, for a person to read:")
     lines += [f"  [{item['tool']}] {item['query']}  (round-trip rank {item['roundtrip_rank']})"
               for item in summary["review_sample"][:10]]  # fmt: skip
     return [*lines, f"total {summary['seconds']['total']}s", f"outputs: {out}"]
+
+
+def _unknown_lines(unknown: dict) -> list[str]:
+    """The selected tools with fields their source could not show, per listing, and their queries; none: no line."""
+    counts = {listing: c for listing, c in (unknown.get("per_listing") or {}).items() if c.get(ANY)}
+    if not counts:
+        return []
+    return ["selected tools with unknown fields (the prompt shows name and description only): "
+            + "; ".join(f"{listing} {unknown_counts_text(c)}" for listing, c in counts.items())
+            + f"; {unknown['queries_of_tools_with_unknown_fields']} kept queries are theirs"]  # fmt: skip

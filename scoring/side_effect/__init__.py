@@ -27,6 +27,13 @@ tool's declared action.  The first rule that fires decides, and ``side_effect_ru
    article marks them as nouns (youtube_comments, "Promote an alert").
 8. ``no_rule``: nothing matched -> ``unknown``.  Unknown stays unknown: we never guess a tier.
 
+An input the tool's source could not show (its ``unknown_fields``: the n8n listing copy has no categories and no
+HTTP methods) is read by no rule, neither as evidence nor as its absence; a tool that no rule decided while one was
+unknown gets ``no_rule:inputs_unknown`` (tier ``unknown``, scope ``admin``). Rules 3 and 5 are the only ones that
+read such inputs. Without rule 3 a tier is never laxer than it would have been (that rule only says ``read_only``);
+without rule 5 the operation, the name or the description decides, as for any tool whose source names no HTTP
+method.
+
 A verb maps to a tier (``lexicon.VERBS``) and is then refined by its object: creating a message, tweet,
 comment, email or alert is an ``external_side_effect``; creating a charge, payment, payout, transfer or
 refund is ``irreversible`` (money moved); closing a session is ``irreversible``; "message a model" or

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from schemas.unknown_fields import is_known
 from scoring.side_effect.lexicon import (
     AI_NOUNS,
     CLASS_TIER,
@@ -30,6 +31,9 @@ from scoring.side_effect.lexicon import (
     VERBS,
 )
 from scoring.side_effect.tiers import COMPENSABLE, EXTERNAL, IRREVERSIBLE, READ_ONLY, REVERSIBLE, UNKNOWN
+
+# the inputs of the rules a reduced copy of a tool's description may not show (schemas/unknown_fields.py)
+UNKNOWABLE_INPUTS = ("http_methods", "categories")
 
 
 def _tokens(text: str) -> list[str]:
@@ -175,7 +179,20 @@ def n8n_parts(symbol: str) -> tuple[str, str, str]:
 
 
 def classify_one(row: dict) -> Verdict:
-    """The first of rules 1-8 (package docstring) that fires on one tool row."""
+    """The first of rules 1-8 (package docstring) that fires on one tool row.
+
+    An input the tool's source could not show (named in its ``unknown_fields``: a reduced copy has no categories
+    and no HTTP methods) is no evidence either way: no rule reads it, and a tool no rule decided while one was
+    unknown says so (``no_rule:inputs_unknown``), apart from a tool whose metadata has nothing to decide on.
+    """
+    unknown = [field for field in UNKNOWABLE_INPUTS if not is_known(row, field)]
+    verdict = _first_rule({**row, **dict.fromkeys(unknown)})
+    if unknown and verdict.rule == "no_rule":
+        verdict.rule = "no_rule:inputs_unknown"
+    return verdict
+
+
+def _first_rule(row: dict) -> Verdict:
     platform = row.get("platform") or ""
     symbol = row.get("source_symbol") or ""
     name = row.get("name") or ""

@@ -20,7 +20,7 @@ OUTPUT_SCHEMA = pl.Schema(
 )
 
 _COLUMNS = ("tool_id", "platform", "package", "service", "source_symbol", "name", "display_name", "description",
-            "http_methods", "categories")  # fmt: skip
+            "http_methods", "categories", "unknown_fields")  # fmt: skip
 
 
 def classify_side_effects(tools: pl.DataFrame) -> pl.DataFrame:

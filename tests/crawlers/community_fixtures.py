@@ -247,29 +247,41 @@ LISTING_ROWS = [
 ]  # fmt: skip
 
 
-def listing_db(rows=LISTING_ROWS) -> bytes:
-    """An SQLite file with n8n-mcp's ``nodes`` table: one official row and the community ``rows``."""
+def listing_db(rows=LISTING_ROWS, signals: bool = True) -> bytes:
+    """An SQLite file with n8n-mcp's ``nodes`` table: one official row and the community ``rows``; with ``signals``,
+    the listing's own columns of a package too (npm downloads, author, when it was read), as recent versions of the
+    table have them."""
+    extra = ", npm_downloads INTEGER, author_name TEXT, community_fetched_at DATETIME" if signals else ""
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "nodes.db"
         con = sqlite3.connect(path)
         con.execute("CREATE TABLE nodes (node_type TEXT PRIMARY KEY, package_name TEXT, display_name TEXT, "
                     "description TEXT, version TEXT, properties_schema TEXT, credentials_required TEXT, outputs TEXT, "
-                    "is_trigger INTEGER, is_ai_tool INTEGER, is_community INTEGER, is_verified INTEGER, "
-                    "npm_package_name TEXT, npm_version TEXT)")  # fmt: skip
-        con.execute("INSERT INTO nodes VALUES ('n8n-nodes-base.slack', 'n8n-nodes-base', 'Slack', 'Slack', '2', '[]', "
-                    "'[]', NULL, 0, 1, 0, 0, NULL, NULL)")  # fmt: skip
+                    f"is_trigger INTEGER, is_ai_tool INTEGER, is_community INTEGER, is_verified INTEGER, "
+                    f"npm_package_name TEXT, npm_version TEXT{extra})")  # fmt: skip
+        con.execute("INSERT INTO nodes (node_type, package_name, display_name, description, version, "
+                    "properties_schema, credentials_required, outputs, is_trigger, is_ai_tool, is_community, "
+                    "is_verified) VALUES ('n8n-nodes-base.slack', 'n8n-nodes-base', 'Slack', 'Slack', '2', '[]', "
+                    "'[]', NULL, 0, 1, 0, 0)")  # fmt: skip
         for i, (package, version, verified, node_type, properties, trigger) in enumerate(rows):
             short = node_type.rsplit(".", 1)[-1]
-            con.execute("INSERT INTO nodes VALUES (?, ?, ?, ?, '1', ?, '[]', '[\"main\"]', ?, 1, 1, ?, ?, ?)",
+            con.execute("INSERT INTO nodes (node_type, package_name, display_name, description, version, "
+                        "properties_schema, credentials_required, outputs, is_trigger, is_ai_tool, is_community, "
+                        "is_verified, npm_package_name, npm_version) "
+                        "VALUES (?, ?, ?, ?, '1', ?, '[]', '[\"main\"]', ?, 1, 1, ?, ?, ?)",
                         (node_type if i != 1 else node_type + "-old", package, short.title(), f"The {short} node",
                          properties, trigger, verified, package, version))  # fmt: skip
+            if signals:
+                con.execute("UPDATE nodes SET npm_downloads = ?, author_name = ?, community_fetched_at = ? "
+                            "WHERE node_type = ?", (100 * (i + 1), f"{short.title()} Author",
+                                                    f"2026-11-0{i + 1} 10:00:00", node_type))  # fmt: skip
         con.commit()
         con.close()
         return path.read_bytes()
 
 
-def build_listing(mirror: Path, rows=LISTING_ROWS) -> Path:
-    return build_npm_tgz(mirror, LISTING_PACKAGE, LISTING_VERSION, {"data/nodes.db": listing_db(rows)})
+def build_listing(mirror: Path, rows=LISTING_ROWS, signals: bool = True) -> Path:
+    return build_npm_tgz(mirror, LISTING_PACKAGE, LISTING_VERSION, {"data/nodes.db": listing_db(rows, signals)})
 
 
 def listing_overrides() -> list[str]:

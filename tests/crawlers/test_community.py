@@ -9,6 +9,7 @@ import pytest
 from crawlers import n8n
 from crawlers.community import COMMUNITY, VERIFIED, listing_files, read_listing, version_key
 from crawlers.crawl import crawl
+from crawlers.extract import extract_listed
 from crawlers.summary import summary_lines
 from ecoagent.config import ConfigError, load_config
 from ecoagent.errors import BadInput
@@ -50,6 +51,27 @@ def test_the_listing_copy_of_a_package_feeds_the_n8n_extractor(tmp_path: Path):
     assert "city" in extraction.tools[0].parameters["properties"]
 
 
+def test_a_tool_read_from_the_listing_copy_has_unknown_auth_and_marks_what_the_copy_cannot_show(tmp_path: Path):
+    packages = {p.name: p for p in read_listing(cf.build_listing(tmp_path), "data/nodes.db")}
+    builder = packages[cf.BUILDER]
+    (tool,) = extract_listed(builder.source(), builder, "download_failed").records
+    assert tool.auth_type is None  # the copy keeps no credential: unknown, never "none"
+    assert tool.unknown_fields == ["auth_type", "categories", "doc_urls", "endpoints", "http_methods", "parameters"]
+    assert "description_from_listing" in tool.flags
+    weather = packages["n8n-nodes-weather"]
+    get = next(t for t in extract_listed(weather.source(), weather, None).records if t.tool_id.endswith(":get"))
+    assert "city" in get.parameters  # the copy's city parameter is kept as read, but the schema may be a part of it
+    assert "parameters" in get.unknown_fields and get.auth_type is None
+
+
+def test_the_listing_signals_of_a_package_are_read_where_the_table_has_them(tmp_path: Path):
+    weather = read_listing(cf.build_listing(tmp_path / "new"), "data/nodes.db")[-1]
+    assert weather.signals == {"listing_npm_downloads": 400, "listing_author": "Weather Author",
+                               "listing_fetched_at": "2026-11-04 10:00:00"}  # fmt: skip
+    older = read_listing(cf.build_listing(tmp_path / "old", signals=False), "data/nodes.db")[-1]
+    assert older.signals == {"listing_npm_downloads": None, "listing_author": None, "listing_fetched_at": None}
+
+
 @pytest.fixture(scope="module")
 def crawled(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("community")
@@ -78,6 +100,9 @@ def test_the_crawl_adds_the_listed_packages_and_counts_them_per_listing(crawled)
         f"n8n:{cf.BUILDER}:builder:-:run"}  # the builder's archive gave no tool: its listing copy did
     from_listing = community.filter(pl.col("package") == "n8n-nodes-weather")
     assert all("description_from_listing" in flags for flags in from_listing["flags"].to_list())
+    acme = community.filter(pl.col("package") == cf.ACME)  # read from its archive: everything it shows is known
+    assert acme["unknown_fields"].list.len().sum() == 0 and acme["auth_type"].null_count() == 0
+    assert set(acme["listing_npm_downloads"]) == {100} and set(acme["listing_author"]) == {"Acme Author"}
     verified, other = summary["per_listing"][VERIFIED], summary["per_listing"][COMMUNITY]
     assert (verified["packages"], verified["packages_read"], verified["tools"]) == (3, 3, 6)
     assert verified["read_from"] == {"archive": 1, "listing": 1, "listing_after_archive": 1}
@@ -118,6 +143,16 @@ def test_by_default_every_listed_package_is_read_from_the_listing_copy_unfetched
     weather = "n8n:n8n-nodes-weather:weather:forecast"
     assert set(listed["tool_id"]) == {f"{weather}:get", f"{weather}:alerts", f"n8n:{cf.BUILDER}:builder:-:run"}
     assert all("description_from_listing" in flags for flags in listed["flags"].to_list())
+    # unknown is not absent: no tool of the listing copy says "no auth" or presents its empty schema as known
+    assert listed["auth_type"].null_count() == len(listed) and "none" not in listed["auth_type"].to_list()
+    builder = listed.row(by_predicate=pl.col("package") == cf.BUILDER, named=True)
+    assert "parameters" in builder["unknown_fields"]
+    assert builder["listing_npm_downloads"] == 600 and builder["listing_author"] == "Builder Author"
+    assert verified["unknown_fields"] == {"tools_with_any": 3, "auth_type": 3, "parameters": 3, "doc_urls": 3,
+                                          "endpoints": 3, "http_methods": 3, "categories": 3}  # fmt: skip
+    assert summary["coverage"]["auth"] < 1 and summary["coverage"]["unknown"]["auth_type"] > 0
+    table = "\n".join(summary_lines(summary, str(tmp / "listing_only")))
+    assert "| 3 (auth_type=3, parameters=3, doc_urls=3, endpoints=3, http_methods=3, categories=3) |" in table
 
 
 def test_listing_only_without_listing_descriptions_names_both_settings(crawled):

@@ -184,10 +184,44 @@ def test_the_catalog_says_which_tools_came_from_the_community_listings_copy():
                           "package": ["n8n-nodes-a", "n8n-nodes-b", "srv"],
                           "name": ["a", "b", "c"], "description": ["x", "y", "z"],
                           "duplicate_group": [None, None, None],
-                          "flags": [["description_from_listing"], ["read_from_js"], []]})  # fmt: skip
+                          "flags": [["description_from_listing"], ["read_from_js"], []],
+                          "unknown_fields": [["auth_type", "doc_urls", "parameters"], [], []]})  # fmt: skip
     stage = {"tools": tools, "crawl_drops": [], "fetch_manifest": [],
              "crawl_summary": {"community_listing": {"data_package": "n8n-mcp@2.87.0", "packages": 2}}}  # fmt: skip
-    assert catalog_info(stage)["community_listing"] == {"data_package": "n8n-mcp@2.87.0", "packages": 2,
-                                                        "tools_from_copy": 1}  # fmt: skip
+    listing = catalog_info(stage)["community_listing"]
+    assert {k: listing[k] for k in ("data_package", "packages", "tools_from_copy")} == {
+        "data_package": "n8n-mcp@2.87.0", "packages": 2, "tools_from_copy": 1}  # fmt: skip
+    # what the copy could not show, counted: unknown, not absent
+    assert listing["unknown_fields"] == {"tools_with_any": 1, "auth_type": 1, "parameters": 1, "doc_urls": 1,
+                                         "endpoints": 0, "http_methods": 0, "categories": 0}  # fmt: skip
     stage["crawl_summary"] = {}
     assert catalog_info(stage)["community_listing"] is None
+
+
+def test_the_card_counts_the_unknown_fields_of_the_listing_copy_and_per_listing(tmp_path: Path, monkeypatch):
+    """The card of a catalog read partly from n8n's listing copy says which fields are unknown, how many tools each,
+    and that "none" is never written for them; its listings table counts them per listing."""
+    import release.card
+
+    captured, original = {}, release.card.render_card
+
+    def recording(info: dict) -> str:  # the build's release info, kept to render again with a listing copy
+        captured["info"] = info
+        return original(info)
+
+    monkeypatch.setattr(release.card, "render_card", recording)
+    build_release(make_stage_outputs(tmp_path / "stages", TOOLS), tmp_path / "rel", version="v1", config=CONFIG,
+                  created=CREATED)  # fmt: skip
+    info = captured["info"]
+    unknown = {"tools_with_any": 5, "auth_type": 5, "parameters": 4, "doc_urls": 5, "endpoints": 5,
+               "http_methods": 5, "categories": 5}  # fmt: skip
+    info["catalog"]["community_listing"] = {"data_package": "n8n-mcp@2.87.0", "packages": 3, "tools_from_copy": 5,
+                                            "unknown_fields": unknown}  # fmt: skip
+    info["score"]["per_listing"] = {"community-verified": {
+        "tools": 5, "reliable_share": 0.2, "w_src_rule": "n8n verified it", "per_platform": {"n8n": {"w_src": 0.8}},
+        "unknown": {"fields": unknown}}}  # fmt: skip
+    text = original(info)
+    assert 'auth unknown for 5, whose `auth_type` is null, never "none"; parameter schema unknown for 4' in text
+    assert "documentation unknown for 5" in text
+    assert ("| `community-verified` | 5 | 20.0% | n8n 0.8 | n8n verified it | 5 (auth_type=5, parameters=4, "
+            "doc_urls=5, endpoints=5, http_methods=5, categories=5) |") in text

@@ -160,3 +160,29 @@ def test_a_planted_secret_fails_the_gate_and_is_reported_without_its_value(copy:
     report = (tmp_path / "report" / "secrets.json").read_text()
     assert json.loads(report) == {TOOLS_FILE: {"replacement: stripe_key": len(V1_TOOLS)}}
     assert key not in report and key not in (tmp_path / "report" / "release_gate.md").read_text()
+
+
+def _first_tool(change: dict) -> Callable[[pl.DataFrame], pl.DataFrame]:
+    def edit(frame: pl.DataFrame) -> pl.DataFrame:
+        rows = frame.to_dicts()
+        rows[0] |= change
+        return pl.DataFrame(rows, schema=frame.schema)
+
+    return edit
+
+
+def test_a_tool_passing_an_unknown_field_off_as_known_fails(copy: Path):
+    # a null auth the tool does not name unknown: a missing field with no account of it
+    _rewrite(copy, TOOLS_FILE, _first_tool({"auth_type": None}))
+    assert _failed(run_release_gate(copy, None)) == {"unknown_passed_as_known"}
+    # a tool of n8n's listing copy that says "no auth" where the copy keeps no credential
+    _rewrite(copy, TOOLS_FILE, _first_tool({"auth_type": "none", "auth_env_vars_read": [],
+                                            "flags": ["description_from_listing"]}))  # fmt: skip
+    assert _failed(run_release_gate(copy, None)) == {"unknown_passed_as_known"}
+
+
+def test_a_listing_copy_tool_naming_its_unknown_fields_passes(copy: Path):
+    _rewrite(copy, TOOLS_FILE, _first_tool({"auth_type": None, "flags": ["description_from_listing"],
+                                            "unknown_fields": ["auth_type", "doc_urls", "parameters"]}))  # fmt: skip
+    result = run_release_gate(copy, None)
+    assert result.success, result.failures()

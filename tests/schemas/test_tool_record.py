@@ -62,3 +62,26 @@ def test_enums_are_enforced():
         _record(platform="zapier")
     with pytest.raises(ValidationError):
         _record(auth_type="magic")
+
+
+def test_unknown_fields_are_counted_and_a_missing_field_passed_off_as_known_is_found():
+    from schemas.unknown_fields import unknown_counts_text, unknown_field_counts, unknown_passed_as_known
+
+    copy = {"auth_type": None, "auth_credentials": [], "parameters": '{"properties": {}, "type": "object"}',
+            "flags": ["description_from_listing"], "unknown_fields": ["auth_type", "parameters"]}  # fmt: skip
+    rows = [
+        copy,  # unknown, said so
+        {**copy, "auth_type": "none", "unknown_fields": ["parameters"]},  # "no auth" where the copy cannot tell
+        {**copy, "unknown_fields": ["auth_type"]},  # an empty schema from the copy, presented as known
+        {**copy, "flags": [], "unknown_fields": []},  # a null auth with no account of it
+        {**copy, "auth_type": "api_key", "flags": []},  # a value where the field is named unknown
+        {**copy, "auth_type": "none", "flags": [], "unknown_fields": []},  # an archive's tool: "none" is known
+    ]
+    assert unknown_passed_as_known(pl.DataFrame(rows)) == 4
+    assert unknown_passed_as_known(pl.DataFrame(rows).drop("auth_type")) == 1  # only the schema row is judged
+    counts = unknown_field_counts(row["unknown_fields"] for row in rows)
+    assert counts == {"tools_with_any": 4, "auth_type": 3, "parameters": 3, "doc_urls": 0, "endpoints": 0,
+                      "http_methods": 0, "categories": 0}  # fmt: skip
+    assert unknown_counts_text(counts) == "4 (auth_type=3, parameters=3)" and unknown_counts_text({}) == "-"
+    record = _record(auth_type=None, unknown_fields=["auth_type"], listing_npm_downloads=12)
+    assert ToolRecord(**records_to_frame([record]).row(0, named=True)) == record  # null auth round-trips

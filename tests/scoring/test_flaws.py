@@ -77,3 +77,22 @@ def test_doc_summary_softens_a_missing_description():
 def test_declared_but_unread_is_no_flaw_when_the_code_reads_nothing():
     # the env var is read inside a client library: nothing to compare against
     assert "unused_declared_env_var" not in _codes(_tool(auth_env_vars_read=[]))
+
+
+# a tool of n8n's listing copy as the crawl writes it: auth, docs and the parameter schema unknown, not absent
+_LISTING_COPY = {"auth_type": None, "auth_env_vars_declared": [], "auth_env_vars_read": [], "doc_urls": [],
+                 "links": [], "parameters": json.dumps({"type": "object", "properties": {}}),
+                 "flags": ["description_from_listing"],
+                 "unknown_fields": ["auth_type", "categories", "doc_urls", "endpoints", "http_methods", "parameters"]}
+
+
+def test_an_unknown_auth_is_no_credential_without_docs():
+    assert _codes(_tool(**_LISTING_COPY)) == {}  # null auth is not "needs credentials", empty docs not "no docs"
+    known_auth = {**_LISTING_COPY, "auth_type": "api_key", "unknown_fields": ["doc_urls"]}
+    assert _codes(_tool(**known_auth)) == {}  # docs unknown: nothing to judge the credential's docs by
+
+
+def test_a_parameter_schema_the_source_could_not_show_is_not_judged():
+    partial = json.dumps({"type": "object", "properties": {"city": {}, "days": {}}})  # as a reduced copy holds them
+    assert "undocumented_parameters" not in _codes(_tool(**{**_LISTING_COPY, "parameters": partial}))
+    assert "undocumented_parameters" in _codes(_tool(parameters=partial))

@@ -100,6 +100,10 @@ CASES = {
     "bad_platform": (_set("platform", "zapier"), SUMMARY, ("expect_column_values_to_be_in_set", "platform")),
     "bad_listing": (_set("listing", "unlisted"), SUMMARY, ("expect_column_values_to_be_in_set", "listing")),
     "bad_auth_type": (_set("auth_type", "jwt"), SUMMARY, ("expect_column_values_to_be_in_set", "auth_type")),
+    # a null auth the tool does not name unknown: a missing value with no account of it
+    "null_auth_not_named_unknown": (
+        _set("auth_type", None), SUMMARY, ("expect_column_values_to_be_between", "unknown_passed_as_known"),
+    ),
     "bad_side_effect": (
         _set("side_effect", "destructive"), SUMMARY, ("expect_column_values_to_be_in_set", "side_effect"),
     ),
@@ -156,3 +160,26 @@ def test_crawl_drop_share():
     assert crawl_drop_share({"tools": 9, "drops_by_reason": {"a": 1}}) == 0.1
     assert crawl_drop_share({"tools": 0, "drops_by_reason": {}}) == 0.0
     assert crawl_drop_share({"tools": 0, "drops_by_reason": {"a": 2, "b": 1}}) == 1.0
+
+
+def _listing_copy(frame: pl.DataFrame, **change) -> pl.DataFrame:
+    """The first row as a tool of n8n's listing copy: auth, docs and parameters named unknown (``change`` on top)."""
+    rows = frame.to_dicts()
+    rows[0] |= {"auth_type": None, "auth_env_vars": [], "auth_env_vars_read": [], "flags": ["description_from_listing"],
+                "unknown_fields": ["auth_type", "doc_urls", "parameters"], **change}  # fmt: skip
+    return pl.DataFrame(rows, schema=frame.schema)
+
+
+def test_an_unknown_auth_named_unknown_passes(valid: pl.DataFrame, tmp_path: Path):
+    result = run_scored_catalog_gate(_listing_copy(valid), SUMMARY, CFG, str(tmp_path))
+    assert result.success, result.failures()
+    assert "| unknown_passed_as_known | 0 |" in Path(result.report_path).read_text()
+
+
+@pytest.mark.parametrize("change", [{"auth_type": "none", "unknown_fields": ["doc_urls", "parameters"]},
+                                    {"unknown_fields": ["auth_type", "doc_urls"]}])  # fmt: skip
+def test_a_listing_copy_tool_passing_a_missing_field_off_as_known_fails(change: dict, valid: pl.DataFrame,
+                                                                         tmp_path: Path):  # fmt: skip
+    # "no auth" where the copy keeps no credential; an empty parameter schema the copy cannot show, not named unknown
+    result = run_scored_catalog_gate(_listing_copy(valid, **change), SUMMARY, CFG, str(tmp_path))
+    assert _failed(result) == {("expect_column_values_to_be_between", "unknown_passed_as_known")}

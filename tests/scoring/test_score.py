@@ -10,7 +10,8 @@ from crawlers.crawl import crawl
 from ecoagent.config import load_config
 from schemas.scored_tool import ScoredToolRecord
 from schemas.tool_record import polars_schema
-from scoring.score import gate, prompt_definition, score
+from scoring.score import gate, per_listing, prompt_definition, prompt_token_summary, score
+from scoring.summary import summary_lines
 from tests.fixture_packages import build_fixture_mirror, fixture_overrides
 
 
@@ -106,6 +107,29 @@ def test_the_gate_runs_as_its_own_step_and_passes(crawled):
     assert Path(result.report_path).exists()
 
 
+def test_a_crawl_with_the_listing_copy_scores_its_unknowns_as_unknown_and_passes_the_gate(tmp_path):
+    """The default crawl's shape end to end: community packages read from n8n's listing copy only, scored and gated.
+    No listing-copy tool says "no auth" or judges what the copy cannot show, and the gate passes."""
+    from tests.crawlers import community_fixtures as cf
+
+    sources = build_fixture_mirror(tmp_path / "mirror")
+    cf.build_listing(tmp_path / "mirror")
+    overrides = [*fixture_overrides(tmp_path / "mirror", tmp_path / "cache"), *cf.listing_overrides(),
+                 f"embedding.cache_dir={tmp_path / 'emb'}"]  # fmt: skip
+    cfg = load_config("fixture", overrides=overrides, environ={})
+    crawl(cfg, out=str(tmp_path / "crawl"), sources_path=sources)
+    result = score(cfg, in_dir=str(tmp_path / "crawl"), out=str(tmp_path / "score"))
+    scored = pl.read_parquet(tmp_path / "score" / "tools_scored.parquet")
+    copy = scored.filter(pl.col("flags").list.contains("description_from_listing"))
+    assert len(copy) == 3 and copy["auth_type"].null_count() == 3  # weather's two, the builder's one
+    flaws = {f["flaw"] for fl in copy["flaws"] for f in fl}
+    assert not flaws & {"credentials_without_docs", "undocumented_parameters"}
+    unknown = result.summary["per_listing"]["community-verified"]["unknown"]
+    assert unknown["fields"]["auth_type"] == 3 and unknown["fields"]["parameters"] == 3
+    assert result.summary["prompt_tokens"]["schema_unknown"]["tools"] == 3  # a lower bound each, counted apart
+    assert gate(cfg, str(tmp_path / "score"), str(tmp_path / "crawl")).success
+
+
 def test_missing_input_names_the_fix(tmp_path):
     cfg = load_config("fixture", environ={})
     with pytest.raises(FileNotFoundError, match="ecoagent crawl"):
@@ -116,3 +140,38 @@ def test_prompt_definition_drops_vendor_keys():
     params = json.dumps({"type": "object", "properties": {"q": {"type": "string", "x-python-type": "str"}}})
     text = prompt_definition("search", "Search things", params)
     assert "x-python-type" not in text and '"name": "search"' in text
+
+
+# two community tools of n8n's listing copy (schema unknown) beside a tool read from its archive
+_COPY_FIELDS = ["auth_type", "categories", "doc_urls", "endpoints", "http_methods", "parameters"]
+_TOOLS = pl.DataFrame({
+    "listing": ["community-verified", "community-verified", "platform"],
+    "platform": ["n8n", "n8n", "n8n"],
+    "reliable": [False, True, True],
+    "side_effect": ["unknown", "irreversible", "read_only"],
+    "prompt_tokens": [12, 14, 300],
+    "unknown_fields": [_COPY_FIELDS, _COPY_FIELDS, []],
+})  # fmt: skip
+
+
+def test_prompt_tokens_of_an_unknown_schema_are_a_lower_bound_counted_apart():
+    tokens = prompt_token_summary(_TOOLS)
+    assert (tokens["total"], tokens["median"], tokens["max"]) == (300, 300.0, 300)  # not a median of 14
+    assert tokens["schema_unknown"] == {"tools": 2, "total_lower_bound": 26}
+
+
+def test_per_listing_counts_what_the_scores_read_without_knowing():
+    listings = per_listing(_TOOLS, {"n8n": 0.8, "other": 0.6, "official": 1.0})
+    unknown = listings["community-verified"]["unknown"]
+    assert unknown["fields"] == {"tools_with_any": 2, **dict.fromkeys(_COPY_FIELDS, 2)}
+    assert unknown["side_effect_with_unknown_inputs"] == {"irreversible": 1, "unknown": 1}
+    assert unknown["prompt_tokens_lower_bound"] == 2
+    assert listings["platform"]["unknown"]["fields"]["tools_with_any"] == 0
+    summary = {"tools": 3, "reliable": 2, "reliable_share": 0.667, "paper_reliable_share": 0.568,
+               "reliable_threshold": 0.8, "per_platform": {}, "per_listing": listings,
+               "distribution": {"r_static": {"quantiles": {"median": 0.8, "p10": 0.5, "p90": 0.9}, "histogram": {}}},
+               "side_effect": {}, "prompt_tokens": prompt_token_summary(_TOOLS),
+               "embedding_cache": {"hits": 0, "misses": 0}, "seconds": {"total": 1}}  # fmt: skip
+    text = "\n".join(summary_lines(summary, "out"))
+    assert "2 tools whose parameter schema is unknown counted apart" in text
+    assert "| 2 (auth_type=2, parameters=2, doc_urls=2, endpoints=2, http_methods=2, categories=2) |" in text

@@ -2,7 +2,7 @@ import polars as pl
 import pytest
 
 from ecoagent.llm.prompt_data import as_data
-from synth.generate import intent_type, select_tools
+from synth.generate import intent_type, select_tools, unknown_summary
 from synth.prompts import DEFAULT_BY_MODEL_KIND, load_template, template_for
 
 
@@ -78,3 +78,28 @@ def test_completion_prompt_names_its_few_shot_part_as_shared():
     assert a["prompt"][: a["shared_prefix"]] == b["prompt"][: b["shared_prefix"]]
     assert a["prompt"][: a["shared_prefix"]].endswith("\n\n")
     assert "slack_send" not in a["prompt"][: a["shared_prefix"]]
+
+
+_COPY_FIELDS = ["auth_type", "categories", "doc_urls", "endpoints", "http_methods", "parameters"]
+# a tool of n8n's listing copy (auth null, schema unknown) and one read from its archive
+_TOOLS = pl.DataFrame({
+    "tool_id": ["n8n:n8n-nodes-acme:acme:invoice:get", "n8n:n8n-nodes-base:slack:message:post"],
+    "listing": ["community-verified", "platform"],
+    "name": ["Acme: Get an invoice", "Slack: Send a message"],
+    "description": ["Work with Acme invoices. Get an invoice.", "Send a message."],
+    "auth_type": [None, "oauth2"],
+    "unknown_fields": [_COPY_FIELDS, []],
+})  # fmt: skip
+
+
+def test_syn_prompts_never_say_what_the_source_could_not_show_and_the_summary_counts_it():
+    for template in ("fewshot_completion_v1", "paper_instruction_v1"):
+        rendered = load_template(template).render(_TOOLS["name"][0], _TOOLS["description"][0], 10)
+        text = rendered.get("prompt") or "\n".join(m["content"] for m in rendered["messages"])
+        tool_part = text[text.rindex("Acme: Get an invoice"):]
+        assert "auth" not in tool_part.lower() and "none" not in tool_part.lower()  # name and description only
+    queries = pl.DataFrame({"tool_id": [_TOOLS["tool_id"][0]] * 3 + [_TOOLS["tool_id"][1]]})
+    unknown = unknown_summary(_TOOLS, queries)
+    assert unknown["per_listing"]["community-verified"] == {"tools_with_any": 1, **dict.fromkeys(_COPY_FIELDS, 1)}
+    assert unknown["per_listing"]["platform"]["tools_with_any"] == 0
+    assert unknown["queries_of_tools_with_unknown_fields"] == 3
