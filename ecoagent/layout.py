@@ -40,7 +40,21 @@ def commit_marker(name: str) -> str | None:
 
 def producer_of(name: str) -> str:
     """The CLI command that writes the declared file ``name`` (its stage declares it), for messages."""
+    if name not in _PRODUCERS:
+        _register_installed_stages()
     return _PRODUCERS.get(name, f"<the stage writing {name}>")
+
+
+def _register_installed_stages() -> None:
+    """Import the ``stage`` module of every installed stage package (found by its ``ecoagent.settings`` entry point),
+    so a body function called on its own (a library call, a test) still names the command that makes its input."""
+    from importlib import import_module, util
+    from importlib.metadata import entry_points
+
+    for entry in entry_points(group="ecoagent.settings"):
+        module = entry.value.split(":")[0].rsplit(".", 1)[0] + ".stage"
+        if util.find_spec(module) is not None:
+            import_module(module)
 
 
 class StageFiles:

@@ -99,7 +99,7 @@ def _epoch(model, data: TrainingQueries, tools, config: TrainConfig, optimizer, 
     order = rng.permutation(len(data))
     for start in range(0, len(order), config.batch_size):
         batch = order[start : start + config.batch_size]
-        features = batch_to_device(model.tokenize([data.texts[i] for i in batch]), tools.device)
+        features = batch_to_device(model.preprocess([data.texts[i] for i in batch]), tools.device)
         queries = torch.nn.functional.normalize(model(features)["sentence_embedding"], dim=1)
         loss = catalog_infonce(queries, tools, [data.positives[i] for i in batch], [data.excluded[i] for i in batch],
                                config.scale)  # fmt: skip

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ecoagent.retrieval.fusion import best_first, fuse
 from selector.budget import pack
 from selector.encoders import DEFAULT_DENSE_MODEL, DenseEncoder
-from ecoagent.retrieval.fusion import best_first, fuse
 from selector.ranking import DenseScorer, LexicalScorer, QueryEncoder, Reranker
 from selector.registry import ToolRegistry
 from selector.selection_log import SelectionLog

@@ -88,6 +88,42 @@ def test_table1_rows_and_metric_ranges(run, workflow_release: Path) -> None:
     assert "skipped" in metrics["table1"]["real/cold_start"]  # a first release has no cold-start split
 
 
+def test_rated_learns_from_the_workflow_tasks_beside_syn_and_the_hybrids(run) -> None:
+    out, metrics = run
+    encoder = metrics["encoder"]
+    # the release has workflow tasks: RATED (Full) trains on them, the query tower against the frozen tool vectors,
+    # its epoch chosen on workflows/validation; the Syn-trained encoder is a Table 1 row beside it
+    assert encoder["source"] == "workflows/train" and encoder["settings"]["tool_tower"] == "frozen"
+    assert encoder["selection"]["queries"] == "workflows/validation"
+    assert len(encoder["settings"]["validation_curve"]) >= 2 and "syn/train" in encoder["compared"]
+    assert (out / "model-syn-train" / "rated_train.json").exists()
+    workflows = metrics["table1"]["workflows/test"]
+    assert {"RATED (trained on syn/train)", "Hybrid (BM25 + MiniLM, RRF)", "Hybrid (BM25 + RATED, RRF)"} <= set(
+        workflows)
+    for values in workflows.values():  # MRR with its bootstrap interval over the queries
+        low, high = values["mrr_ci95"]
+        assert low <= values["mrr"] <= high
+    report = (out / "report.md").read_text()
+    assert "validation curve" in report and "MRR 95 % CI" in report
+    # only the encoders' own rows are not static rankers in Table 2; the hybrids are
+    statics = set(metrics["table2"][0]["static_agreement"])
+    assert "Hybrid (BM25 + RATED, RRF) (static)" in statics or "Hybrid (BM25 + RATED, RRF)" in statics
+    assert not any(name.startswith("RATED (trained on") for name in statics)
+
+
+def test_table1_and_table2_at_the_paper_scale(run) -> None:
+    out, metrics = run
+    scale = metrics["paper_scale"]
+    # the tiny release's tools are all official: the view is the whole catalog, and its Table 1 is the full one's
+    assert scale["listings"] == ["platform", "official"] and scale["tools"] == scale["full_tools"]
+    assert not any(scale["queries_dropped"].values())
+    for name in ("TF-IDF", "BM25", "RATED (Full)"):
+        assert scale["table1"]["workflows/test"][name]["mrr"] == pytest.approx(
+            metrics["table1"]["workflows/test"][name]["mrr"], abs=1e-9)
+    assert scale["table2"][0]["stream"] == "workflows/test"
+    assert "## At the paper's scale" in (out / "report.md").read_text()
+
+
 def test_table2_has_every_method_with_seeds_and_intervals(run) -> None:
     out, metrics = run
     stream, comparison = metrics["table2"]

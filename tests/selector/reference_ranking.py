@@ -12,8 +12,8 @@ from functools import lru_cache
 import bm25s
 import numpy as np
 
-from ecoagent.retrieval.rankers import BM25Retriever, top_k
 from ecoagent.retrieval.fusion import reciprocal_rank_fusion
+from ecoagent.retrieval.rankers import BM25Retriever, top_k
 from selector.select import ToolSelector
 
 

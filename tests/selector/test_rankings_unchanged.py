@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ecoagent.release_format.reader import load_release
-from ecoagent.retrieval.rankers import BM25Retriever
 from ecoagent.retrieval.fusion import best_first
+from ecoagent.retrieval.rankers import BM25Retriever
 from selector.registry import ToolRegistry
 from selector.select import SelectorConfig, ToolSelector
 from tests.selector.conftest import CORE, TENANTS, TOOLS, hashing_encoder, make_selector, tools_frame
