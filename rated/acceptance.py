@@ -64,9 +64,9 @@ def shortfalls(check: dict) -> list[str]:
     ]
 
 
-def paired_difference(row: dict, static: dict) -> dict:
-    """Per-seed Post-Fail SR of a row minus the static ranker's on the same stream and failing set."""
+def paired_difference(row: dict, static: dict, metric: str = "post_fail_sr") -> dict:
+    """Per-seed ``metric`` (Post-Fail SR, FSR) of a row minus the static ranker's on the same stream and failing set."""
     from rated.simulator import summarize
 
-    pairs = zip(row["post_fail_sr"]["values"], static["post_fail_sr"]["values"], strict=True)
+    pairs = zip(row[metric]["values"], static[metric]["values"], strict=True)
     return summarize([a - b for a, b in pairs])

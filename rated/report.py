@@ -276,6 +276,7 @@ def table2(metrics: dict, title: str = "## Table 2: dynamic reliability under in
         for scenario in stream["config"]["scenarios"]:
             lines += ["", f"#### Scenario: {scenario}", ""]
             lines += _scenario_table(stream, scenario)
+        lines += chosen_encoder_rows(stream)
         lines += full_matrix(stream)
         lines += diagnosis_table(stream)
         if stream.get("plots"):
@@ -523,6 +524,40 @@ def acceptance(metrics: dict) -> list[str]:
                 "what keeps each from the target."
             )
     return lines
+
+
+ADAPTING_ROWS = ("Health Check Blacklist", "RATED (w/ Global MAB)", "RATED (Full)")
+ENCODER_STATIC = "RATED encoder (static)"
+
+
+def chosen_encoder_rows(stream: dict) -> list[str]:
+    """Table 2 with the trained encoder as the ranker worth adapting: its static row, then the Blacklist, the global
+    MAB and RATED (Full), each with its per-seed Post-Fail SR and FSR differences from the static row (the same
+    stream, failing set and seed), mean and 95 % interval, at every failure rate (persistent failures)."""
+    static_row = stream["results"].get(ENCODER_STATIC, {}).get("persistent")
+    if not static_row:
+        return []
+    rows = []
+    for rho, static in static_row.items():
+        rows.append([ENCODER_STATIC, rho, _pct(static["post_fail_sr"]), _pct(static["fsr"]),
+                     _steps(static["adaptation_steps"]), "–", "–"])  # fmt: skip
+        for method in ADAPTING_ROWS:
+            cell = stream["results"].get(method, {}).get("persistent", {}).get(rho)
+            if cell is None:
+                continue
+            differences = [_pct(paired_difference(cell, static, metric)) for metric in ("post_fail_sr", "fsr")]
+            rows.append([method, rho, _pct(cell["post_fail_sr"]), _pct(cell["fsr"]), _steps(cell["adaptation_steps"]),
+                         *differences])  # fmt: skip
+    header = ["Method", "rho", "Post-Fail SR %", "FSR %", "Adaptation steps", "SR - static", "FSR - static"]
+    return [
+        "",
+        f"#### The trained encoder as the ranker to adapt ({stream['stream']}, persistent failures)",
+        "",
+        "Each adapting row against the encoder's own static ranking: per-seed differences (the same stream, failing "
+        "set and seed), mean ± 95 % interval, in points.",
+        "",
+        *markdown_table(header, rows, 2),
+    ]
 
 
 def _comparison_check(metrics: dict) -> list[str]:

@@ -105,6 +105,8 @@ def test_rated_learns_from_the_workflow_tasks_beside_syn_and_the_hybrids(run) ->
         assert low <= values["mrr"] <= high
     report = (out / "report.md").read_text()
     assert "validation curve" in report and "MRR 95 % CI" in report
+    # Table 2 with the trained encoder as the ranker to adapt: each adapting row's paired difference from its static
+    assert "The trained encoder as the ranker to adapt" in report and "SR - static" in report
     # only the encoders' own rows are not static rankers in Table 2; the hybrids are
     statics = set(metrics["table2"][0]["static_agreement"])
     assert "Hybrid (BM25 + RATED, RRF) (static)" in statics or "Hybrid (BM25 + RATED, RRF)" in statics
