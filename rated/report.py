@@ -63,7 +63,8 @@ def table1(metrics: dict, title: str = "## Table 1: offline retrieval") -> list[
         "`workflows/test` is n8n workflow templates (a template's title and cleaned description; its tools known by "
         "construction, graded 2 where the title names the tool's service, 1 where only the description does), "
         "`workflows-title/test` the same queries by their title alone; their splits are temporal (test = the newest "
-        f"months). Every set: {ALTERNATIVE_RULE}."
+        f"months). Every set: {ALTERNATIVE_RULE}. stale@5: the share of the top 5 that are deprecated or removed "
+        "tools while an active tool of the same service exists (`rated/stale.py`)."
     )
     for set_name, results in metrics["table1"].items():
         lines += ["", f"### {set_name}", ""]
@@ -78,11 +79,19 @@ def table1(metrics: dict, title: str = "## Table 1: offline retrieval") -> list[
             cells = [name, str(values["queries"])]
             for i, metric in enumerate(("mrr", "recall@1", "recall@5")):
                 cells.append(f"{_num(values[metric])} ({_num(paper[i]) if paper else '–'})")
-            cells += [_interval(values.get("mrr_ci95")), _num(values.get("success@1")), _num(values["ndcg@10"])]
+            cells += [_interval(values.get("mrr_ci95")), _num(values.get("success@1")), _num(values["ndcg@10"]),
+                      _stale(values)]  # fmt: skip
             rows.append(cells)
         lines += markdown_table(["Method", "Queries", "MRR (paper)", "Recall@1 (paper)", "Recall@5 (paper)",
-                                 "MRR 95 % CI", "Success@1", "nDCG@10"], rows, 1)  # fmt: skip
+                                 "MRR 95 % CI", "Success@1", "nDCG@10", "stale@5 [95 % CI]"], rows, 1)  # fmt: skip
     return lines
+
+
+def _stale(values: dict) -> str:
+    """stale@5 with its interval (:mod:`rated.stale`); ``–`` for a run before it was measured."""
+    if values.get("stale@5") is None:
+        return "–"
+    return f"{values['stale@5']:.4f} {_interval(values.get('stale@5_ci95'))}"
 
 
 def _interval(interval: list[float] | None) -> str:

@@ -501,11 +501,14 @@ def offline_table(release: Release, retrievers: list[Retriever],
 
 
 def _table1_cell(retriever: Retriever, queries: QuerySet, release: Release, seed: int) -> dict:
-    """One retriever's Table 1 metrics on ``queries``, MRR with its 95 % bootstrap interval over the queries."""
+    """One retriever's Table 1 metrics on ``queries``: MRR with its 95 % bootstrap interval over the queries, and
+    stale@5 (:mod:`rated.stale`)."""
     from rated.offline import evaluate, mrr_with_interval
+    from rated.stale import stale_metrics
 
     scores = retriever.score(queries.texts)
-    return {**evaluate(scores, queries, release.corpus), **mrr_with_interval(scores, queries, release.corpus, seed)}
+    return {**evaluate(scores, queries, release.corpus), **mrr_with_interval(scores, queries, release.corpus, seed),
+            **stale_metrics(scores, queries, release.tools, seed=seed)}  # fmt: skip
 
 
 def table2_statics(retrievers: list[Retriever], trained: Retriever) -> list[Retriever]:
