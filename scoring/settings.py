@@ -54,6 +54,9 @@ class ScoreConfig(Section):
             source_weights={"n8n": 1.0},
         )
     }
+    # r_qual's z-scores: against the official and platform listings' tools (a reference community packages cannot
+    # move) or against every tool being scored (the paper's reading: adding packages moves every tool's r_qual)
+    r_qual_reference: Literal["platform_official", "catalog"] = "platform_official"
     reliable_threshold: Share = 0.8
     # prompt_tokens: gguf:gemma3-270m (the Gemma tokenizer of the packaged GGUF), or a tokenizer.json path / hub name
     tokenizer: str = "gguf:gemma3-270m"

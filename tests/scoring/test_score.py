@@ -10,7 +10,16 @@ from crawlers.crawl import crawl
 from ecoagent.config import load_config
 from schemas.scored_tool import ScoredToolRecord
 from schemas.tool_record import polars_schema
-from scoring.score import gate, per_listing, prompt_definition, prompt_token_summary, score
+from scoring.score import (
+    documentation_quality,
+    gate,
+    per_listing,
+    prompt_definition,
+    prompt_token_summary,
+    score,
+    scored_descriptions,
+)
+from scoring.settings import ScoreConfig
 from scoring.summary import summary_lines
 from tests.fixture_packages import build_fixture_mirror, fixture_overrides
 
@@ -75,6 +84,9 @@ def test_rerun_is_identical_and_served_from_the_embedding_cache(crawled):
 
 def test_the_paper_compatible_reading_is_reported_beside_ours_and_changes_no_score(crawled):
     tmp, overrides = crawled
+    # r_qual against every tool scored: under the fixed reference the fixture's few official and platform tools set
+    # the median, and no tool sits between 0.8 and the every-source-1.0 line the last assertion needs
+    overrides = [*overrides, "score.r_qual_reference=catalog"]
     # a second reading that changes only w_src: every source weighs 1.0, so reliable <=> 0.5 r_cons + 0.2 r_qual >= 0.5
     # (an override replaces the readings, so the default paper_compatible one is passed again)
     defaults = {n: r.model_dump() for n, r in load_config("fixture", environ={}).score.readings.items()}
@@ -175,3 +187,37 @@ def test_per_listing_counts_what_the_scores_read_without_knowing():
     text = "\n".join(summary_lines(summary, "out"))
     assert "2 tools whose parameter schema is unknown counted apart" in text
     assert "| 2 (auth_type=2, parameters=2, doc_urls=2, endpoints=2, http_methods=2, categories=2) |" in text
+
+
+def _catalog(rows: list[tuple[str, str, str, list[str]]]) -> pl.DataFrame:
+    """tool_id, listing, description, categories: what r_qual reads."""
+    return pl.DataFrame(
+        {"tool_id": [r[0] for r in rows], "listing": [r[1] for r in rows], "description": [r[2] for r in rows],
+         "doc_summary": [None] * len(rows), "categories": [r[3] for r in rows]},
+        schema={"tool_id": pl.String, "listing": pl.String, "description": pl.String, "doc_summary": pl.String,
+                "categories": pl.List(pl.String)},
+    )  # fmt: skip
+
+
+def _r_qual(tools: pl.DataFrame, reference: str) -> dict[str, float]:
+    cfg = ScoreConfig(r_qual_reference=reference)
+    return dict(zip(tools["tool_id"], documentation_quality(tools, scored_descriptions(tools), cfg), strict=True))
+
+
+def test_adding_community_tools_moves_no_official_r_qual_under_the_fixed_reference():
+    """The default reference (the official and platform listings) is fixed: community packages added to the catalog
+    leave an official tool's r_qual as it was; under ``catalog`` (every tool scored) the same addition moves it."""
+    assert ScoreConfig().r_qual_reference == "platform_official"
+    official = _catalog([
+        ("mcp:official:search", "official", "Search the web and return the ten best results with their links.", []),
+        ("langchain:platform:wiki", "platform", "Look up a Wikipedia page.", []),
+        ("n8n:platform:slack", "platform", "Send a message to a Slack channel.", ["Communication"]),
+    ])  # fmt: skip
+    community = _catalog([(f"n8n:community:node{i}", "community", "x" * (300 + 50 * i), ["Marketing", "Sales"])
+                          for i in range(4)])  # fmt: skip
+    grown = pl.concat([official, community])
+    search = "mcp:official:search"
+    assert _r_qual(grown, "platform_official")[search] == _r_qual(official, "platform_official")[search]
+    assert _r_qual(grown, "catalog")[search] != pytest.approx(_r_qual(official, "catalog")[search], abs=1e-3)
+    # with no community tool the two references are the same population
+    assert _r_qual(official, "catalog") == _r_qual(official, "platform_official")
