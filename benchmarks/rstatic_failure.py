@@ -27,7 +27,7 @@ together): AUC-ROC and average precision (sklearn) of
 
 Then the failure rate by r_static decile, as a table and, with ``--record NAME``, a plot beside the record
 (``NAME.png``). Each interval is ``--resamples`` AUCs of the pool: on 100,000 tool-months about 50 ms a draw for
-both figures, so the default 1,000 takes some 15 minutes on two cores for ten signals, pooled and per platform.
+both figures, so the default 1,000 takes some 15 to 20 minutes on two cores for ten signals, pooled and per platform.
 """
 
 from __future__ import annotations
@@ -67,7 +67,10 @@ def main() -> None:
     parser.add_argument("--set", dest="overrides", action="append", default=[])
     add_record_option(parser)
     args = parser.parse_args()
-    history = load_history(args.history, SCORE.name)
+    try:
+        history = load_history(args.history, SCORE.name)
+    except FileNotFoundError as exc:
+        sys.exit(str(exc))
     rows = prediction_rows(history, args.months_ahead)
     if rows.is_empty():
         sys.exit(f"no month of {args.history} has {args.months_ahead} months of future in the history")

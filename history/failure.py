@@ -81,6 +81,10 @@ def prediction_months(months: list[str], ahead: int) -> list[str]:
 def load_history(history_dir: str | Path, score_name: str = "score") -> History:
     """The month folders beside ``history_dir`` (``<root>/history_months/<YYYY-MM>/<score_name>/``) and its files."""
     folder = Path(history_dir)
+    for name in (HISTORY_FILES.publish_times, HISTORY_FILES.tool_events):
+        if not (folder / name).exists():
+            raise FileNotFoundError(f"{folder / name} is missing: give the folder `ecoagent history` wrote (its "
+                                    "default data/history/; a run before the tool events needs a rerun)")  # fmt: skip
     times = json.loads((folder / HISTORY_FILES.publish_times).read_text())
     months, frames, references = sorted(times), [], {}
     for month in months:
@@ -92,6 +96,9 @@ def load_history(history_dir: str | Path, score_name: str = "score") -> History:
         summary = scored / SCORE_FILES.summary
         stated = json.loads(summary.read_text()).get("r_qual_reference") if summary.exists() else None
         references[month] = stated or "catalog"  # a month scored before the setting: the whole catalog
+    if not frames:
+        raise FileNotFoundError(f"no scored month under {folder.parent / MONTHS_FOLDER}: the history's month folders "
+                                "sit beside its folder")  # fmt: skip
     events = pl.read_parquet(folder / HISTORY_FILES.tool_events)
     return History(months, pl.concat(frames, how="vertical_relaxed"), events, times, references)
 

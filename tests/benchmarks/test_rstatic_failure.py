@@ -51,6 +51,8 @@ def test_a_history_too_short_for_the_months_ahead_says_so(tmp_path: Path):
     ran = run_script("rstatic_failure", "--history", build_history(tmp_path), "--no-readings")
     assert ran.code == 1 and "6 months of future" in ran.err
     assert not json.dumps(ran.out).count("finding")
+    missing = run_script("rstatic_failure", "--history", tmp_path / "nowhere", "--no-readings")
+    assert missing.code == 1 and "publish_times.json is missing" in missing.err
 
 
 def test_r_qual_is_rescored_month_by_month_against_the_other_reference(tmp_path):

@@ -60,6 +60,15 @@ def test_the_history_folder_is_read_with_each_months_own_scores_and_labels(tmp_p
     assert set(load_history(build_history(tmp_path / "old", reference=None)).references.values()) == {"catalog"}
 
 
+def test_a_folder_that_is_no_history_is_named(tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"publish_times\.json is missing"):
+        load_history(tmp_path)
+    folder = build_history(tmp_path / "moved")
+    (folder.parent / "history_months").rename(tmp_path / "elsewhere")
+    with pytest.raises(FileNotFoundError, match="no scored month under"):
+        load_history(folder)
+
+
 def test_ecosystem_signals_come_from_the_publish_times_and_the_listing(tmp_path):
     history = load_history(build_history(tmp_path))
     rows = ecosystem_signals(history.tools.filter(pl.col("tool_id").is_in([tool_id("a2"), tool_id("b2")])),
