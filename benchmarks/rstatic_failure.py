@@ -20,8 +20,8 @@ together): AUC-ROC and average precision (sklearn) of
   each month's descriptions and categories with ``scoring.score.documentation_quality``: no embedding);
 - each other reading of eq. 4-5 the score stage names (``score.readings``: the paper-compatible one), its r_static
   recomputed per tool with ``scoring.score.reading_r_static`` from the month's r_cons and r_qual and the reading's
-  name text and source weights (its raw-name embeddings come from the embedding cache the history filled;
-  ``--no-readings`` leaves the readings out);
+  name text, source weights and r_qual reference (its raw-name embeddings come from the embedding cache the history
+  filled; ``--no-readings`` leaves the readings out);
 - ecosystem signals the history shows: months since the package's last release, package age since first seen, and
   a vetted-listing flag (official, platform or verified).
 
@@ -38,6 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
+import numpy as np
 import polars as pl
 
 from benchmarks.measure import print_report
@@ -77,7 +78,7 @@ def main() -> None:
     config = load_config("default", overrides=args.overrides)
     rows, signals = with_other_reference(rows, config, history.references, list(SIGNALS))
     if not args.no_readings:
-        rows, signals = with_readings(rows, config, signals)
+        rows, signals = with_readings(rows, config, history.references, signals)
     results = measures(rows, signals, args.resamples)
     deciles = decile_table(rows)
     figures = summary_figures(history, rows, results, args.months_ahead)
@@ -110,18 +111,24 @@ def with_other_reference(rows: pl.DataFrame, config: Config, references: dict[st
     return pl.concat(parts), [*signals[:4], *added, *signals[4:]]
 
 
-def with_readings(rows: pl.DataFrame, config: Config, signals: list[Signal]) -> tuple[pl.DataFrame, list[Signal]]:
-    """``rows`` with ``r_static_<reading>`` of each of ``score.readings`` (the month's r_cons and r_qual, the
-    reading's name text and source weights), and a signal for each."""
+def with_readings(rows: pl.DataFrame, config: Config, references: dict[str, str],
+                  signals: list[Signal]) -> tuple[pl.DataFrame, list[Signal]]:  # fmt: skip
+    """``rows`` (sorted by month) with ``r_static_<reading>`` of each of ``score.readings``, month by month: the
+    month's r_cons and r_qual, the reading's name text and source weights, and its r_qual reference when it is not
+    the one the month was scored with; and a signal for each."""
     from scoring.score import reading_r_static, score_embedder, scored_descriptions
 
     if not config.score.readings:
         return rows, signals
-    embedder, descriptions = score_embedder(config), scored_descriptions(rows)
-    r_cons, r_qual = rows["r_cons"].to_numpy(), rows["r_qual"].to_numpy()
+    embedder, months = score_embedder(config), rows.partition_by("month", maintain_order=True)
     for name, reading in config.score.readings.items():
-        scores = reading_r_static(rows, reading, config.score, embedder, descriptions, r_cons, r_qual)
-        rows = rows.with_columns(pl.Series(f"r_static_{name}", scores))
+        scores = []
+        for part in months:
+            stored = references.get(part["month"][0], "catalog")
+            month_cfg = config.score.model_copy(update={"r_qual_reference": stored})
+            scores.append(reading_r_static(part, reading, month_cfg, embedder, scored_descriptions(part),
+                                           part["r_cons"].to_numpy(), part["r_qual"].to_numpy()))  # fmt: skip
+        rows = rows.with_columns(pl.Series(f"r_static_{name}", np.concatenate(scores)))
         signals.insert(1, Signal(f"r_static_{name}", f"r_static, the {name} reading", 1))
     return rows, signals
 

@@ -321,6 +321,7 @@ def _reading(
     return {
         "description": reading.description,
         "name_text": name_text,
+        "r_qual_reference": reading.r_qual_reference or cfg.r_qual_reference,
         "source_weights": weights,
         "reliable": int(reliable.sum()),
         "reliable_share": round(float(reliable.mean()), 4) if len(reliable) else 0.0,
@@ -331,12 +332,17 @@ def _reading(
 def reading_r_static(tools: pl.DataFrame, reading: ScoreReading, cfg: ScoreConfig, embedder: Embedder,
                      descriptions: list[str], r_cons: np.ndarray, r_qual: np.ndarray) -> np.ndarray:  # fmt: skip
     """Every tool's r_static under another reading of eq. 4-5: ``r_cons`` re-embedded only when the reading's name
-    text differs from ``score.name_text``, its source weights merged over ours, ``r_qual`` as given."""
+    text differs from ``cfg.name_text``, ``r_qual`` recomputed only when its reference differs from
+    ``cfg.r_qual_reference`` (``r_cons`` and ``r_qual``: ours, scored with ``cfg``), its source weights merged over
+    ours."""
     name_text = reading.name_text or cfg.name_text
     if name_text != cfg.name_text:
         texts = name_texts(tools["name"].to_list(), tools["display_name"].to_list(), name_text)
         r_cons = consistency_scores(embedder, texts, descriptions,
                                     phase=f"r_cons, {name_text} names: embed {{}} (MiniLM)")  # fmt: skip
+    reference = reading.r_qual_reference or cfg.r_qual_reference
+    if reference != cfg.r_qual_reference:
+        r_qual = documentation_quality(tools, descriptions, cfg.model_copy(update={"r_qual_reference": reference}))
     weights = {**cfg.source_weights, **reading.source_weights}
     return static_prior(r_cons, _source_weights(tools, weights), r_qual, cfg.weights)
 

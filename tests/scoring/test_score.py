@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -101,6 +102,7 @@ def test_the_paper_compatible_reading_is_reported_beside_ours_and_changes_no_sco
     assert without.summary["readings"] == {}
     reading = with_reading.summary["readings"]["paper_compatible"]
     assert reading["name_text"] == "raw" and with_reading.summary["name_text"] == "split"
+    assert reading["r_qual_reference"] == "catalog" == with_reading.summary["r_qual_reference"]
     assert reading["source_weights"] == {**with_reading.summary["source_weights"], "n8n": 1.0}
     assert 0 <= reading["reliable"] <= with_reading.summary["tools"]
     assert set(reading["per_platform"]) == set(with_reading.summary["per_platform"])
@@ -221,3 +223,28 @@ def test_adding_community_tools_moves_no_official_r_qual_under_the_fixed_referen
     assert _r_qual(grown, "catalog")[search] != pytest.approx(_r_qual(official, "catalog")[search], abs=1e-3)
     # with no community tool the two references are the same population
     assert _r_qual(official, "catalog") == _r_qual(official, "platform_official")
+
+
+def test_a_reading_with_another_r_qual_reference_rescores_r_qual_only_for_itself():
+    """Ours against the official and platform tools, the paper-compatible reading against the whole catalog: the
+    reading's r_static takes the catalog's r_qual, ours is untouched."""
+    from scoring.score import reading_r_static
+
+    tools = pl.concat([
+        _catalog([("mcp:o:search", "official", "Search the web and return the best results.", []),
+                  ("langchain:p:wiki", "platform", "Look up a Wikipedia page.", [])]),
+        _catalog([(f"n8n:c:node{i}", "community", "x" * (300 + 50 * i), ["Sales"]) for i in range(3)]),
+    ]).with_columns(pl.lit("mcp").alias("platform"), pl.col("tool_id").alias("name"), pl.lit("").alias("display_name"))
+    cfg = ScoreConfig(name_text="raw")  # the reading's name text too: nothing to embed
+    descriptions = scored_descriptions(tools)
+    ours = documentation_quality(tools, descriptions, cfg)
+    r_cons = np.full(len(tools), 0.5)
+    paper = cfg.readings["paper_compatible"]
+    got = reading_r_static(tools, paper, cfg, None, descriptions, r_cons, ours)
+    catalog = documentation_quality(tools, descriptions, ScoreConfig(r_qual_reference="catalog"))
+    w_src = np.array([1.0, 0.6, 0.6, 0.6, 0.6])  # official; MCP has no platform weight of its own: "other"
+    np.testing.assert_allclose(got, 0.5 * r_cons + 0.3 * w_src + 0.2 * catalog)
+    assert not np.allclose(catalog, ours)
+    same_reference = paper.model_copy(update={"r_qual_reference": None})
+    np.testing.assert_allclose(reading_r_static(tools, same_reference, cfg, None, descriptions, r_cons, ours),
+                               0.5 * r_cons + 0.3 * w_src + 0.2 * ours)  # fmt: skip
