@@ -78,8 +78,9 @@ def prediction_months(months: list[str], ahead: int) -> list[str]:
     return [m for m in months if add_months(m, ahead) <= months[-1]] if months else []
 
 
-def load_history(history_dir: str | Path, score_name: str = "score") -> History:
-    """The month folders beside ``history_dir`` (``<root>/history_months/<YYYY-MM>/<score_name>/``) and its files."""
+def load_history(history_dir: str | Path, score_name: str) -> History:
+    """The month folders beside ``history_dir`` (``<root>/history_months/<YYYY-MM>/<score_name>/``: the score
+    stage's name, which the caller gets from the stage) and its files."""
     folder = Path(history_dir)
     for name in (HISTORY_FILES.publish_times, HISTORY_FILES.tool_events):
         if not (folder / name).exists():

@@ -58,10 +58,11 @@ def test_a_history_too_short_for_the_months_ahead_says_so(tmp_path: Path):
 def test_r_qual_is_rescored_month_by_month_against_the_other_reference(tmp_path):
     from ecoagent.config import make_config
     from history.failure import SIGNALS, load_history, prediction_rows
+    from pipeline.stages import SCORE
     from scoring.score import documentation_quality, scored_descriptions
 
     script = load_script("rstatic_failure")
-    history = load_history(build_history(tmp_path))
+    history = load_history(build_history(tmp_path), SCORE.name)
     rows = prediction_rows(history, 2)
     config = make_config()
     rescored, signals = script.with_other_reference(rows, config, history.references, list(SIGNALS))

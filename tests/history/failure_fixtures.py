@@ -16,6 +16,7 @@ from pathlib import Path
 import polars as pl
 
 from history.failure import SCORED_COLUMNS
+from pipeline.stages import SCORE
 
 MONTHS = ("2025-01", "2025-02", "2025-03", "2025-04")
 VERSIONS = {  # month -> package -> (version, published: the day, midnight UTC)
@@ -84,7 +85,7 @@ def build_history(root: Path, reference: str | None = "platform_official") -> Pa
     )  # fmt: skip
     events.write_parquet(folder / "tool_events.parquet")
     for month in MONTHS:
-        scored = root / "history_months" / month / "score"
+        scored = root / "history_months" / month / SCORE.name
         scored.mkdir(parents=True)
         month_frame(month).write_parquet(scored / "tools_scored.parquet")
         summary = {"tools": len(_present(month))} | ({"r_qual_reference": reference} if reference else {})

@@ -23,9 +23,14 @@ from history.failure import (
     tool_clusters,
     verdict,
 )
+from pipeline.stages import SCORE
 from tests.history.failure_fixtures import FAILING, build_history, tool_id
 
 R_STATIC = SIGNALS[0]
+
+
+def _history(root, reference: str | None = "platform_official"):
+    return load_history(build_history(root, reference), SCORE.name)
 
 
 def test_months_are_added_across_years_and_only_months_with_enough_future_predict():
@@ -48,7 +53,7 @@ def test_a_failure_counts_after_the_month_and_within_the_months_ahead_only():
 
 
 def test_the_history_folder_is_read_with_each_months_own_scores_and_labels(tmp_path):
-    history = load_history(build_history(tmp_path))
+    history = _history(tmp_path)
     assert history.months == ["2025-01", "2025-02", "2025-03", "2025-04"]
     assert set(history.references.values()) == {"platform_official"}
     rows = prediction_rows(history, 2)
@@ -57,20 +62,20 @@ def test_the_history_folder_is_read_with_each_months_own_scores_and_labels(tmp_p
     assert failed == {(m, tool_id(s)) for m, shorts in FAILING.items() for s in shorts}
     a3 = rows.filter(pl.col("tool_id") == tool_id("a3")).sort("month")
     assert a3["r_static"].to_list() == [pytest.approx(0.73), pytest.approx(0.33)]  # as each month scored it
-    assert set(load_history(build_history(tmp_path / "old", reference=None)).references.values()) == {"catalog"}
+    assert set(_history(tmp_path / "old", reference=None).references.values()) == {"catalog"}
 
 
 def test_a_folder_that_is_no_history_is_named(tmp_path):
     with pytest.raises(FileNotFoundError, match=r"publish_times\.json is missing"):
-        load_history(tmp_path)
+        load_history(tmp_path, SCORE.name)
     folder = build_history(tmp_path / "moved")
     (folder.parent / "history_months").rename(tmp_path / "elsewhere")
     with pytest.raises(FileNotFoundError, match="no scored month under"):
-        load_history(folder)
+        load_history(folder, SCORE.name)
 
 
 def test_ecosystem_signals_come_from_the_publish_times_and_the_listing(tmp_path):
-    history = load_history(build_history(tmp_path))
+    history = _history(tmp_path)
     rows = ecosystem_signals(history.tools.filter(pl.col("tool_id").is_in([tool_id("a2"), tool_id("b2")])),
                              history.publish_times)  # fmt: skip
     by = {(r["tool_id"][0], r["month"]): r for r in rows.iter_rows(named=True)}
@@ -89,7 +94,7 @@ def test_tools_are_resampled_with_all_their_months():
 
 
 def test_a_planted_perfect_predictor_has_auc_and_average_precision_1(tmp_path):
-    rows = prediction_rows(load_history(build_history(tmp_path)), 2)
+    rows = prediction_rows(_history(tmp_path), 2)
     result = measure(rows, R_STATIC, "all", resamples=200)
     assert result.auc == 1.0 and result.average_precision == 1.0 and result.auc_ci == (1.0, 1.0)
     assert (result.rows, result.failures) == (len(rows), 8) and result.tools == 12
@@ -101,7 +106,7 @@ def test_a_planted_perfect_predictor_has_auc_and_average_precision_1(tmp_path):
 
 
 def test_a_signal_without_information_predicts_nothing(tmp_path):
-    rows = prediction_rows(load_history(build_history(tmp_path)), 2).with_columns(pl.lit(0.5).alias("r_static"))
+    rows = prediction_rows(_history(tmp_path), 2).with_columns(pl.lit(0.5).alias("r_static"))
     result = measure(rows, R_STATIC, "all", resamples=200)
     assert result.auc == 0.5 and verdict(result) == "predicts nothing (AUC CI contains 0.5)"
     assert "r_static predicts nothing (AUC CI contains 0.5)" in finding([result], 2)
