@@ -17,12 +17,19 @@ Statistic = Callable[[np.ndarray], float]
 
 def bootstrap_interval(values: np.ndarray | list[float], statistic: Statistic = np.mean, resamples: int = 2000,
                        seed: int = 0, level: float = 0.95) -> tuple[float, float]:  # fmt: skip
-    """The percentile interval of ``statistic`` over the rows of ``values`` (items first; extra axes ride along)."""
+    """The percentile interval of ``statistic`` over the rows of ``values`` (items first; extra axes ride along).
+
+    A draw whose statistic is undefined (nan: an AUC of a draw that holds one class only) is left out of the
+    quantiles; when every draw is, the interval is nan.
+    """
     values = np.asarray(values, dtype=np.float64)
     if len(values) == 0:
         return float("nan"), float("nan")
     draws = np.random.default_rng(seed).integers(0, len(values), size=(resamples, len(values)))
     estimates = np.array([statistic(values[rows]) for rows in draws], dtype=np.float64)
+    estimates = estimates[~np.isnan(estimates)]
+    if len(estimates) == 0:
+        return float("nan"), float("nan")
     low, high = np.quantile(estimates, [(1 - level) / 2, (1 + level) / 2])
     return float(low), float(high)
 

@@ -6,9 +6,12 @@
     r_qual  = logistic(0.6 z_desc + 0.4 z_tag)             documentation quality
     r_static = 0.5 r_cons + 0.3 w_src + 0.2 r_qual          reliable when r_static >= 0.8
 
-z standardizes a length against its median: z = (x - median(x)) / std(x), over the catalog being
-scored. The tag string is the tool's categories joined with ", " (only n8n ships categories, so
-the other platforms' z_tag is the catalog's lowest: that is the paper's formula, not a choice here).
+z standardizes a length against its median: z = (x - median(x)) / std(x), the median and spread taken over a
+reference population (``score.r_qual_reference``): ``platform_official`` (default) the official and platform
+listings' tools of the catalog being scored, so community packages do not move an official tool's score;
+``catalog`` every tool being scored (the paper's reading, and ours before the setting). The tag string is the tool's
+categories joined with ", " (only n8n ships categories, so the other platforms' z_tag is the catalog's lowest: that
+is the paper's formula, not a choice here).
 The name side of r_cons is ``score.name_text``: ``split`` (default: snake_case and camelCase split
 into words, "brave_search" -> "brave search", so the encoder sees the words the name says), ``raw``
 (the identifier as crawled, what the authors' code embeds) or ``display`` (the human-facing name). A
@@ -78,19 +81,43 @@ def source_weight(platform: str, listing: str, weights: dict[str, float]) -> flo
     return weights[source_weight_key(platform, listing, weights)]
 
 
-def median_z(values: np.ndarray) -> np.ndarray:
+def median_z(values: np.ndarray, reference: np.ndarray | None = None) -> np.ndarray:
+    """``(x - median) / std``, the median and spread of ``values[reference]`` (a boolean mask; None: all of them)."""
     values = values.astype(np.float64)
     if len(values) == 0:
         return values
-    spread = values.std()
-    return (values - np.median(values)) / (spread if spread > 0 else 1.0)
+    base = values if reference is None else values[reference]
+    spread = base.std()
+    return (values - np.median(base)) / (spread if spread > 0 else 1.0)
 
 
 def quality_scores(
-    description_lengths: np.ndarray, tag_lengths: np.ndarray, weights: tuple[float, float]
+    description_lengths: np.ndarray,
+    tag_lengths: np.ndarray,
+    weights: tuple[float, float],
+    reference: np.ndarray | None = None,
 ) -> np.ndarray:
-    z = weights[0] * median_z(description_lengths) + weights[1] * median_z(tag_lengths)
+    """r_qual of every tool, its z-scores against the tools ``reference`` marks (None: every tool)."""
+    z = weights[0] * median_z(description_lengths, reference) + weights[1] * median_z(tag_lengths, reference)
     return 1.0 / (1.0 + np.exp(-z))
+
+
+R_QUAL_REFERENCES = ("platform_official", "catalog")
+REFERENCE_LISTINGS = ("official", "platform")  # platform_official: what no third-party package can move
+
+
+def quality_reference(listings: list[str], reference: str) -> np.ndarray | None:
+    """The tools ``r_qual``'s z-scores are taken against (``score.r_qual_reference``), as a mask; None: all.
+
+    ``platform_official`` is the official and platform listings' tools, so that adding community packages moves no
+    official tool's score; a catalog without one such tool falls back to the whole catalog (no median to take).
+    """
+    if reference == "catalog":
+        return None
+    if reference != "platform_official":
+        raise ValueError(f"score.r_qual_reference={reference!r}: choose one of {', '.join(R_QUAL_REFERENCES)}")
+    mask = np.array([listing in REFERENCE_LISTINGS for listing in listings], dtype=bool)
+    return mask if mask.any() else None
 
 
 def consistency_scores(embedder: Embedder, names: list[str], descriptions: list[str],

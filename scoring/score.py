@@ -42,6 +42,7 @@ from scoring.reliability import (
     LISTING_RULES,
     consistency_scores,
     name_texts,
+    quality_reference,
     quality_scores,
     source_weight,
     source_weight_key,
@@ -185,7 +186,7 @@ def score(config: Config, in_dir: str, out: str) -> ScoreResult:
     with _timed(timings, "online"):
         tools, online = _enriched(tools, config)
     with _timed(timings, "embed"):
-        embedder = _embedder(config)
+        embedder = score_embedder(config)
         scored, readings = _reliability(tools, config, embedder)
     with _timed(timings, "side_effect"):
         scored = _side_effects(scored)
@@ -226,19 +227,12 @@ def _enriched(tools: pl.DataFrame, config: Config) -> tuple[pl.DataFrame, dict]:
 def _reliability(tools: pl.DataFrame, config: Config, embedder: Embedder) -> tuple[pl.DataFrame, dict]:
     """The catalog with r_cons, w_src, r_qual, r_static and reliable (eq. 4-5), and the other readings' shares."""
     cfg = config.score
-    # the doc page stands in for a missing description (enrichment), never for an existing one
-    descriptions = [
-        d if d.strip() else (s or "") for d, s in zip(tools["description"], tools["doc_summary"], strict=True)
-    ]
+    descriptions = scored_descriptions(tools)
     names, display_names = tools["name"].to_list(), tools["display_name"].to_list()
     r_cons = consistency_scores(embedder, name_texts(names, display_names, cfg.name_text), descriptions,
                                 phase="r_cons: embed {} (MiniLM)")  # fmt: skip
     w_src = _source_weights(tools, cfg.source_weights)
-    r_qual = quality_scores(
-        np.array([len(d) for d in descriptions]),
-        np.array([len(", ".join(c)) for c in tools["categories"]]),
-        cfg.quality_weights,
-    )
+    r_qual = documentation_quality(tools, descriptions, cfg)
     r_static = static_prior(r_cons, w_src, r_qual, cfg.weights)
     readings = {
         name: _reading(tools, reading, cfg, embedder, descriptions, r_cons, r_qual)
@@ -252,6 +246,21 @@ def _reliability(tools: pl.DataFrame, config: Config, embedder: Embedder) -> tup
         pl.Series("reliable", r_static >= cfg.reliable_threshold),
     )
     return scored, readings
+
+
+def documentation_quality(tools: pl.DataFrame, descriptions: list[str], cfg: ScoreConfig) -> np.ndarray:
+    """r_qual of every tool (``listing`` and ``categories`` columns), z-scored against ``score.r_qual_reference``."""
+    return quality_scores(
+        np.array([len(d) for d in descriptions]),
+        np.array([len(", ".join(c)) for c in tools["categories"]]),
+        cfg.quality_weights,
+        quality_reference(tools["listing"].to_list(), cfg.r_qual_reference),
+    )
+
+
+def scored_descriptions(tools: pl.DataFrame) -> list[str]:
+    """What r_cons and r_qual read: the description, the doc page's summary where there is none (never over one)."""
+    return [d if d.strip() else (s or "") for d, s in zip(tools["description"], tools["doc_summary"], strict=True)]
 
 
 def _side_effects(scored: pl.DataFrame) -> pl.DataFrame:
@@ -279,7 +288,7 @@ def _flaws(scored: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def _embedder(config: Config) -> Embedder:
+def score_embedder(config: Config) -> Embedder:
     """The encoder of ``score.embedder``, on ``embedding.device``, its vectors cached under ``embedding.cache_dir``."""
     return Embedder(
         config.score.embedder,
@@ -307,20 +316,35 @@ def _reading(
     """The reliable share under another reading of eq. 4-5 (``score.readings``); the scores are not kept."""
     name_text = reading.name_text or cfg.name_text
     weights = {**cfg.source_weights, **reading.source_weights}
-    if name_text != cfg.name_text:
-        texts = name_texts(tools["name"].to_list(), tools["display_name"].to_list(), name_text)
-        r_cons = consistency_scores(embedder, texts, descriptions,
-                                    phase=f"r_cons, {name_text} names: embed {{}} (MiniLM)")  # fmt: skip
-    reliable = static_prior(r_cons, _source_weights(tools, weights), r_qual, cfg.weights) >= cfg.reliable_threshold
+    reliable = reading_r_static(tools, reading, cfg, embedder, descriptions, r_cons, r_qual) >= cfg.reliable_threshold
     platforms = tools["platform"].to_numpy()
     return {
         "description": reading.description,
         "name_text": name_text,
+        "r_qual_reference": reading.r_qual_reference or cfg.r_qual_reference,
         "source_weights": weights,
         "reliable": int(reliable.sum()),
         "reliable_share": round(float(reliable.mean()), 4) if len(reliable) else 0.0,
         "per_platform": {p: round(float(reliable[platforms == p].mean()), 4) for p in sorted(set(platforms))},
     }
+
+
+def reading_r_static(tools: pl.DataFrame, reading: ScoreReading, cfg: ScoreConfig, embedder: Embedder,
+                     descriptions: list[str], r_cons: np.ndarray, r_qual: np.ndarray) -> np.ndarray:  # fmt: skip
+    """Every tool's r_static under another reading of eq. 4-5: ``r_cons`` re-embedded only when the reading's name
+    text differs from ``cfg.name_text``, ``r_qual`` recomputed only when its reference differs from
+    ``cfg.r_qual_reference`` (``r_cons`` and ``r_qual``: ours, scored with ``cfg``), its source weights merged over
+    ours."""
+    name_text = reading.name_text or cfg.name_text
+    if name_text != cfg.name_text:
+        texts = name_texts(tools["name"].to_list(), tools["display_name"].to_list(), name_text)
+        r_cons = consistency_scores(embedder, texts, descriptions,
+                                    phase=f"r_cons, {name_text} names: embed {{}} (MiniLM)")  # fmt: skip
+    reference = reading.r_qual_reference or cfg.r_qual_reference
+    if reference != cfg.r_qual_reference:
+        r_qual = documentation_quality(tools, descriptions, cfg.model_copy(update={"r_qual_reference": reference}))
+    weights = {**cfg.source_weights, **reading.source_weights}
+    return static_prior(r_cons, _source_weights(tools, weights), r_qual, cfg.weights)
 
 
 def _summary(scored: pl.DataFrame, config: Config, embedder: Embedder, online: dict) -> dict:
@@ -346,6 +370,7 @@ def _summary(scored: pl.DataFrame, config: Config, embedder: Embedder, online: d
         "reliable_threshold": config.score.reliable_threshold,
         "weights": list(config.score.weights),
         "name_text": config.score.name_text,
+        "r_qual_reference": config.score.r_qual_reference,
         "source_weights": dict(config.score.source_weights),
         "embedder": config.score.embedder,
         "tokenizer": config.score.tokenizer,

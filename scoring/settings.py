@@ -34,6 +34,7 @@ class ScoreReading(Section):
     description: str = ""
     name_text: Literal["split", "raw", "display"] | None = None  # None: score.name_text
     source_weights: dict[str, Share] = {}  # merged over score.source_weights
+    r_qual_reference: Literal["platform_official", "catalog"] | None = None  # None: score.r_qual_reference
 
 
 class ScoreConfig(Section):
@@ -49,11 +50,15 @@ class ScoreConfig(Section):
     # readings reported beside ours in score_summary.json, the CLI and the card (tools_scored.parquet keeps ours)
     readings: dict[str, ScoreReading] = {
         "paper_compatible": ScoreReading(
-            description="the authors' code: raw names, n8n as an official source (1.0)",
+            description="the authors' code: raw names, n8n as an official source (1.0), r_qual over the whole catalog",
             name_text="raw",
             source_weights={"n8n": 1.0},
+            r_qual_reference="catalog",
         )
     }
+    # r_qual's z-scores: against the official and platform listings' tools (a reference community packages cannot
+    # move) or against every tool being scored (the paper's reading: adding packages moves every tool's r_qual)
+    r_qual_reference: Literal["platform_official", "catalog"] = "platform_official"
     reliable_threshold: Share = 0.8
     # prompt_tokens: gguf:gemma3-270m (the Gemma tokenizer of the packaged GGUF), or a tokenizer.json path / hub name
     tokenizer: str = "gguf:gemma3-270m"

@@ -26,3 +26,14 @@ def test_a_paired_difference_keeps_the_pairing():
     low, high = paired_difference_interval(better, base)
     assert 0 < low < 0.01 < high
     assert bootstrap_interval(better)[0] < bootstrap_interval(base)[1]
+
+
+def test_draws_whose_statistic_is_undefined_are_left_out():
+    values = np.array([0.0] * 18 + [1.0, 1.0])
+
+    def mean_of_draws_with_a_one(rows: np.ndarray) -> float:
+        return float(rows.mean()) if rows.max() > 0 else float("nan")
+
+    low, high = bootstrap_interval(values, mean_of_draws_with_a_one, resamples=500)
+    assert 0 < low <= high and not np.isnan(high)
+    assert all(np.isnan(bootstrap_interval(np.zeros(5), mean_of_draws_with_a_one)))

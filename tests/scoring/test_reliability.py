@@ -9,6 +9,7 @@ from scoring.reliability import (
     median_z,
     name_as_words,
     name_texts,
+    quality_reference,
     quality_scores,
     source_weight,
     static_prior,
@@ -50,6 +51,24 @@ def test_quality_is_a_logistic_of_median_standardized_lengths():
     np.testing.assert_allclose(quality_scores(desc, tags, (0.6, 0.4)), expected)
     q = quality_scores(desc, tags, (0.6, 0.4))
     assert q[4] > q[2] > q[0] and ((q > 0) & (q < 1)).all()
+
+
+def test_z_scores_against_a_reference_take_its_median_and_spread_only():
+    values = np.array([10.0, 20.0, 30.0, 1000.0])
+    reference = np.array([True, True, True, False])
+    z = median_z(values, reference)
+    assert z[1] == 0.0  # the reference's median, not the whole population's
+    np.testing.assert_allclose(z, (values - 20.0) / np.array([10.0, 20.0, 30.0]).std())
+    np.testing.assert_allclose(median_z(values, None), median_z(values))
+
+
+def test_the_quality_reference_is_the_official_and_platform_listings_or_everything():
+    listings = ["official", "platform", "community", "community-verified"]
+    assert quality_reference(listings, "platform_official").tolist() == [True, True, False, False]
+    assert quality_reference(listings, "catalog") is None
+    assert quality_reference(["community", "community"], "platform_official") is None  # nothing to take: all
+    with pytest.raises(ValueError, match=r"score\.r_qual_reference"):
+        quality_reference(listings, "official_only")
 
 
 def test_static_prior_is_eq_5_and_checks_the_weights():

@@ -3,6 +3,7 @@
 import json
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -10,7 +11,16 @@ from crawlers.crawl import crawl
 from ecoagent.config import load_config
 from schemas.scored_tool import ScoredToolRecord
 from schemas.tool_record import polars_schema
-from scoring.score import gate, per_listing, prompt_definition, prompt_token_summary, score
+from scoring.score import (
+    documentation_quality,
+    gate,
+    per_listing,
+    prompt_definition,
+    prompt_token_summary,
+    score,
+    scored_descriptions,
+)
+from scoring.settings import ScoreConfig
 from scoring.summary import summary_lines
 from tests.fixture_packages import build_fixture_mirror, fixture_overrides
 
@@ -75,6 +85,9 @@ def test_rerun_is_identical_and_served_from_the_embedding_cache(crawled):
 
 def test_the_paper_compatible_reading_is_reported_beside_ours_and_changes_no_score(crawled):
     tmp, overrides = crawled
+    # r_qual against every tool scored: under the fixed reference the fixture's few official and platform tools set
+    # the median, and no tool sits between 0.8 and the every-source-1.0 line the last assertion needs
+    overrides = [*overrides, "score.r_qual_reference=catalog"]
     # a second reading that changes only w_src: every source weighs 1.0, so reliable <=> 0.5 r_cons + 0.2 r_qual >= 0.5
     # (an override replaces the readings, so the default paper_compatible one is passed again)
     defaults = {n: r.model_dump() for n, r in load_config("fixture", environ={}).score.readings.items()}
@@ -89,6 +102,7 @@ def test_the_paper_compatible_reading_is_reported_beside_ours_and_changes_no_sco
     assert without.summary["readings"] == {}
     reading = with_reading.summary["readings"]["paper_compatible"]
     assert reading["name_text"] == "raw" and with_reading.summary["name_text"] == "split"
+    assert reading["r_qual_reference"] == "catalog" == with_reading.summary["r_qual_reference"]
     assert reading["source_weights"] == {**with_reading.summary["source_weights"], "n8n": 1.0}
     assert 0 <= reading["reliable"] <= with_reading.summary["tools"]
     assert set(reading["per_platform"]) == set(with_reading.summary["per_platform"])
@@ -175,3 +189,62 @@ def test_per_listing_counts_what_the_scores_read_without_knowing():
     text = "\n".join(summary_lines(summary, "out"))
     assert "2 tools whose parameter schema is unknown counted apart" in text
     assert "| 2 (auth_type=2, parameters=2, doc_urls=2, endpoints=2, http_methods=2, categories=2) |" in text
+
+
+def _catalog(rows: list[tuple[str, str, str, list[str]]]) -> pl.DataFrame:
+    """tool_id, listing, description, categories: what r_qual reads."""
+    return pl.DataFrame(
+        {"tool_id": [r[0] for r in rows], "listing": [r[1] for r in rows], "description": [r[2] for r in rows],
+         "doc_summary": [None] * len(rows), "categories": [r[3] for r in rows]},
+        schema={"tool_id": pl.String, "listing": pl.String, "description": pl.String, "doc_summary": pl.String,
+                "categories": pl.List(pl.String)},
+    )  # fmt: skip
+
+
+def _r_qual(tools: pl.DataFrame, reference: str) -> dict[str, float]:
+    cfg = ScoreConfig(r_qual_reference=reference)
+    return dict(zip(tools["tool_id"], documentation_quality(tools, scored_descriptions(tools), cfg), strict=True))
+
+
+def test_adding_community_tools_moves_no_official_r_qual_under_the_fixed_reference():
+    """The default reference (the official and platform listings) is fixed: community packages added to the catalog
+    leave an official tool's r_qual as it was; under ``catalog`` (every tool scored) the same addition moves it."""
+    assert ScoreConfig().r_qual_reference == "platform_official"
+    official = _catalog([
+        ("mcp:official:search", "official", "Search the web and return the ten best results with their links.", []),
+        ("langchain:platform:wiki", "platform", "Look up a Wikipedia page.", []),
+        ("n8n:platform:slack", "platform", "Send a message to a Slack channel.", ["Communication"]),
+    ])  # fmt: skip
+    community = _catalog([(f"n8n:community:node{i}", "community", "x" * (300 + 50 * i), ["Marketing", "Sales"])
+                          for i in range(4)])  # fmt: skip
+    grown = pl.concat([official, community])
+    search = "mcp:official:search"
+    assert _r_qual(grown, "platform_official")[search] == _r_qual(official, "platform_official")[search]
+    assert _r_qual(grown, "catalog")[search] != pytest.approx(_r_qual(official, "catalog")[search], abs=1e-3)
+    # with no community tool the two references are the same population
+    assert _r_qual(official, "catalog") == _r_qual(official, "platform_official")
+
+
+def test_a_reading_with_another_r_qual_reference_rescores_r_qual_only_for_itself():
+    """Ours against the official and platform tools, the paper-compatible reading against the whole catalog: the
+    reading's r_static takes the catalog's r_qual, ours is untouched."""
+    from scoring.score import reading_r_static
+
+    tools = pl.concat([
+        _catalog([("mcp:o:search", "official", "Search the web and return the best results.", []),
+                  ("langchain:p:wiki", "platform", "Look up a Wikipedia page.", [])]),
+        _catalog([(f"n8n:c:node{i}", "community", "x" * (300 + 50 * i), ["Sales"]) for i in range(3)]),
+    ]).with_columns(pl.lit("mcp").alias("platform"), pl.col("tool_id").alias("name"), pl.lit("").alias("display_name"))
+    cfg = ScoreConfig(name_text="raw")  # the reading's name text too: nothing to embed
+    descriptions = scored_descriptions(tools)
+    ours = documentation_quality(tools, descriptions, cfg)
+    r_cons = np.full(len(tools), 0.5)
+    paper = cfg.readings["paper_compatible"]
+    got = reading_r_static(tools, paper, cfg, None, descriptions, r_cons, ours)
+    catalog = documentation_quality(tools, descriptions, ScoreConfig(r_qual_reference="catalog"))
+    w_src = np.array([1.0, 0.6, 0.6, 0.6, 0.6])  # official; MCP has no platform weight of its own: "other"
+    np.testing.assert_allclose(got, 0.5 * r_cons + 0.3 * w_src + 0.2 * catalog)
+    assert not np.allclose(catalog, ours)
+    same_reference = paper.model_copy(update={"r_qual_reference": None})
+    np.testing.assert_allclose(reading_r_static(tools, same_reference, cfg, None, descriptions, r_cons, ours),
+                               0.5 * r_cons + 0.3 * w_src + 0.2 * ours)  # fmt: skip

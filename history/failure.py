@@ -1,0 +1,306 @@
+"""Does r_static predict failure? The history's months as a prediction task (issue 35, item 3).
+
+For each month with ``ahead`` months of future in the history, every tool the month holds is one row: its scores as
+that month scored them (``history_months/<YYYY-MM>/score/tools_scored.parquet``: the history step scores each month
+with the score stage, so r_static and its sub-scores are kept per month), and a label, 1 when one of
+:data:`FAILURE_EVENTS` (``tool_events.parquet``) happens to it in the ``ahead`` months after (``month < event month
+<= month + ahead``), else 0. Beside the scores, ecosystem signals the history shows (:func:`ecosystem_signals`).
+
+Each signal is oriented so that a higher value predicts a reliable tool (:data:`SIGNALS`); its failure score is the
+value times -1, so an AUC above 0.5 means the signal, read that way, ranks the tools that fail above those that do
+not. The intervals resample tools, not rows: a tool is in the pool once per month, and its months are not
+independent (:func:`tool_clusters`).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from ecoagent.layout import HISTORY_FILES, SCORE_FILES
+from ecoagent.statistics import bootstrap_interval
+from history.run import MONTHS_FOLDER, month_end
+
+# a tool that leaves the catalog, or that its maintainers or registry mark deprecated (restored and
+# description_changed are no failure)
+FAILURE_EVENTS = ("removed", "renamed", "deprecated", "package_deprecated")
+# the month's scored columns the benchmark reads: the scores, and what the other readings of eq. 4-5 need
+SCORED_COLUMNS = ("tool_id", "platform", "listing", "package", "package_version", "name", "display_name",
+                  "description", "doc_summary", "categories", "r_static", "r_cons", "w_src", "r_qual")  # fmt: skip
+VETTED_LISTINGS = ("official", "platform", "community-verified")  # someone other than the author vouches for it
+DAYS_PER_MONTH = 365.25 / 12
+
+
+@dataclass(frozen=True)
+class Signal:
+    column: str
+    label: str
+    direction: int  # +1: a higher value predicts a reliable tool; -1: a lower one does
+
+
+SIGNALS = (
+    Signal("r_static", "r_static", 1),
+    Signal("r_cons", "r_cons", 1),
+    Signal("w_src", "w_src", 1),
+    Signal("r_qual", "r_qual", 1),
+    Signal("months_since_release", "months since the package's last release (fewer: reliable)", -1),
+    Signal("package_age_months", "package age, months since first seen (older: reliable)", 1),
+    Signal("vetted_listing", "vetted listing: official, platform or verified (1: reliable)", 1),
+)
+
+
+@dataclass
+class History:
+    """What the benchmark reads of an ``ecoagent history`` output folder."""
+
+    months: list[str]  # every month of the history, oldest first
+    tools: pl.DataFrame  # :data:`SCORED_COLUMNS` and ``month``: every month's scored catalog, pooled
+    events: pl.DataFrame  # tool_events.parquet
+    publish_times: dict  # publish_times.json: {month: {"registry:name": [version, iso time]}}
+    references: dict[str, str]  # month -> the r_qual reference its score summary names
+
+
+def add_months(month: str, n: int) -> str:
+    """``YYYY-MM`` ``n`` months after ``month``."""
+    year, mon = map(int, month.split("-"))
+    index = year * 12 + mon - 1 + n
+    return f"{index // 12}-{index % 12 + 1:02d}"
+
+
+def prediction_months(months: list[str], ahead: int) -> list[str]:
+    """The months with ``ahead`` months of future in the history: ``month + ahead`` is a month of it."""
+    return [m for m in months if add_months(m, ahead) <= months[-1]] if months else []
+
+
+def load_history(history_dir: str | Path, score_name: str) -> History:
+    """The month folders beside ``history_dir`` (``<root>/history_months/<YYYY-MM>/<score_name>/``: the score
+    stage's name, which the caller gets from the stage) and its files."""
+    folder = Path(history_dir)
+    for name in (HISTORY_FILES.publish_times, HISTORY_FILES.tool_events):
+        if not (folder / name).exists():
+            raise FileNotFoundError(f"{folder / name} is missing: give the folder `ecoagent history` wrote (its "
+                                    "default data/history/; a run before the tool events needs a rerun)")  # fmt: skip
+    times = json.loads((folder / HISTORY_FILES.publish_times).read_text())
+    months, frames, references = sorted(times), [], {}
+    for month in months:
+        scored = folder.parent / MONTHS_FOLDER / month / score_name
+        if not times[month] or not (scored / SCORE_FILES.tools).exists():
+            continue  # no package published yet: the month has no catalog
+        frame = pl.read_parquet(scored / SCORE_FILES.tools, columns=list(SCORED_COLUMNS))
+        frames.append(frame.with_columns(pl.lit(month).alias("month")))
+        summary = scored / SCORE_FILES.summary
+        stated = json.loads(summary.read_text()).get("r_qual_reference") if summary.exists() else None
+        references[month] = stated or "catalog"  # a month scored before the setting: the whole catalog
+    if not frames:
+        raise FileNotFoundError(f"no scored month under {folder.parent / MONTHS_FOLDER}: the history's month folders "
+                                "sit beside its folder")  # fmt: skip
+    events = pl.read_parquet(folder / HISTORY_FILES.tool_events)
+    return History(months, pl.concat(frames, how="vertical_relaxed"), events, times, references)
+
+
+def failure_labels(rows: pl.DataFrame, events: pl.DataFrame, ahead: int) -> pl.Series:
+    """1 where one of :data:`FAILURE_EVENTS` happens to the row's tool after its ``month`` and at most ``ahead``
+    months after it, else 0; in ``rows``' order."""
+    horizon = {m: add_months(m, ahead) for m in rows["month"].unique().to_list()}
+    failing = events.filter(pl.col("event").is_in(FAILURE_EVENTS)).select("tool_id", pl.col("month").alias("at"))
+    keyed = rows.select("tool_id", "month").with_row_index("row").with_columns(
+        pl.col("month").replace_strict(horizon, return_dtype=pl.String).alias("until"))
+    hits = (keyed.join(failing, on="tool_id", how="inner")
+            .filter((pl.col("at") > pl.col("month")) & (pl.col("at") <= pl.col("until")))["row"].unique())  # fmt: skip
+    return keyed["row"].is_in(hits.implode()).cast(pl.Int8).alias("failed")
+
+
+def _version_times(publish_times: dict) -> tuple[dict[tuple[str, str], datetime], dict[str, str]]:
+    """``(package name, version) -> publish time`` and ``package name -> the first month that holds it``."""
+    times: dict[tuple[str, str], datetime] = {}
+    first: dict[str, str] = {}
+    for month in sorted(publish_times):
+        for key, (version, published) in publish_times[month].items():
+            name = key.split(":", 1)[1]
+            times[(name, version)] = datetime.fromisoformat(published)
+            first.setdefault(name, month)
+    return times, first
+
+
+def _months_between(earlier: str, later: str) -> int:
+    (y0, m0), (y1, m1) = map(int, earlier.split("-")), map(int, later.split("-"))
+    return (y1 - y0) * 12 + m1 - m0
+
+
+def ecosystem_signals(rows: pl.DataFrame, publish_times: dict) -> pl.DataFrame:
+    """``rows`` with the signals the history shows beside the scores:
+
+    - ``months_since_release``: from the publish time of the version the month took to the month's end (null where
+      the history has no time for it);
+    - ``package_age_months``: months since the first month of the history that holds the package (left-censored: a
+      package older than ``history.since`` is as old as the history);
+    - ``vetted_listing``: 1 for the official, platform and verified listings (:data:`VETTED_LISTINGS`), 0 else.
+    """
+    times, first = _version_times(publish_times)
+    since, age = [], []
+    for month, package, version in rows.select("month", "package", "package_version").iter_rows():
+        published = times.get((package, version))
+        since.append((month_end(month) - published).days / DAYS_PER_MONTH if published else None)
+        age.append(_months_between(first[package], month) if package in first else None)
+    return rows.with_columns(
+        pl.Series("months_since_release", since, dtype=pl.Float64),
+        pl.Series("package_age_months", age, dtype=pl.Float64),
+        pl.col("listing").is_in(VETTED_LISTINGS).cast(pl.Float64).alias("vetted_listing"),
+    )
+
+
+def prediction_rows(history: History, ahead: int) -> pl.DataFrame:
+    """Every tool of every month with ``ahead`` months of future: its scores, signals and ``failed`` label."""
+    rows = history.tools.filter(pl.col("month").is_in(prediction_months(history.months, ahead)))
+    rows = ecosystem_signals(rows, history.publish_times)
+    return rows.with_columns(failure_labels(rows, history.events, ahead)).sort("month", "tool_id")
+
+
+def tool_clusters(tool_ids: np.ndarray, columns: list[np.ndarray]) -> np.ndarray:
+    """``(tools, most months of one tool, len(columns))``: each tool's rows, nan-padded, so that
+    :func:`~ecoagent.statistics.bootstrap_interval` resamples tools with all their months."""
+    ids, index = np.unique(tool_ids, return_inverse=True)
+    slot = np.zeros(len(tool_ids), dtype=np.int64)
+    seen = np.zeros(len(ids), dtype=np.int64)
+    for row, tool in enumerate(index):  # the row's place among its tool's rows
+        slot[row], seen[tool] = seen[tool], seen[tool] + 1
+    out = np.full((len(ids), int(seen.max(initial=0)), len(columns)), np.nan)
+    out[index, slot] = np.column_stack(columns)
+    return out
+
+
+def _pairs(clusters: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The (label, failure score) rows of some tools' clusters, padding and missing values left out."""
+    flat = clusters.reshape(-1, clusters.shape[-1])
+    flat = flat[~np.isnan(flat).any(axis=1)]
+    return flat[:, 0], flat[:, 1]
+
+
+def auc(clusters: np.ndarray) -> float:
+    """AUC-ROC of the failure score for the label (sklearn); nan with one class only."""
+    from sklearn.metrics import roc_auc_score
+
+    labels, scores = _pairs(clusters)
+    return float(roc_auc_score(labels, scores)) if 0 < labels.sum() < len(labels) else float("nan")
+
+
+def average_precision(clusters: np.ndarray) -> float:
+    """Average precision of the failure score for the label (sklearn); nan without a failure or a non-failure."""
+    from sklearn.metrics import average_precision_score
+
+    labels, scores = _pairs(clusters)
+    return float(average_precision_score(labels, scores)) if 0 < labels.sum() < len(labels) else float("nan")
+
+
+@dataclass
+class Measure:
+    signal: str
+    slice: str  # "all" or a platform
+    rows: int
+    tools: int
+    failures: int
+    auc: float
+    auc_ci: tuple[float, float]
+    average_precision: float
+    ap_ci: tuple[float, float]
+
+    @property
+    def base_rate(self) -> float:
+        return self.failures / self.rows if self.rows else float("nan")
+
+
+def measure(rows: pl.DataFrame, signal: Signal, slice_name: str, resamples: int, seed: int = 0) -> Measure:
+    """AUC and average precision of one signal (oriented, :data:`SIGNALS`) on ``rows``, with 95 % intervals over
+    tools. Rows without the signal (a version without a publish time) are left out."""
+    value = pl.col(signal.column).cast(pl.Float64)
+    rows = rows.filter(value.is_not_null() & value.is_not_nan())
+    failure_score = -signal.direction * rows[signal.column].cast(pl.Float64).to_numpy()
+    labels = rows["failed"].cast(pl.Float64).to_numpy()
+    clusters = tool_clusters(rows["tool_id"].to_numpy(), [labels, failure_score])
+    return Measure(
+        signal=signal.label, slice=slice_name, rows=len(rows), tools=len(clusters), failures=int(labels.sum()),
+        auc=auc(clusters), auc_ci=bootstrap_interval(clusters, auc, resamples, seed),
+        average_precision=average_precision(clusters),
+        ap_ci=bootstrap_interval(clusters, average_precision, resamples, seed),
+    )  # fmt: skip
+
+
+def measures(rows: pl.DataFrame, signals: list[Signal], resamples: int, seed: int = 0) -> list[Measure]:
+    """Every signal pooled, then per platform."""
+    slices = [("all", rows)] + [(p, rows.filter(pl.col("platform") == p)) for p in sorted(rows["platform"].unique())]
+    return [measure(part, signal, name, resamples, seed) for name, part in slices for signal in signals]
+
+
+def decile_table(rows: pl.DataFrame, column: str = "r_static") -> list[dict]:
+    """The failure rate by equal-count decile of ``column`` (lowest first; ties split in the rows' order)."""
+    scores, labels = rows[column].to_numpy(), rows["failed"].to_numpy()
+    if len(scores) == 0:
+        return []
+    order = np.argsort(scores, kind="stable")
+    decile = np.empty(len(scores), dtype=np.int64)
+    decile[order] = np.arange(len(scores)) * 10 // len(scores)
+    table = []
+    for d in range(10):
+        inside = decile == d
+        if inside.any():
+            table.append({"decile": d + 1, "low": float(scores[inside].min()), "high": float(scores[inside].max()),
+                          "rows": int(inside.sum()), "failures": int(labels[inside].sum()),
+                          "rate": float(labels[inside].mean())})  # fmt: skip
+    return table
+
+
+def decile_plot(table: list[dict], base_rate: float, ahead: int) -> bytes:
+    """The failure rate per r_static decile as bars, the pooled rate as a line (PNG bytes, the same per rerun)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 4.2), dpi=110)
+    labels = [f"{row['decile']}\n{row['low']:.2f}-{row['high']:.2f}" for row in table]
+    ax.bar(labels, [row["rate"] for row in table], color="tab:blue", label="failure rate in the decile")
+    ax.axhline(base_rate, color="black", linestyle="--", label=f"all tools ({base_rate:.1%})")
+    ax.set_xlabel("r_static decile (range)")
+    ax.set_ylabel(f"share with an event within {ahead} months")
+    ax.set_title("Failure rate by r_static decile (removed, renamed, deprecated)")
+    ax.tick_params(axis="x", labelsize=7)
+    ax.grid(alpha=0.3, axis="y")
+    ax.legend(loc="upper right")
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata={"Software": None})  # no version or date: the same bytes per rerun
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def verdict(result: Measure) -> str:
+    """What one AUC interval says, in words."""
+    low, high = result.auc_ci
+    if np.isnan(result.auc) or np.isnan(low):
+        return "cannot be measured (no failure, or no tool without one)"
+    if low <= 0.5 <= high:
+        return "predicts nothing (AUC CI contains 0.5)"
+    return "predicts failure (AUC CI above 0.5)" if low > 0.5 else "predicts the wrong way (AUC CI below 0.5)"
+
+
+def finding(results: list[Measure], ahead: int) -> str:
+    """The record's first figure: what was found, in one sentence or two."""
+    pooled = [r for r in results if r.slice == "all"]
+    static = next(r for r in pooled if r.signal == "r_static")
+    head = (f"Over {static.rows:,} tool-months ({static.tools:,} tools), {static.failures:,} "
+            f"({static.base_rate:.1%}) saw a removal, rename or deprecation within {ahead} months; r_static "
+            f"{verdict(static)}: AUC {static.auc:.3f} [{static.auc_ci[0]:.3f}, {static.auc_ci[1]:.3f}].")  # fmt: skip
+    measured = [r for r in pooled if not np.isnan(r.auc)]
+    if not measured:
+        return head
+    best = max(measured, key=lambda r: r.auc)
+    if best is static:
+        return f"{head} No other pooled signal does better."
+    return (f"{head} The best pooled signal is {best.signal}: AUC {best.auc:.3f} "
+            f"[{best.auc_ci[0]:.3f}, {best.auc_ci[1]:.3f}], it {verdict(best)}.")  # fmt: skip
