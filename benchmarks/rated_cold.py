@@ -55,6 +55,7 @@ def run_rated(release: str, out: Path, home: Path, overrides: list[str], timeout
     def read() -> None:
         for line in proc.stdout:
             lines.append((time.perf_counter() - started, line.rstrip()))
+            print(line, end="", file=sys.stderr, flush=True)  # the run's own lines, live, beside the figures
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()

@@ -14,7 +14,6 @@ independent (:func:`tool_clusters`).
 
 from __future__ import annotations
 
-import io
 import json
 from dataclasses import dataclass
 from datetime import datetime
@@ -23,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from ecoagent.figures import png_bytes
 from ecoagent.layout import HISTORY_FILES, SCORE_FILES
 from ecoagent.statistics import bootstrap_interval
 from history.run import MONTHS_FOLDER, month_end
@@ -273,10 +273,7 @@ def decile_plot(table: list[dict], base_rate: float, ahead: int) -> bytes:
     ax.grid(alpha=0.3, axis="y")
     ax.legend(loc="upper right")
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", metadata={"Software": None})  # no version or date: the same bytes per rerun
-    plt.close(fig)
-    return buf.getvalue()
+    return png_bytes(fig)
 
 
 def verdict(result: Measure) -> str:

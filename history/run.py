@@ -36,7 +36,6 @@ folders beside it in ``<root>/history_months/<YYYY-MM>/<stage>/``:
 from __future__ import annotations
 
 import hashlib
-import io
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -44,6 +43,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from ecoagent.figures import png_bytes
 from ecoagent.layout import CRAWL_FILES, HISTORY_FILES, SCORE_FILES
 from ecoagent.packages.source import Source
 from ecoagent.runtime import context
@@ -321,10 +321,7 @@ def figure_png(table: dict) -> bytes:
     ax.grid(alpha=0.3)
     ax.legend(loc="upper left")
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", metadata={"Software": None})  # no version or date: the same bytes per rerun
-    plt.close(fig)
-    return buf.getvalue()
+    return png_bytes(fig)
 
 
 def events_line(events: dict) -> str:

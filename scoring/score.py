@@ -29,6 +29,7 @@ import numpy as np
 import polars as pl
 
 from ecoagent.config import Config
+from ecoagent.figures import png_bytes
 from ecoagent.layout import CRAWL_FILES, SCORE_FILES
 from ecoagent.retrieval.embedding.cache import Embedder
 from ecoagent.runtime import context
@@ -152,7 +153,6 @@ def _distribution(values: np.ndarray) -> dict:
 
 
 def _plot(scored: pl.DataFrame, threshold: float) -> bytes:
-    import io
 
     import matplotlib
 
@@ -170,10 +170,7 @@ def _plot(scored: pl.DataFrame, threshold: float) -> bytes:
     ax.set_title("Metadata reliability (RATED eq. 5) per platform")
     ax.legend(loc="lower right")
     fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", metadata={"Software": None})  # no version/date: same bytes per rerun
-    plt.close(fig)
-    return buf.getvalue()
+    return png_bytes(fig)
 
 
 def score(config: Config, in_dir: str, out: str) -> ScoreResult:

@@ -16,6 +16,7 @@ from ecoagent.layout import HISTORY_FILES
 from history.events import MonthTools, tool_events
 from schemas.tool_event import EVENTS, ToolEvent
 from schemas.tool_record import polars_schema
+from tests.fixture_packages import LLAMAINDEX_SPEC
 
 PKG = "@demo/server"
 
@@ -120,25 +121,11 @@ def test_months_before_any_package_and_a_first_month_give_no_event():
 def changing_index(tmp_path, monkeypatch):
     """The fixture package at 0.1.0 (search_notes, create_note) and 0.2.0 (create_note gone, the spec
     deprecated), on the tests' own index."""
-    from tests.fixture_packages import LLAMAINDEX_SPEC
-    from tests.history.test_history import PACKAGE, VERSIONS, SimpleIndex
-    from tests.package_builders import build_wheel
+    from tests.history.test_history import ONLY_SEARCH, served_versions
 
-    for name in ("PIP_FIND_LINKS", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("PIP_CONFIG_FILE", "/dev/null")  # the machine's pip configuration finds other wheels
-    newer = LLAMAINDEX_SPEC.replace('spec_functions = ["search_notes", ("create_note", "acreate_note")]',
-                                    'spec_functions = ["search_notes"]')  # fmt: skip
-    newer = newer.replace("class NotesToolSpec(", '@deprecated(since="0.2.0", alternative="NotesV2ToolSpec")\n'
-                          "class NotesToolSpec(")  # fmt: skip
-    wheels = {}
-    for version, spec in (("0.1.0", LLAMAINDEX_SPEC), ("0.2.0", newer)):
-        path = build_wheel(tmp_path / "wheels" / version, PACKAGE, version, {
-            "llama_index/tools/notes/__init__.py": "from llama_index.tools.notes.base import NotesToolSpec\n",
-            "llama_index/tools/notes/base.py": spec,
-        })  # fmt: skip
-        wheels[version] = (path, VERSIONS[version])
-    with SimpleIndex(wheels) as served:
+    deprecated = ONLY_SEARCH.replace("class NotesToolSpec(", '@deprecated(since="0.2.0", alternative="NotesV2ToolSpec")'
+                                     "\nclass NotesToolSpec(")  # fmt: skip
+    with served_versions(tmp_path, monkeypatch, {"0.1.0": LLAMAINDEX_SPEC, "0.2.0": deprecated}) as served:
         yield served
 
 

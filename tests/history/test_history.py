@@ -72,22 +72,29 @@ class SimpleIndex(ServedInThread):
         return Handler
 
 
-@pytest.fixture
-def index(tmp_path, monkeypatch):
-    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)  # the machine's pip configuration finds other wheels
-    monkeypatch.delenv("PIP_FIND_LINKS", raising=False)
-    monkeypatch.delenv("PIP_INDEX_URL", raising=False)
-    monkeypatch.delenv("PIP_EXTRA_INDEX_URL", raising=False)
-    older = LLAMAINDEX_SPEC.replace('spec_functions = ["search_notes", ("create_note", "acreate_note")]',
-                                    'spec_functions = ["search_notes"]')  # fmt: skip
+def served_versions(tmp_path: Path, monkeypatch, specs: dict[str, str]) -> SimpleIndex:
+    """The notes package at each version of ``specs`` (version -> its spec module), built as wheels and served by
+    the tests' own index, with the machine's pip configuration out of the way (it finds other wheels)."""
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    for name in ("PIP_FIND_LINKS", "PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL"):
+        monkeypatch.delenv(name, raising=False)
     wheels = {}
-    for version, spec in (("0.1.0", older), ("0.2.0", LLAMAINDEX_SPEC)):
+    for version, spec in specs.items():
         path = build_wheel(tmp_path / "wheels" / version, PACKAGE, version, {
             "llama_index/tools/notes/__init__.py": "from llama_index.tools.notes.base import NotesToolSpec\n",
             "llama_index/tools/notes/base.py": spec,
         })  # fmt: skip
         wheels[version] = (path, VERSIONS[version])
-    with SimpleIndex(wheels) as served:
+    return SimpleIndex(wheels)
+
+
+ONLY_SEARCH = LLAMAINDEX_SPEC.replace('spec_functions = ["search_notes", ("create_note", "acreate_note")]',
+                                      'spec_functions = ["search_notes"]')  # fmt: skip
+
+
+@pytest.fixture
+def index(tmp_path, monkeypatch):
+    with served_versions(tmp_path, monkeypatch, {"0.1.0": ONLY_SEARCH, "0.2.0": LLAMAINDEX_SPEC}) as served:
         yield served
 
 
