@@ -23,8 +23,8 @@ class TrainConfig(Section):
     The defaults are the quick CPU ones: the query tower of the packaged MiniLM fine-tuned against its frozen tool
     vectors on the workflow tasks, at most ``epochs`` epochs with the best validation epoch kept (on release
     2026.12.3 the first epoch alone lifts workflows/validation MRR from 0.114 to 0.695, the fourth to 0.722; an epoch
-    of 807 tasks at 256 tokens takes about 4 min on 2 cores: docs/rated.md). The production profile sets the paper's Section 4.1 (DRAGON+, both
-    towers, 1 epoch, batch 8, lr 1e-5, 1,000 warm-up steps, max length 256).
+    of 807 tasks at 256 tokens takes about 4 min on 2 cores: docs/rated.md). The production profile sets the paper's
+    Section 4.1 (DRAGON+, both towers, 1 epoch, batch 8, lr 1e-5, 1,000 warm-up steps, max length 256).
     """
 
     # what it learns from: query splits joined by "+" (syn/train, workflows/train, real/train); the first entry the
