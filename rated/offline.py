@@ -38,19 +38,24 @@ def ranx_run(scores: np.ndarray, queries: QuerySet, corpus: Corpus, depth: int =
     return run
 
 
-def evaluate(
-    scores: np.ndarray, queries: QuerySet, corpus: Corpus, metrics: tuple[str, ...] = METRICS
-) -> dict[str, float]:
-    """ranx metrics of one score matrix; ``{"queries": n, metric: value}``."""
+def ranx_judged(scores: np.ndarray, queries: QuerySet, corpus: Corpus) -> tuple:
+    """``(ranx Qrels, ranx Run)`` of one score matrix, built once for every metric read from them (the run is each
+    query's top 100 over the whole catalog: the costly part of a Table 1 cell)."""
     from ranx import Qrels, Run
+
+    if scores.shape != (len(queries), len(corpus)):
+        raise ValueError(f"{queries.name}: score matrix {scores.shape} != ({len(queries)}, {len(corpus)})")
+    return Qrels(queries.qrels(corpus)), Run(ranx_run(scores, queries, corpus))
+
+
+def evaluate(scores: np.ndarray, queries: QuerySet, corpus: Corpus, metrics: tuple[str, ...] = METRICS,
+             judged: tuple | None = None) -> dict[str, float]:  # fmt: skip
+    """ranx metrics of one score matrix; ``{"queries": n, metric: value}``; ``judged``: its :func:`ranx_judged`."""
     from ranx import evaluate as ranx_evaluate
 
     if len(queries) == 0:
         return {"queries": 0}
-    if scores.shape != (len(queries), len(corpus)):
-        raise ValueError(f"{queries.name}: score matrix {scores.shape} != ({len(queries)}, {len(corpus)})")
-    qrels = Qrels(queries.qrels(corpus))
-    run = Run(ranx_run(scores, queries, corpus))
+    qrels, run = judged or ranx_judged(scores, queries, corpus)
     names = [RANX_NAMES.get(m, m) for m in metrics]
     values = ranx_evaluate(qrels, run, names, make_comparable=True)
     if isinstance(values, float):  # ranx returns a bare float for a single metric
@@ -58,23 +63,23 @@ def evaluate(
     return {"queries": len(queries), **{m: round(float(values[n]), 6) for m, n in zip(metrics, names, strict=True)}}
 
 
-def per_query(scores: np.ndarray, queries: QuerySet, corpus: Corpus, metric: str = "mrr") -> np.ndarray:
+def per_query(scores: np.ndarray, queries: QuerySet, corpus: Corpus, metric: str = "mrr",
+              judged: tuple | None = None) -> np.ndarray:  # fmt: skip
     """One ranx ``metric`` value per query, in the order of ``queries`` (what a bootstrap interval resamples)."""
-    from ranx import Qrels, Run
     from ranx import evaluate as ranx_evaluate
 
     if len(queries) == 0:
         return np.zeros(0)
-    name = RANX_NAMES.get(metric, metric)
-    values = ranx_evaluate(Qrels(queries.qrels(corpus)), Run(ranx_run(scores, queries, corpus)), name,
-                           return_mean=False, make_comparable=True)  # fmt: skip
+    qrels, run = judged or ranx_judged(scores, queries, corpus)
+    values = ranx_evaluate(qrels, run, RANX_NAMES.get(metric, metric), return_mean=False, make_comparable=True)
     return np.asarray(values, dtype=np.float64)
 
 
-def mrr_with_interval(scores: np.ndarray, queries: QuerySet, corpus: Corpus, seed: int = 0) -> dict[str, float]:
+def mrr_with_interval(scores: np.ndarray, queries: QuerySet, corpus: Corpus, seed: int = 0,
+                      judged: tuple | None = None) -> dict[str, float]:  # fmt: skip
     """MRR with its 95 % percentile bootstrap interval over queries (:func:`ecoagent.statistics.bootstrap_interval`)."""
     from ecoagent.statistics import bootstrap_interval
 
-    values = per_query(scores, queries, corpus)
+    values = per_query(scores, queries, corpus, judged=judged)
     low, high = bootstrap_interval(values, seed=seed)
     return {"mrr": round(float(values.mean()), 6), "mrr_ci95": [round(low, 6), round(high, 6)]}

@@ -503,11 +503,13 @@ def offline_table(release: Release, retrievers: list[Retriever],
 def _table1_cell(retriever: Retriever, queries: QuerySet, release: Release, seed: int) -> dict:
     """One retriever's Table 1 metrics on ``queries``: MRR with its 95 % bootstrap interval over the queries, and
     stale@5 (:mod:`rated.stale`)."""
-    from rated.offline import evaluate, mrr_with_interval
+    from rated.offline import evaluate, mrr_with_interval, ranx_judged
     from rated.stale import stale_metrics
 
     scores = retriever.score(queries.texts)
-    return {**evaluate(scores, queries, release.corpus), **mrr_with_interval(scores, queries, release.corpus, seed),
+    judged = ranx_judged(scores, queries, release.corpus)  # the top-100 run once, for the means and the interval
+    return {**evaluate(scores, queries, release.corpus, judged=judged),
+            **mrr_with_interval(scores, queries, release.corpus, seed, judged=judged),
             **stale_metrics(scores, queries, release.tools, seed=seed)}  # fmt: skip
 
 
