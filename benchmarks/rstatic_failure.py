@@ -79,7 +79,7 @@ def main() -> None:
     rows, signals = with_other_reference(rows, config, history.references, list(SIGNALS))
     if not args.no_readings:
         rows, signals = with_readings(rows, config, history.references, signals)
-    results = measures(rows, signals, args.resamples)
+    results = measures(rows, signals, args.resamples, config.seed)  # the seed the history step uses for the card
     deciles = decile_table(rows)
     figures = summary_figures(history, rows, results, args.months_ahead)
     print_report({"figures": figures, "measures": [vars(r) for r in results], "deciles": deciles},

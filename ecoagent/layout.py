@@ -118,7 +118,8 @@ LLM_FILES = StageFiles(marker="requests", plan="plan.pkl", requests="requests.js
 # to each tool month by month (tool_events: removed, renamed, deprecated, ...; schemas/tool_event.py)
 HISTORY_FILES = StageFiles(marker="summary", table="figure1.json", markdown="figure1.md", plot="figure1.png",
                            first_seen="first_seen.parquet", tool_events="tool_events.parquet",
-                           publish_times="publish_times.json", summary="history_summary.json")  # fmt: skip
+                           publish_times="publish_times.json", failure="failure_prediction.json",
+                           failure_plot="failure_by_decile.png", summary="history_summary.json")  # fmt: skip
 
 SEMVER = re.compile(r"^v?(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
 

@@ -24,7 +24,9 @@ import polars as pl
 
 from ecoagent.figures import png_bytes
 from ecoagent.layout import HISTORY_FILES, SCORE_FILES
+from ecoagent.runtime import context
 from ecoagent.statistics import bootstrap_interval
+from ecoagent.store import ArtifactStore
 from history.run import MONTHS_FOLDER, month_end
 
 # a tool that leaves the catalog, or that its maintainers or registry mark deprecated (restored and
@@ -87,21 +89,28 @@ def load_history(history_dir: str | Path, score_name: str) -> History:
             raise FileNotFoundError(f"{folder / name} is missing: give the folder `ecoagent history` wrote (its "
                                     "default data/history/; a run before the tool events needs a rerun)")  # fmt: skip
     times = json.loads((folder / HISTORY_FILES.publish_times).read_text())
-    months, frames, references = sorted(times), [], {}
+    events = pl.read_parquet(folder / HISTORY_FILES.tool_events)
+    return history_of_months(folder.parent / MONTHS_FOLDER, times, events, score_name)
+
+
+def history_of_months(months_dir: str | Path, publish_times: dict, events: pl.DataFrame, score_name: str) -> History:
+    """The scored month folders under ``months_dir`` (``<YYYY-MM>/<score_name>/``) with the history's publish times
+    (``{month: {"registry:name": [version, iso time]}}``) and tool events: what the history step has in hand before
+    it writes its folder, and what :func:`load_history` reads back."""
+    months, frames, references = sorted(publish_times), [], {}
     for month in months:
-        scored = folder.parent / MONTHS_FOLDER / month / score_name
-        if not times[month] or not (scored / SCORE_FILES.tools).exists():
+        scored = ArtifactStore(f"{str(months_dir).rstrip('/')}/{month}/{score_name}")
+        if not publish_times[month] or not scored.exists(SCORE_FILES.tools):
             continue  # no package published yet: the month has no catalog
-        frame = pl.read_parquet(scored / SCORE_FILES.tools, columns=list(SCORED_COLUMNS))
+        frame = scored.read_parquet(SCORE_FILES.tools).select(SCORED_COLUMNS)
         frames.append(frame.with_columns(pl.lit(month).alias("month")))
-        summary = scored / SCORE_FILES.summary
-        stated = json.loads(summary.read_text()).get("r_qual_reference") if summary.exists() else None
+        stated = scored.read_json(SCORE_FILES.summary).get("r_qual_reference") if scored.exists(SCORE_FILES.summary) \
+            else None
         references[month] = stated or "catalog"  # a month scored before the setting: the whole catalog
     if not frames:
-        raise FileNotFoundError(f"no scored month under {folder.parent / MONTHS_FOLDER}: the history's month folders "
-                                "sit beside its folder")  # fmt: skip
-    events = pl.read_parquet(folder / HISTORY_FILES.tool_events)
-    return History(months, pl.concat(frames, how="vertical_relaxed"), events, times, references)
+        raise FileNotFoundError(f"no scored month under {months_dir}: the history's month folders sit beside its "
+                                "folder")  # fmt: skip
+    return History(months, pl.concat(frames, how="vertical_relaxed"), events, publish_times, references)
 
 
 def failure_labels(rows: pl.DataFrame, events: pl.DataFrame, ahead: int) -> pl.Series:
@@ -183,19 +192,34 @@ def _pairs(clusters: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def auc(clusters: np.ndarray) -> float:
-    """AUC-ROC of the failure score for the label (sklearn); nan with one class only."""
-    from sklearn.metrics import roc_auc_score
+    """AUC-ROC of the failure score for the label, as Mann-Whitney's U over midranks (ties count one half: sklearn's
+    ``roc_auc_score``, without its per-call checks, which a bootstrap of a thousand draws per signal pays for);
+    nan with one class only."""
+    from scipy.stats import rankdata
 
     labels, scores = _pairs(clusters)
-    return float(roc_auc_score(labels, scores)) if 0 < labels.sum() < len(labels) else float("nan")
+    positives = labels.sum()
+    negatives = len(labels) - positives
+    if not 0 < positives < len(labels):
+        return float("nan")
+    ranks = rankdata(scores)
+    return float((ranks[labels == 1].sum() - positives * (positives + 1) / 2) / (positives * negatives))
 
 
 def average_precision(clusters: np.ndarray) -> float:
-    """Average precision of the failure score for the label (sklearn); nan without a failure or a non-failure."""
-    from sklearn.metrics import average_precision_score
-
+    """Average precision of the failure score for the label: ``sum_n (R_n - R_{n-1}) P_n`` over the distinct
+    scores, highest first (sklearn's ``average_precision_score``); nan without a failure or a non-failure."""
     labels, scores = _pairs(clusters)
-    return float(average_precision_score(labels, scores)) if 0 < labels.sum() < len(labels) else float("nan")
+    positives = labels.sum()
+    if not 0 < positives < len(labels):
+        return float("nan")
+    order = np.argsort(-scores, kind="stable")
+    labels, scores = labels[order], scores[order]
+    last = np.r_[np.nonzero(np.diff(scores))[0], len(scores) - 1]  # the last row of each run of tied scores
+    hits = np.cumsum(labels)[last]
+    precision = hits / (last + 1)
+    recall_step = np.diff(np.r_[0.0, hits]) / positives
+    return float((recall_step * precision).sum())
 
 
 @dataclass
@@ -234,7 +258,13 @@ def measure(rows: pl.DataFrame, signal: Signal, slice_name: str, resamples: int,
 def measures(rows: pl.DataFrame, signals: list[Signal], resamples: int, seed: int = 0) -> list[Measure]:
     """Every signal pooled, then per platform."""
     slices = [("all", rows)] + [(p, rows.filter(pl.col("platform") == p)) for p in sorted(rows["platform"].unique())]
-    return [measure(part, signal, name, resamples, seed) for name, part in slices for signal in signals]
+    out = []
+    with context.phase("does r_static predict failure: signals x slices", len(slices) * len(signals)) as counting:
+        for name, part in slices:
+            for signal in signals:
+                out.append(measure(part, signal, name, resamples, seed))
+                counting.advance()
+    return out
 
 
 def decile_table(rows: pl.DataFrame, column: str = "r_static") -> list[dict]:
@@ -301,3 +331,33 @@ def finding(results: list[Measure], ahead: int) -> str:
         return f"{head} No other pooled signal does better."
     return (f"{head} The best pooled signal is {best.signal}: AUC {best.auc:.3f} "
             f"[{best.auc_ci[0]:.3f}, {best.auc_ci[1]:.3f}], it {verdict(best)}.")  # fmt: skip
+
+
+def failure_prediction(history: History, ahead: int, resamples: int, seed: int) -> tuple[dict, bytes | None]:
+    """What the history step writes for the card: every signal of :data:`SIGNALS`, pooled and per platform, the
+    r_static deciles and :func:`finding`; and the decile plot (None when no month has ``ahead`` months of future)."""
+    rows = prediction_rows(history, ahead)
+    if rows.is_empty():
+        return {"months_ahead": ahead, "skipped": f"no month has {ahead} months of future in the history "
+                f"({history.months[0]} to {history.months[-1]})"}, None  # fmt: skip
+    results = measures(rows, list(SIGNALS), resamples, seed)
+    deciles = decile_table(rows)
+    base_rate = float(rows["failed"].mean())
+    months = sorted(rows["month"].unique().to_list())
+    report = {"months_ahead": ahead, "resamples": resamples, "seed": seed, "months": [months[0], months[-1]],
+              "events": list(FAILURE_EVENTS), "rows": len(rows), "tools": rows["tool_id"].n_unique(),
+              "failures": int(rows["failed"].sum()), "base_rate": base_rate, "finding": finding(results, ahead),
+              "measures": [{**_without_nan(vars(r)), "verdict": verdict(r)} for r in results],
+              "deciles": deciles}  # fmt: skip
+    return report, decile_plot(deciles, base_rate, ahead)
+
+
+def _without_nan(values: dict) -> dict:
+    """A measure as strict JSON: a value (or interval end) that could not be measured is null."""
+
+    def clean(v):
+        if isinstance(v, tuple | list):
+            return [clean(x) for x in v]
+        return None if isinstance(v, float) and np.isnan(v) else v
+
+    return {k: clean(v) for k, v in values.items()}

@@ -160,8 +160,13 @@ def history(ctx: StepContext, crawl: Recrawlable, score: Stage) -> HistoryResult
     seconds["months"] = time.perf_counter() - tick
     table = {"months": rows, "paper": PAPER, "since": months[0], "until": months[-1]}
     events, events_summary = tool_events([month_tools(folders, c) for c in catalogs])
-    summary = {**_summary(catalogs, todo, read, times, seconds, started), "tool_events": events_summary}
-    _write(ctx.out, folders, table, summary, catalogs, times, events)
+    versions = _versions(catalogs, times)
+    tick = time.perf_counter()
+    failure, failure_plot = _failure_prediction(ctx, folders, versions, events, score)
+    seconds["failure_prediction"] = time.perf_counter() - tick
+    summary = {**_summary(catalogs, todo, read, times, seconds, started), "tool_events": events_summary,
+               "failure_prediction": {k: failure.get(k) for k in ("finding", "skipped", "rows", "failures")}}
+    _write(ctx.out, folders, table, summary, catalogs, versions, events, (failure, failure_plot))
     return HistoryResult(ctx.out, summary, table, history_lines(table, summary, ctx.out))
 
 
@@ -255,13 +260,32 @@ def _summary(catalogs: list[MonthCatalog], todo: list[MonthCatalog], read: Versi
     }
 
 
-def _write(out: str, folders: MonthFolders, table: dict, summary: dict, catalogs: list[MonthCatalog],
-           times: dict, events: pl.DataFrame) -> None:  # fmt: skip
-    versions = {
+def _versions(catalogs: list[MonthCatalog], times: dict) -> dict:
+    """``{month: {"registry:name": [version, iso publish time]}}``: the versions each month took."""
+    return {
         c.month: {f"{s.registry}:{s.name}": [s.version, times[f"{s.registry}:{s.name}"][s.version].isoformat()]
                   for s in c.sources}
         for c in catalogs
     }  # fmt: skip
+
+
+def _failure_prediction(ctx: StepContext, folders: MonthFolders, versions: dict, events: pl.DataFrame,
+                        score: Stage) -> tuple[dict, bytes | None]:  # fmt: skip
+    """Does r_static predict failure (:mod:`history.failure`), on the months just written and these events."""
+    from history.failure import SIGNALS, failure_prediction, history_of_months
+
+    cfg = ctx.config.history
+    try:
+        months = history_of_months(folders.root, versions, events, score.name)
+    except FileNotFoundError as exc:
+        return {"months_ahead": cfg.failure_months_ahead, "skipped": str(exc)}, None
+    report, plot = failure_prediction(months, cfg.failure_months_ahead, cfg.failure_resamples, ctx.config.seed)
+    context.say(f"failure prediction ({len(SIGNALS)} signals): {report.get('finding') or report.get('skipped')}")
+    return report, plot
+
+
+def _write(out: str, folders: MonthFolders, table: dict, summary: dict, catalogs: list[MonthCatalog],
+           versions: dict, events: pl.DataFrame, failure: tuple[dict, bytes | None]) -> None:  # fmt: skip
     with StageFolder(out, HISTORY_FILES.names()).replace() as store:
         store.write_json(table, HISTORY_FILES.table)
         store.write_text("\n".join(figure_markdown(table)) + "\n", HISTORY_FILES.markdown)
@@ -269,6 +293,9 @@ def _write(out: str, folders: MonthFolders, table: dict, summary: dict, catalogs
         store.write_parquet(first_seen(folders, catalogs), HISTORY_FILES.first_seen)
         store.write_parquet(events, HISTORY_FILES.tool_events)
         store.write_json(versions, HISTORY_FILES.publish_times)
+        store.write_json(failure[0], HISTORY_FILES.failure)
+        if failure[1] is not None:
+            store.write_bytes(failure[1], HISTORY_FILES.failure_plot)
         store.write_json(summary, HISTORY_FILES.summary)
 
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from ecoagent.layout import RATED_FILES
 from ecoagent.release_format.reader import QuerySet, Release, ReleaseUnreadable, query_set
+from ecoagent.retrieval.evaluation import evaluate
 from ecoagent.retrieval.rankers import DenseRetriever
-from rated.offline import evaluate
 from rated.query_tower import train_query_tower
 from rated.settings import RatedConfig, TrainConfig
 from rated.train import TrainedEncoder, save_untrained, train_encoder

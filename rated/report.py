@@ -64,7 +64,7 @@ def table1(metrics: dict, title: str = "## Table 1: offline retrieval") -> list[
         "construction, graded 2 where the title names the tool's service, 1 where only the description does), "
         "`workflows-title/test` the same queries by their title alone; their splits are temporal (test = the newest "
         f"months). Every set: {ALTERNATIVE_RULE}. stale@5: the share of the top 5 that are deprecated or removed "
-        "tools while an active tool of the same service exists (`rated/stale.py`)."
+        "tools while an active tool of the same service exists (`ecoagent/retrieval/stale.py`)."
     )
     for set_name, results in metrics["table1"].items():
         lines += ["", f"### {set_name}", ""]
@@ -88,7 +88,7 @@ def table1(metrics: dict, title: str = "## Table 1: offline retrieval") -> list[
 
 
 def _stale(values: dict) -> str:
-    """stale@5 with its interval (:mod:`rated.stale`); ``–`` for a run before it was measured."""
+    """stale@5 with its interval (:mod:`ecoagent.retrieval.stale`); ``–`` for a run before it was measured."""
     if values.get("stale@5") is None:
         return "–"
     return f"{values['stale@5']:.4f} {_interval(values.get('stale@5_ci95'))}"

@@ -5,7 +5,7 @@
    grid chosen on validation (:mod:`rated.encoder`);
 3. Table 1: MRR, Recall@1/5, nDCG@10 with ranx on Syn test, Real test, the gold set (human-annotated, several
    relevant tools per query) and the cold-start splits
-   (:mod:`rated.offline`);
+   (:mod:`ecoagent.retrieval.evaluation`);
 4. Table 2: RATED (Full)'s reward, bandit context and gamma chosen on the validation stream, with
    every variant tried and Figure 4's sweeps (:mod:`rated.tuning`); then the failure-injection
    simulator over the test stream (Real test when it is big enough, else the catalog-anchored stream
@@ -31,6 +31,7 @@ import numpy as np
 from ecoagent.config import Config
 from ecoagent.layout import RATED_FILES, RATED_MARKER
 from ecoagent.release_format.reader import QuerySet, Release, load_release, query_set
+from ecoagent.retrieval.evaluation import offline_table
 from ecoagent.retrieval.rankers import DenseRetriever, Retriever, top_k
 from ecoagent.runtime import context
 from ecoagent.store import ArtifactStore, StageFolder
@@ -476,43 +477,6 @@ def rated_to(config: Config, release: str, out: str) -> RatedResult:
     return RatedResult(folder.url(), folder.url(RATED_FILES.report), folder.url(RATED_FILES.metrics), metrics)
 
 
-def offline_table(release: Release, retrievers: list[Retriever],
-                  config: Config) -> tuple[dict[str, dict], dict[str, dict]]:  # fmt: skip
-    """Table 1 on every set of ``TABLE1_SETS``: ``({set: {retriever: metrics} or {"skipped": why}}, {set: what is
-    judged})``, the second saying per set how many queries, graded or not, alternatives and queries left out."""
-    table1: dict[str, dict] = {}
-    judged: dict[str, dict] = {}
-    with context.phase("Table 1: query sets", len(TABLE1_SETS)) as sets:
-        for name in TABLE1_SETS:
-            queries = release.queries(name)
-            if queries is None:
-                table1[name] = {"skipped": f"no {name} queries in release {release.version}"}
-            else:
-                table1[name] = {r.name: _table1_cell(r, queries, release, config.seed) for r in retrievers}
-                judged[name] = {
-                    "queries": len(queries),
-                    "graded": any(g > 1 for grades in queries.grades or [] for g in grades),
-                    "alternatives": sum(len(a) for a in queries.acceptable or []),
-                    "queries_with_alternatives": sum(bool(a) for a in queries.acceptable or []),
-                    "left_out_only_alternatives": queries.left_out,
-                }
-            sets.advance()
-    return table1, judged
-
-
-def _table1_cell(retriever: Retriever, queries: QuerySet, release: Release, seed: int) -> dict:
-    """One retriever's Table 1 metrics on ``queries``: MRR with its 95 % bootstrap interval over the queries, and
-    stale@5 (:mod:`rated.stale`)."""
-    from rated.offline import evaluate, mrr_with_interval, ranx_judged
-    from rated.stale import stale_metrics
-
-    scores = retriever.score(queries.texts)
-    judged = ranx_judged(scores, queries, release.corpus)  # the top-100 run once, for the means and the interval
-    return {**evaluate(scores, queries, release.corpus, judged=judged),
-            **mrr_with_interval(scores, queries, release.corpus, seed, judged=judged),
-            **stale_metrics(scores, queries, release.tools, seed=seed)}  # fmt: skip
-
-
 def table2_statics(retrievers: list[Retriever], trained: Retriever) -> list[Retriever]:
     """Table 2's static rows: every Table 1 retriever but RATED (Full) (the bandit's own ranker) and the encoders
     trained on the compared sources (Table 1 rows only)."""
@@ -527,7 +491,7 @@ def paper_scale_tables(release: Release, retrievers: list[Retriever], trained: D
     if not config.rated.paper_scale.listings:
         return None
     scale = paper_scale_view(release, retrievers, trained, config.rated)
-    table1, judged = offline_table(scale.view, scale.retrievers, config)
+    table1, judged = offline_table(scale.view, scale.retrievers, TABLE1_SETS, config.seed)
     out = {**scale.record, "table1": table1, "table1_sets": judged}
     if config.rated.paper_scale.table2:
         statics = table2_statics(scale.retrievers, scale.trained)
@@ -565,7 +529,7 @@ def rated_run(
         retrievers.append(rerank)
     retrievers.append(encoder.trained)
     retrievers += hybrid_retrievers(config.rated, retrievers)
-    table1, judged = offline_table(release, retrievers, config)
+    table1, judged = offline_table(release, retrievers, TABLE1_SETS, config.seed)
     context.say("Table 1 done")
 
     statics = table2_statics(retrievers, encoder.trained)

@@ -69,12 +69,14 @@ writes, into ``out_dir`` (the lead's ``<store>/release/<version>/``):
   **Empty splits are not written and not listed** in the card: ``datasets`` refuses a listed split with no rows
   ("corresponds to no data"), so an initial release has no ``cold_start`` split, and a tiny build may have no
   ``validation`` split. The gate requires non-empty train and test splits.
-- ``README.md`` (the dataset card, :mod:`release.card`), ``croissant.json`` (Croissant 1.0 + RAI,
+- ``README.md`` (the dataset card, :mod:`release.card`), with Table 1's lexical rows (TF-IDF, BM25) on the staged
+  release's test sets at both corpus scales (:mod:`release.baselines`), ``croissant.json`` (Croissant 1.0 + RAI,
   validated with mlcroissant, :mod:`release.croissant`), ``CHANGELOG.md`` (:mod:`release.changelog`),
   ``manifest.json`` (:mod:`release.manifest`) and the gate report under ``gate/``.
 
 The steps, each in its module: read the inputs (:mod:`release.inputs`), make the tables (:mod:`release.tables`),
-collect the release info and the manifest (:mod:`release.manifest`), write the changelog (:mod:`release.changelog`).
+collect the release info and the manifest (:mod:`release.manifest`), score the baselines (:mod:`release.baselines`),
+write the changelog (:mod:`release.changelog`).
 
 Splits. Real queries arrive split (labeling/splits.py). Syn queries are split here with the same
 :func:`ecoagent.text.splits.assign_splits` (grouped by normalized text and near-duplicate cluster, a group's split a
@@ -117,6 +119,7 @@ from ecoagent.runtime import context
 from ecoagent.runtime.quality_gate import GateResult, QualityGateFailed
 from ecoagent.store import ArtifactStore, StageFolder
 from ecoagent.text.redaction import redact, redact_frame, redact_value
+from release.baselines import release_baselines
 from release.changelog import changelog
 from release.inputs import ReleaseInputs, read_inputs, read_previous
 from release.manifest import release_info, release_manifest
@@ -129,6 +132,7 @@ log = logging.getLogger(__name__)
 CORPUS_FILE = f"corpus/{CORPUS_SPLIT}-00000-of-00001.parquet"
 GOLD_MAPPING = "gold-mapping.json"
 FIGURE_1 = HISTORY_FILES.plot  # the newest `ecoagent history` curve, embedded in the card
+FAILURE_FIGURE = HISTORY_FILES.failure_plot  # its failure rate by r_static decile, embedded in the card
 WORKFLOW_MAPPING = "workflow-mapping.json"
 
 
@@ -205,6 +209,9 @@ def build_release(
         layout = _write_tables(store, tables)
         info = release_info(stage, config, prev, version, created, layout, file_table(store.local_path, layout, tables),
                             stats)  # fmt: skip
+        with context.phase("Table 1's lexical rows for the card (TF-IDF, BM25; both scales)", 1) as scoring:
+            info["baselines"] = release_baselines(store.local_path, layout, version, config.seed)
+            scoring.advance()
         with context.phase("card, Croissant file and changelog", 1) as writing:
             _write_text_files(store, info, stage, prev, _mapping_reports(stage, tables))
             writing.advance()
@@ -272,6 +279,9 @@ def _write_text_files(store: ArtifactStore, info: dict, stage: dict, prev: dict 
     if stage.get("history"):
         store.write_bytes(stage["history"]["plot"], FIGURE_1)
         text_files.append(FIGURE_1)
+        if stage["history"].get("failure_plot"):
+            store.write_bytes(stage["history"]["failure_plot"], FAILURE_FIGURE)
+            text_files.append(FAILURE_FIGURE)
     store.write_text(redact(render_card(info))[0], RELEASE_FILES.card)
     store.write_text(_json_text(redact_value(build_croissant(info, folder))[0]), RELEASE_FILES.croissant)
     info["croissant_warnings"] = validate_croissant(folder / RELEASE_FILES.croissant)

@@ -152,6 +152,8 @@ def card_values(info: dict) -> dict:
         **_gold_values(info.get("gold")),
         **_workflows_values(info),
         **_tool_events_values(info.get("tool_events") or {}),
+        **_baselines_values(info.get("baselines") or {}),
+        **_failure_values(info),
     }
 
 
@@ -208,6 +210,67 @@ def _tool_events_values(events: dict) -> dict:
         "status_counts": ", ".join(f"{kind} {n}" for kind, n in counts.items()),
         "events_by_kind": _by_reason({k.replace("_", " "): n for k, n in (events.get("by_event") or {}).items()}),
         "events_table": "\n".join(markdown_table(["month", *platforms, "events"], rows)) if rows else "",
+    }
+
+
+def _failure_values(info: dict) -> dict:
+    """Does r_static predict failure (the history's ``failure_prediction.json``): every pooled signal, then
+    r_static per platform, AUC and average precision with their intervals; why it was not measured otherwise."""
+    failure = info.get("failure_prediction") or {}
+    if not info.get("history"):
+        untested = "this build had no catalog history (`ecoagent history`), so no tool event to test it on"
+    elif not failure:
+        untested = "the catalog history was written before the failure prediction existed (rerun `ecoagent history`)"
+    else:
+        untested = failure.get("skipped")
+    rows = [[m["signal"], m["slice"], f"{m['rows']:,}", m["failures"], _interval(m["auc"], m["auc_ci"]),
+             _interval(m["average_precision"], m["ap_ci"]), m["verdict"]]
+            for m in failure.get("measures") or [] if m["slice"] == "all" or m["signal"] == "r_static"]  # fmt: skip
+    header = ["signal", "tools of", "tool-months", "failures", "AUC-ROC [95 % CI]", "average precision [95 % CI]",
+              "reading"]  # fmt: skip
+    return {
+        "failure": failure,
+        "failure_untested": untested,
+        "failure_table": "\n".join(markdown_table(header, rows)) if rows else "",
+        "failure_figure": HISTORY_FILES.failure_plot,
+        "failure_base_rate": f"{failure['base_rate']:.1%}" if failure.get("base_rate") is not None else "",
+    }
+
+
+def _interval(value: float | None, ci: list | None) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]" if ci and None not in ci else f"{value:.3f}"
+
+
+BASELINE_COLUMNS = ("mrr", "success@1", "recall@5", "ndcg@10")
+
+
+def _baselines_values(baselines: dict) -> dict:
+    """Table 1's lexical rows (:mod:`release.baselines`): one markdown table over both scales, and the headline
+    (workflows/test's TF-IDF MRR at each scale) for the card's first lines."""
+    rows, headline = [], {}
+    for scale, label in (("full", "full catalog"), ("paper_scale", "paper scale")):
+        part = baselines.get(scale) or {}
+        for name, cells in (part.get("table1") or {}).items():
+            if "skipped" in cells:
+                continue
+            for retriever, cell in cells.items():
+                rows.append([name, f"{label} ({part['tools']:,})", retriever, cell["queries"],
+                             _ci_text(cell.get("mrr"), cell.get("mrr_ci95")),
+                             *(cell.get(m) for m in BASELINE_COLUMNS[1:]),
+                             _ci_text(cell.get("stale@5"), cell.get("stale@5_ci95"))])  # fmt: skip
+                if name == "workflows/test" and retriever == "TF-IDF":
+                    headline[scale] = (cell["mrr"], part["tools"])
+    header = ["set", "catalog (tools)", "retriever", "queries", "MRR [95 % CI]", "success@1", "recall@5", "nDCG@10",
+              "stale@5 [95 % CI]"]  # fmt: skip
+    paper = baselines.get("paper_scale") or {}
+    return {
+        "baselines_table": "\n".join(markdown_table(header, rows)) if rows else "",
+        "baselines_headline": headline,
+        "paper_scale_skipped": paper.get("skipped"),
+        "paper_scale_left_out": _by_reason({k: v for k, v in (paper.get("queries_left_out") or {}).items() if v}),
+        "paper_scale_listings": " and ".join(paper.get("listings") or []),
     }
 
 

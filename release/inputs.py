@@ -77,7 +77,8 @@ def read_inputs(inputs: ReleaseInputs) -> dict[str, Any]:
 
 def read_history(folders: tuple[str, ...]) -> dict[str, Any] | None:
     """The newest curve among the history folders (by its last month, then the folder order): its table, Markdown,
-    plot, first-seen months and tool events (None from a history written before it had them); None when no folder
+    plot, first-seen months, tool events and failure prediction (each None from a history written before it had
+    it); None when no folder
     holds one."""
     found = []
     for folder in folders:
@@ -95,6 +96,10 @@ def read_history(folders: tuple[str, ...]) -> dict[str, Any] | None:
         "plot": store.fs.cat(store.path(HISTORY_FILES.plot)),
         "first_seen": store.read_parquet(HISTORY_FILES.first_seen),
         "tool_events": _read_optional_parquet(store, HISTORY_FILES.tool_events),
+        # does r_static predict failure (history.failure); None from a history written before it was measured
+        "failure": store.read_json(HISTORY_FILES.failure) if store.exists(HISTORY_FILES.failure) else None,
+        "failure_plot": store.fs.cat(store.path(HISTORY_FILES.failure_plot))
+        if store.exists(HISTORY_FILES.failure_plot) else None,
     }  # fmt: skip
 
 

@@ -72,6 +72,7 @@ def release_info(stage, config, prev, version, created, layout, files, stats) ->
         "gold": _gold_info(stage, layout),
         "history": _history_info(stage),
         "tool_events": _tool_events_info(stage, layout, stats),
+        "failure_prediction": (stage.get("history") or {}).get("failure"),
         "workflows": _workflows_info(stage, layout, stats),
         "models": _models_info(syn_q, label_summary, config),
         "seeds": _seeds_info(config),
@@ -363,4 +364,6 @@ def release_manifest(info: dict, gate: GateResult) -> dict:
         "files": info["files"],
         "croissant_warnings": info.get("croissant_warnings", []),
         "gate": {"name": gate.name, "success": gate.success, "expectations": len(gate.results)},
+        **({"baselines": info["baselines"]} if info.get("baselines") else {}),
+        **({"failure_prediction": info["failure_prediction"]} if info.get("failure_prediction") else {}),
     }

@@ -197,6 +197,14 @@ def load_release(release: str | Path) -> Release:
     folder = local_release(release)
     manifest, layout = _layout(folder)
     verify_release(folder)
+    version = str(manifest.get("version", folder.name))
+    return release_from_layout(folder, layout, version, source=ArtifactStore(str(release)).url())
+
+
+def release_from_layout(folder: Path, layout: dict[str, dict[str, str]], version: str, source: str = "") -> Release:
+    """The release whose data files ``layout`` names (``{config: {split: path}}``, the manifest's ``configs``) in
+    ``folder``, read as they are: :func:`load_release` verifies them first; the release build reads its own staged
+    files before any manifest exists."""
     tools = _read(folder, layout, "tools", "train")
     corpus_frame = _read(folder, layout, "syn-corpus", "corpus")
     if corpus_frame is None:
@@ -225,8 +233,7 @@ def load_release(release: str | Path) -> Release:
             query_set_ = _query_set(f"{subset}/{split}", queries, qrels, rows)
             if query_set_ is not None:
                 query_sets[query_set_.name] = query_set_
-    return Release(folder, str(manifest.get("version", folder.name)), corpus, tools, query_sets,
-                   source=ArtifactStore(str(release)).url())  # fmt: skip
+    return Release(folder, version, corpus, tools, query_sets, source=source)
 
 
 def _query_set(name: str, queries: pl.DataFrame, qrels: pl.DataFrame, rows: dict[str, int]) -> QuerySet | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import polars as pl
 import pytest
@@ -10,10 +12,13 @@ from history.failure import (
     SIGNALS,
     Measure,
     add_months,
+    auc,
+    average_precision,
     decile_plot,
     decile_table,
     ecosystem_signals,
     failure_labels,
+    failure_prediction,
     finding,
     load_history,
     measure,
@@ -93,6 +98,20 @@ def test_tools_are_resampled_with_all_their_months():
     assert clusters[1, :, 0].tolist() == [1.0, 3.0, 4.0]
 
 
+def test_auc_and_average_precision_are_sklearns_ties_and_padding_included():
+    from sklearn.metrics import average_precision_score, roc_auc_score
+
+    rng = np.random.default_rng(3)
+    labels = (rng.random(500) < 0.2).astype(float)
+    scores = np.round(rng.random(500) + labels * 0.3, 1)  # few distinct values: many ties
+    clusters = tool_clusters(rng.integers(0, 120, 500).astype(str), [labels, scores])
+    assert np.isnan(clusters).any()  # the padding is left out
+    assert auc(clusters) == pytest.approx(roc_auc_score(labels, scores), abs=1e-12)
+    assert average_precision(clusters) == pytest.approx(average_precision_score(labels, scores), abs=1e-12)
+    no_failure = clusters * [0, 1]
+    assert np.isnan(auc(no_failure)) and np.isnan(average_precision(no_failure))
+
+
 def test_a_planted_perfect_predictor_has_auc_and_average_precision_1(tmp_path):
     rows = prediction_rows(_history(tmp_path), 2)
     result = measure(rows, R_STATIC, "all", resamples=200)
@@ -122,3 +141,16 @@ def test_the_failure_rate_by_decile_is_a_table_and_a_plot():
     assert table[0]["low"] == 0.0 and table[-1]["high"] == 0.95
     assert decile_plot(table, 0.2, 6).startswith(b"\x89PNG")
     assert decile_table(rows.head(0)) == []
+
+
+def test_the_history_steps_report_is_strict_json_with_every_signal_and_slice_and_its_plot(tmp_path):
+    history = _history(tmp_path)
+    report, plot = failure_prediction(history, 2, resamples=50, seed=7)
+    text = json.dumps(report, allow_nan=False)  # a signal that cannot be measured is null, not NaN
+    assert report["finding"].startswith(f"Over {report['rows']:,} tool-months") and "r_static predicts failure" in text
+    slices = 1 + prediction_rows(history, 2)["platform"].n_unique()
+    assert len(report["measures"]) == slices * len(SIGNALS) and report["seed"] == 7 and report["failures"] == 8
+    assert sum(d["rows"] for d in report["deciles"]) == report["rows"] and plot.startswith(b"\x89PNG")
+    assert failure_prediction(history, 40, resamples=5, seed=0) == (
+        {"months_ahead": 40, "skipped": f"no month has 40 months of future in the history ({history.months[0]} to "
+         f"{history.months[-1]})"}, None)  # fmt: skip

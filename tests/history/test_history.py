@@ -142,6 +142,9 @@ def test_the_table_counts_each_month_as_it_stood_and_a_rerun_reads_nothing_again
     assert table["paper"]["tools"] == 5172 and any(line.startswith("| 2025-05 | 1 | 2 |") for line in result.lines)
     assert (folder / HISTORY_FILES.plot).read_bytes().startswith(b"\x89PNG")
     assert "| 2025-05 | 1 | 2 |" in (folder / HISTORY_FILES.markdown).read_text()
+    failure = json.loads((folder / HISTORY_FILES.failure).read_text())  # five months: none with six of future
+    assert failure["skipped"] == "no month has 6 months of future in the history (2025-02 to 2025-06)"
+    assert not (folder / HISTORY_FILES.failure_plot).exists()
     first = dict(pl.read_parquet(folder / HISTORY_FILES.first_seen).iter_rows())
     assert first == {
         f"llamaindex:{PACKAGE}:NotesToolSpec.search_notes": "2025-03",

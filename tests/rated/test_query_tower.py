@@ -10,8 +10,8 @@ import pytest
 import torch
 
 from ecoagent.release_format.reader import QuerySet, load_release
+from ecoagent.retrieval.evaluation import evaluate
 from ecoagent.retrieval.rankers import DenseRetriever
-from rated.offline import evaluate
 from rated.query_tower import catalog_infonce, train_query_tower
 from rated.settings import TrainConfig
 from rated.training_data import first_training_source, from_query_set, training_queries

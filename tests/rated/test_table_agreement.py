@@ -16,8 +16,8 @@ import pytest
 
 from ecoagent.config import load_config
 from ecoagent.release_format.reader import Release, load_release
+from ecoagent.retrieval.evaluation import evaluate
 from ecoagent.retrieval.rankers import BM25Retriever, TfidfRetriever, top_k
-from rated.offline import evaluate
 from rated.run import query_inputs, static_agreement
 from rated.simulator import Method, SimulationConfig, run_experiment
 from tests.release.tiny_release import build_tiny_release

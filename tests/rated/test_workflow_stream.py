@@ -11,8 +11,9 @@ import pytest
 
 from ecoagent.config import load_config
 from ecoagent.release_format.reader import Release, load_release
+from ecoagent.retrieval.evaluation import offline_table
 from ecoagent.retrieval.rankers import DenseRetriever, TfidfRetriever
-from rated.run import choose_streams, offline_table, query_inputs, stream_popularity
+from rated.run import TABLE1_SETS, choose_streams, query_inputs, stream_popularity
 from rated.simulator import draw_stream
 from tests.release.test_build import tool_id
 from tests.release.tiny_release import build_tiny_release
@@ -41,7 +42,7 @@ def test_the_reader_keeps_grades_views_and_alternatives(release: Release) -> Non
 
 def test_table1_has_the_workflow_rows_graded_with_the_alternatives_out(release: Release) -> None:
     config = load_config("default", environ={})
-    table1, judged = offline_table(release, [TfidfRetriever().fit(release.corpus)], config)
+    table1, judged = offline_table(release, [TfidfRetriever().fit(release.corpus)], TABLE1_SETS, config.seed)
     for name in ("workflows/test", "workflows-title/test"):
         assert table1[name]["TF-IDF"]["queries"] == len(release.query_sets[name]) > 0
         assert judged[name]["graded"]
@@ -51,7 +52,7 @@ def test_table1_has_the_workflow_rows_graded_with_the_alternatives_out(release: 
 
 
 def test_an_alternative_ranked_first_is_not_a_miss_in_either_table(release: Release, ranker: DenseRetriever) -> None:
-    from rated.offline import evaluate
+    from ecoagent.retrieval.evaluation import evaluate
 
     train = release.query_sets["workflows/train"]
     stripped = train.ids.index("workflows:102")

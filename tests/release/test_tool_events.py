@@ -11,10 +11,14 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from ecoagent.layout import HISTORY_FILES
+from history.failure import failure_prediction, load_history
+from pipeline.stages import SCORE
 from release.build import build_release
 from release.gate import release_metrics
 from schemas.tool_event import ToolEvent
 from schemas.tool_record import polars_schema
+from tests.history.failure_fixtures import build_history
 from tests.release.test_build import CONFIG, CREATED, V1_TOOLS, _history_folder, _load, make_stage_outputs, tool_id
 
 GONE = "mcp:@modelcontextprotocol/server-demo:tool_old"  # a tool the catalog no longer holds
@@ -44,6 +48,9 @@ def release(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("events")
     history = _history_folder(root / "history", {tool_id(i): "2025-02" for i in V1_TOOLS})
     _events().write_parquet(history / "tool_events.parquet")
+    report, plot = failure_prediction(load_history(build_history(root / "months"), SCORE.name), 2, 50, 0)
+    (history / HISTORY_FILES.failure).write_text(json.dumps(report))  # as the history step writes them
+    (history / HISTORY_FILES.failure_plot).write_bytes(plot)
     inputs = dataclasses.replace(make_stage_outputs(root / "stages", V1_TOOLS), history_dirs=(str(history),))
     scored = Path(inputs.score_dir) / "tools_scored.parquet"  # tool 2 is deprecated in this catalog
     pl.read_parquet(scored).with_columns(deprecated=pl.col("tool_id") == tool_id(2)).write_parquet(scored)
@@ -109,3 +116,17 @@ def test_a_history_without_events_gives_no_config(tmp_path: Path):
                                                                  "removed": 0}  # fmt: skip
     assert "0 events: removed 0" in (tmp_path / "v1.0.0" / "README.md").read_text()
     assert "this release has no `tool-events` config" in (tmp_path / "v1.0.0" / "README.md").read_text()
+
+
+def test_the_cards_first_lines_say_whether_r_static_predicts_failure(release: Path):
+    from huggingface_hub import DatasetCard
+
+    failure = json.loads((release / "manifest.json").read_text())["failure_prediction"]
+    text = DatasetCard.load(release / "README.md").text
+    first_lines = text.split("EcoAgent is a benchmark")[0]
+    assert f"**Does r_static predict failure?** {failure['finding']}" in first_lines
+    assert "r_static predicts failure (AUC CI above 0.5)" in first_lines
+    assert "### Does r_static predict failure?" in text and "![Failure rate by r_static decile]" in text
+    assert "| r_static | all | " in text and "| r_static | langchain | " in text
+    assert (release / HISTORY_FILES.failure_plot).read_bytes().startswith(b"\x89PNG")
+    assert HISTORY_FILES.failure_plot in json.loads((release / "manifest.json").read_text())["files"]

@@ -3,7 +3,7 @@
 The release is built by the real release builder (``tests/release/tiny_release.py``); MTEB reads it with
 ``datasets.load_dataset`` through its ``RetrievalDatasetLoader`` and scores the packaged MiniLM with its own
 evaluator. The project's figure comes from the path Table 1 takes (``rated.baselines.offline_baselines`` with the
-fixture profile's dense model, ``rated.offline.evaluate`` with ranx).
+fixture profile's dense model, ``ecoagent.retrieval.evaluation.evaluate`` with ranx).
 
 A second release carries the workflow set with alternatives (:data:`ALTERNATIVES`): queries whose qrels are all
 alternatives, and queries whose alternative MiniLM ranks above a required tool. There the task's reading of the
@@ -23,8 +23,8 @@ import pytest
 from ecoagent.config import load_config
 from ecoagent.release_format.mteb_task import ReleaseNotFound, ecoagent_task, evaluate_release
 from ecoagent.release_format.reader import document_text, load_release
+from ecoagent.retrieval.evaluation import evaluate
 from rated.baselines import offline_baselines
-from rated.offline import evaluate
 from release.build import build_release
 from tests.release.test_build import CONFIG, CREATED, SUBJECTS, make_stage_outputs, tool_id
 from tests.release.tiny_release import TOOLS, build_tiny_release
@@ -102,7 +102,7 @@ def table_1(alternatives_release: Path, tmp_path_factory) -> dict[tuple[str, str
     from ranx import Qrels, Run
     from ranx import evaluate as ranx_evaluate
 
-    from rated.offline import ranx_run
+    from ecoagent.retrieval.evaluation import ranx_run
 
     rated = load_config("fixture").rated
     (name,) = [name for name, spec in rated.dense_models.items() if spec == MINILM]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from ecoagent.release_format.reader import Corpus, QuerySet
-from rated.offline import evaluate, ranx_run
+from ecoagent.retrieval.evaluation import evaluate, ranx_run
 
 CORPUS = Corpus(ids=["a", "b", "c", "d"], titles=[""] * 4, texts=["x"] * 4, r_static=np.zeros(4), platforms=["n8n"] * 4)
 

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ecoagent.release_format.reader import Corpus, QuerySet
-from ecoagent.retrieval.rankers import top_k
+from ecoagent.release_format.reader import Corpus, QuerySet, Release
+from ecoagent.retrieval.rankers import Retriever, top_k
+from ecoagent.runtime import context
 
 METRICS = ("mrr", "recall@1", "success@1", "recall@5", "ndcg@10")
 RANX_NAMES = {"success@1": "hit_rate@1"}  # success@1: a relevant tool first (with several relevant, recall@1 < 1)
@@ -83,3 +84,40 @@ def mrr_with_interval(scores: np.ndarray, queries: QuerySet, corpus: Corpus, see
     values = per_query(scores, queries, corpus, judged=judged)
     low, high = bootstrap_interval(values, seed=seed)
     return {"mrr": round(float(values.mean()), 6), "mrr_ci95": [round(low, 6), round(high, 6)]}
+
+
+def offline_table(release: Release, retrievers: list[Retriever], sets: tuple[str, ...] | list[str],
+                  seed: int) -> tuple[dict[str, dict], dict[str, dict]]:  # fmt: skip
+    """Table 1 on each query set of ``sets`` (``name/split``): ``({set: {retriever: metrics} or {"skipped": why}},
+    {set: what is judged})``, the second saying per set how many queries, graded or not, alternatives and queries
+    left out."""
+    table1: dict[str, dict] = {}
+    judged: dict[str, dict] = {}
+    with context.phase("Table 1: query sets", len(sets)) as counting:
+        for name in sets:
+            queries = release.queries(name)
+            if queries is None:
+                table1[name] = {"skipped": f"no {name} queries in release {release.version}"}
+            else:
+                table1[name] = {r.name: table1_cell(r, queries, release, seed) for r in retrievers}
+                judged[name] = {
+                    "queries": len(queries),
+                    "graded": any(g > 1 for grades in queries.grades or [] for g in grades),
+                    "alternatives": sum(len(a) for a in queries.acceptable or []),
+                    "queries_with_alternatives": sum(bool(a) for a in queries.acceptable or []),
+                    "left_out_only_alternatives": queries.left_out,
+                }
+            counting.advance()
+    return table1, judged
+
+
+def table1_cell(retriever: Retriever, queries: QuerySet, release: Release, seed: int) -> dict:
+    """One retriever's Table 1 metrics on ``queries``: the ranx means, MRR with its 95 % bootstrap interval over the
+    queries, and stale@5 (:mod:`ecoagent.retrieval.stale`)."""
+    from ecoagent.retrieval.stale import stale_metrics
+
+    scores = retriever.score(queries.texts)
+    judged = ranx_judged(scores, queries, release.corpus)  # the top-100 run once, for the means and the interval
+    return {**evaluate(scores, queries, release.corpus, judged=judged),
+            **mrr_with_interval(scores, queries, release.corpus, seed, judged=judged),
+            **stale_metrics(scores, queries, release.tools, seed=seed)}  # fmt: skip

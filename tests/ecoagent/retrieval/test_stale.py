@@ -7,7 +7,7 @@ import polars as pl
 import pytest
 
 from ecoagent.release_format.reader import QuerySet
-from rated.stale import replacement_rows, stale_metrics, stale_rows
+from ecoagent.retrieval.stale import replacement_rows, stale_metrics, stale_rows
 
 TOOLS = pl.DataFrame({
     "platform": ["mcp", "mcp", "mcp", "n8n", "n8n"],
