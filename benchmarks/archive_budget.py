@@ -29,17 +29,11 @@ import time
 import zipfile
 from pathlib import Path
 
+from ecoagent.testing.packages import ECHO_TOOL_MODULE
+
 ROOT = Path(__file__).resolve().parents[1]
 MiB = 1024 * 1024
 TARGET_MB = 500
-TOOL = (
-    "from langchain_core.tools import BaseTool\n\n"
-    "class EchoTool(BaseTool):\n"
-    '    name: str = "echo"\n'
-    '    description: str = "Echo the input text back to the caller."\n\n'
-    "    def _run(self, text: str) -> str:\n"
-    "        return text\n"
-)
 
 
 def _wheel(folder: Path, members: int, member_bytes: int) -> Path:
@@ -49,7 +43,7 @@ def _wheel(folder: Path, members: int, member_bytes: int) -> Path:
     block = b"#" * member_bytes
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("bomb_pkg/__init__.py", "")
-        zf.writestr("bomb_pkg/tool.py", TOOL)
+        zf.writestr("bomb_pkg/tool.py", ECHO_TOOL_MODULE)
         for i in range(members):
             zf.writestr(f"bomb_pkg/generated_{i:02d}.py", block)
         zf.writestr("bomb_pkg-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: bomb-pkg\nVersion: 1.0\n")

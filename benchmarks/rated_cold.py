@@ -21,13 +21,12 @@ import re
 import shutil
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
-from benchmarks.measure import print_report
+from benchmarks.measure import print_report, read_timed_lines
 from benchmarks.record import add_record_option, write_record
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,17 +47,9 @@ def run_rated(release: str, out: Path, home: Path, overrides: list[str], timeout
     usage = out / "usage.json"
     command = [ecoagent(), "rated", "--release", release, "--out", str(out), "--usage", str(usage),
                *(f"--set={value}" for value in overrides)]  # fmt: skip
-    lines: list[tuple[float, str]] = []
     started = time.perf_counter()
     proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-
-    def read() -> None:
-        for line in proc.stdout:
-            lines.append((time.perf_counter() - started, line.rstrip()))
-            print(line, end="", file=sys.stderr, flush=True)  # the run's own lines, live, beside the figures
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
+    lines, reader = read_timed_lines(proc.stdout, started, echo=True)  # the run's own lines, live, beside the figures
     try:
         code = proc.wait(timeout=timeout_s)
     except subprocess.TimeoutExpired:

@@ -20,13 +20,12 @@ import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
-from benchmarks.measure import print_report
+from benchmarks.measure import print_report, read_timed_lines
 from benchmarks.record import add_record_option, write_record
 
 TARGET_S = 5 * 60
@@ -55,16 +54,9 @@ def start(release: str, home: Path, timeout_s: float, extra: list[str] = ()) -> 
     env = {**os.environ, "HOME": str(home), "HF_HUB_OFFLINE": "1"}
     env = {k: v for k, v in env.items() if not k.startswith(("ECOAGENT", "XDG_CACHE", "HF_HOME"))}
     command = [sys.executable, "-m", "selector", "serve", "--release", release, "--port", str(port), *extra]
-    lines: list[tuple[float, str]] = []
     started = time.perf_counter()
     proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-
-    def read() -> None:
-        for line in proc.stderr:
-            lines.append((time.perf_counter() - started, line.rstrip()))
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
+    lines, reader = read_timed_lines(proc.stderr, started)
     try:
         while not healthy(port):
             if proc.poll() is not None:

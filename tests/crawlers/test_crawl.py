@@ -13,6 +13,7 @@ from ecoagent.config import load_config
 from ecoagent.errors import EXIT_PARTIAL
 from ecoagent.packages.fetch import PackageCache
 from ecoagent.packages.source import Source
+from ecoagent.testing.packages import ECHO_TOOL_MODULE
 from schemas.tool_record import tool_record_polars_schema
 from tests.fixture_packages import build_fixture_mirror, fixture_overrides
 from tests.package_builders import build_wheel
@@ -132,15 +133,6 @@ def _zip(path: Path, members: dict[str, bytes], links: tuple[str, ...] = ()) -> 
     return path
 
 
-# one LangChain tool (the archive-budget benchmark's small wheel holds the same)
-GOOD_MODULE = (
-    "from langchain_core.tools import BaseTool\n\n"
-    "class EchoTool(BaseTool):\n"
-    '    name: str = "echo"\n'
-    '    description: str = "Echo the input text back to the caller."\n\n'
-    "    def _run(self, text: str) -> str:\n"
-    "        return text\n"
-)
 
 
 def _bad_archive(kind: str, folder: Path) -> tuple[Path, bool]:
@@ -151,18 +143,18 @@ def _bad_archive(kind: str, folder: Path) -> tuple[Path, bool]:
         path.write_bytes(b"PK\x03\x04 this is not really a zip file" * 50)
         return path, False
     if kind == "dotdot":
-        return _zip(path, {"bad_pkg/tool.py": GOOD_MODULE, "../../outside.py": b"x"}), False
+        return _zip(path, {"bad_pkg/tool.py": ECHO_TOOL_MODULE, "../../outside.py": b"x"}), False
     if kind == "absolute":
-        return _zip(path, {"bad_pkg/tool.py": GOOD_MODULE, "/etc/evil.py": b"x"}), False
+        return _zip(path, {"bad_pkg/tool.py": ECHO_TOOL_MODULE, "/etc/evil.py": b"x"}), False
     if kind == "symlink":
-        return _zip(path, {"bad_pkg/tool.py": GOOD_MODULE}, links=("bad_pkg/link.py",)), False
+        return _zip(path, {"bad_pkg/tool.py": ECHO_TOOL_MODULE}, links=("bad_pkg/link.py",)), False
     if kind == "syntax_error":
         return build_wheel(folder, "bad-pkg", "1.0", {
-            "bad_pkg/tool.py": GOOD_MODULE, "bad_pkg/broken.py": "def broken(:\n    pass\n"}), True  # fmt: skip
+            "bad_pkg/tool.py": ECHO_TOOL_MODULE, "bad_pkg/broken.py": "def broken(:\n    pass\n"}), True  # fmt: skip
     if kind == "huge_file":
         # 50 MB of source in one member: above crawl.max_member_bytes, so it is skipped and recorded
         return build_wheel(folder, "bad-pkg", "1.0", {
-            "bad_pkg/tool.py": GOOD_MODULE, "bad_pkg/generated.py": b"#" * (50 * 1024 * 1024)}), True  # fmt: skip
+            "bad_pkg/tool.py": ECHO_TOOL_MODULE, "bad_pkg/generated.py": b"#" * (50 * 1024 * 1024)}), True  # fmt: skip
     raise AssertionError(kind)
 
 
@@ -187,8 +179,8 @@ def test_bad_input_is_recorded_for_that_package_only(mirror, tmp_path, kind):
 
 def test_a_package_over_the_unpacked_budget_is_refused_naming_the_setting(mirror, tmp_path):
     # the many-members wheel of benchmarks/archive_budget.py, shrunk: 80 members of 24 KiB against a 1 MiB budget
-    archive = build_wheel(tmp_path / "bad", "bad-pkg", "1.0", {
-        "bad_pkg/tool.py": GOOD_MODULE, **{f"bad_pkg/m{i:02d}.py": b"#" * (24 * 1024) for i in range(80)}})  # fmt: skip
+    members = {f"bad_pkg/m{i:02d}.py": b"#" * (24 * 1024) for i in range(80)}
+    archive = build_wheel(tmp_path / "bad", "bad-pkg", "1.0", {"bad_pkg/tool.py": ECHO_TOOL_MODULE, **members})
     _seed_cache(tmp_path / "cache", "bad-pkg", archive)
     _add_source(mirror / "sources.yaml", "bad-pkg")
     cfg = _config(mirror, tmp_path / "cache", "crawl.max_package_bytes=1048576")
