@@ -25,8 +25,26 @@ def bootstrap_interval(values: np.ndarray | list[float], statistic: Statistic = 
     values = np.asarray(values, dtype=np.float64)
     if len(values) == 0:
         return float("nan"), float("nan")
-    draws = np.random.default_rng(seed).integers(0, len(values), size=(resamples, len(values)))
-    estimates = np.array([statistic(values[rows]) for rows in draws], dtype=np.float64)
+    draws = _draws(len(values), resamples, seed)
+    return percentile_interval([statistic(values[rows]) for rows in draws], level)
+
+
+def _draws(n_items: int, resamples: int, seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, n_items, size=(resamples, n_items))
+
+
+def bootstrap_counts(n_items: int, resamples: int = 2000, seed: int = 0) -> np.ndarray:
+    """``(resamples, n_items)``: how many times each draw of :func:`bootstrap_interval` (the same seed, the same
+    draws) takes each item. A statistic that takes weights computes a draw from its counts without copying rows."""
+    draws = _draws(n_items, resamples, seed)
+    counts = np.zeros((resamples, n_items), dtype=np.int64)
+    np.add.at(counts, (np.arange(resamples)[:, None], draws), 1)
+    return counts
+
+
+def percentile_interval(estimates: np.ndarray | list[float], level: float = 0.95) -> tuple[float, float]:
+    """The ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles of the draws' estimates, nan ones left out."""
+    estimates = np.asarray(estimates, dtype=np.float64)
     estimates = estimates[~np.isnan(estimates)]
     if len(estimates) == 0:
         return float("nan"), float("nan")

@@ -9,12 +9,13 @@ with the score stage, so r_static and its sub-scores are kept per month), and a 
 Each signal is oriented so that a higher value predicts a reliable tool (:data:`SIGNALS`); its failure score is the
 value times -1, so an AUC above 0.5 means the signal, read that way, ranks the tools that fail above those that do
 not. The intervals resample tools, not rows: a tool is in the pool once per month, and its months are not
-independent (:func:`tool_clusters`).
+independent (:func:`tool_weights`).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -25,7 +26,7 @@ import polars as pl
 from ecoagent.figures import png_bytes
 from ecoagent.layout import HISTORY_FILES, SCORE_FILES
 from ecoagent.runtime import context
-from ecoagent.statistics import bootstrap_interval
+from ecoagent.statistics import bootstrap_counts, percentile_interval
 from ecoagent.store import ArtifactStore
 from history.run import MONTHS_FOLDER, month_end
 
@@ -171,55 +172,66 @@ def prediction_rows(history: History, ahead: int) -> pl.DataFrame:
     return rows.with_columns(failure_labels(rows, history.events, ahead)).sort("month", "tool_id")
 
 
-def tool_clusters(tool_ids: np.ndarray, columns: list[np.ndarray]) -> np.ndarray:
-    """``(tools, most months of one tool, len(columns))``: each tool's rows, nan-padded, so that
-    :func:`~ecoagent.statistics.bootstrap_interval` resamples tools with all their months."""
+class RankedRows:
+    """One signal's rows ordered once by failure score, their runs of tied scores found once: AUC-ROC and average
+    precision of any weighting of the rows (a bootstrap draw's) then cost two sums, no sort.
+
+    A row's weight is how many times a draw took it: the figures of a weighting are those of the sample with each row
+    repeated that many times (tests check it against scikit-learn on the repeated sample)."""
+
+    def __init__(self, labels: np.ndarray, scores: np.ndarray) -> None:
+        order = np.argsort(scores, kind="stable")
+        self.order = order
+        self.labels = np.asarray(labels, dtype=np.float64)[order]
+        ordered = np.asarray(scores, dtype=np.float64)[order]
+        self.starts = np.r_[0, np.nonzero(np.diff(ordered))[0] + 1]  # first row of each run of tied scores
+
+    def _groups(self, weights: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """Per run of tied scores, lowest first: the weight of its failures and of its other rows."""
+        w = np.ones(len(self.labels)) if weights is None else np.asarray(weights, dtype=np.float64)[self.order]
+        positive = w * self.labels
+        return np.add.reduceat(positive, self.starts), np.add.reduceat(w - positive, self.starts)
+
+    def auc(self, weights: np.ndarray | None = None) -> float:
+        """Mann-Whitney's U over ``P N`` (a tie counts one half: sklearn's ``roc_auc_score``); nan with one class."""
+        positive, negative = self._groups(weights)
+        p, n = positive.sum(), negative.sum()
+        if p == 0 or n == 0:
+            return float("nan")
+        below = np.cumsum(negative) - negative
+        return float((positive * (below + 0.5 * negative)).sum() / (p * n))
+
+    def average_precision(self, weights: np.ndarray | None = None) -> float:
+        """``sum_n (R_n - R_{n-1}) P_n`` over the distinct scores, highest first (sklearn's
+        ``average_precision_score``); nan without a failure or a non-failure."""
+        positive, negative = self._groups(weights)
+        p, n = positive.sum(), negative.sum()
+        if p == 0 or n == 0:
+            return float("nan")
+        positive, negative = positive[::-1], negative[::-1]
+        hits, taken = np.cumsum(positive), np.cumsum(positive + negative)
+        precision = np.divide(hits, taken, out=np.zeros_like(hits), where=taken > 0)
+        return float((positive / p * precision).sum())
+
+
+def auc(labels: np.ndarray, scores: np.ndarray) -> float:
+    """AUC-ROC of the failure score for the label (:class:`RankedRows`); nan with one class only."""
+    return RankedRows(labels, scores).auc()
+
+
+def average_precision(labels: np.ndarray, scores: np.ndarray) -> float:
+    """Average precision of the failure score for the label (:class:`RankedRows`); nan with one class only."""
+    return RankedRows(labels, scores).average_precision()
+
+
+def tool_weights(tool_ids: np.ndarray, resamples: int, seed: int = 0) -> Iterator[np.ndarray]:
+    """Each bootstrap draw of tools as row weights: a row weighs the number of times the draw took its tool, so a
+    tool's months are resampled together (the draws of :func:`~ecoagent.statistics.bootstrap_interval` over the
+    tools in sorted order); no draw without a tool."""
     ids, index = np.unique(tool_ids, return_inverse=True)
-    slot = np.zeros(len(tool_ids), dtype=np.int64)
-    seen = np.zeros(len(ids), dtype=np.int64)
-    for row, tool in enumerate(index):  # the row's place among its tool's rows
-        slot[row], seen[tool] = seen[tool], seen[tool] + 1
-    out = np.full((len(ids), int(seen.max(initial=0)), len(columns)), np.nan)
-    out[index, slot] = np.column_stack(columns)
-    return out
-
-
-def _pairs(clusters: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The (label, failure score) rows of some tools' clusters, padding and missing values left out."""
-    flat = clusters.reshape(-1, clusters.shape[-1])
-    flat = flat[~np.isnan(flat).any(axis=1)]
-    return flat[:, 0], flat[:, 1]
-
-
-def auc(clusters: np.ndarray) -> float:
-    """AUC-ROC of the failure score for the label, as Mann-Whitney's U over midranks (ties count one half: sklearn's
-    ``roc_auc_score``, without its per-call checks, which a bootstrap of a thousand draws per signal pays for);
-    nan with one class only."""
-    from scipy.stats import rankdata
-
-    labels, scores = _pairs(clusters)
-    positives = labels.sum()
-    negatives = len(labels) - positives
-    if not 0 < positives < len(labels):
-        return float("nan")
-    ranks = rankdata(scores)
-    return float((ranks[labels == 1].sum() - positives * (positives + 1) / 2) / (positives * negatives))
-
-
-def average_precision(clusters: np.ndarray) -> float:
-    """Average precision of the failure score for the label: ``sum_n (R_n - R_{n-1}) P_n`` over the distinct
-    scores, highest first (sklearn's ``average_precision_score``); nan without a failure or a non-failure."""
-    labels, scores = _pairs(clusters)
-    positives = labels.sum()
-    if not 0 < positives < len(labels):
-        return float("nan")
-    order = np.argsort(-scores, kind="stable")
-    labels, scores = labels[order], scores[order]
-    last = np.r_[np.nonzero(np.diff(scores))[0], len(scores) - 1]  # the last row of each run of tied scores
-    hits = np.cumsum(labels)[last]
-    precision = hits / (last + 1)
-    recall_step = np.diff(np.r_[0.0, hits]) / positives
-    return float((recall_step * precision).sum())
+    if len(ids):
+        for counts in bootstrap_counts(len(ids), resamples, seed):
+            yield counts[index]
 
 
 @dataclass
@@ -246,12 +258,15 @@ def measure(rows: pl.DataFrame, signal: Signal, slice_name: str, resamples: int,
     rows = rows.filter(value.is_not_null() & value.is_not_nan())
     failure_score = -signal.direction * rows[signal.column].cast(pl.Float64).to_numpy()
     labels = rows["failed"].cast(pl.Float64).to_numpy()
-    clusters = tool_clusters(rows["tool_id"].to_numpy(), [labels, failure_score])
+    ranked = RankedRows(labels, failure_score)
+    draws = [(ranked.auc(w), ranked.average_precision(w)) for w in tool_weights(rows["tool_id"].to_numpy(), resamples,
+                                                                                seed)] if len(rows) else []  # fmt: skip
     return Measure(
-        signal=signal.label, slice=slice_name, rows=len(rows), tools=len(clusters), failures=int(labels.sum()),
-        auc=auc(clusters), auc_ci=bootstrap_interval(clusters, auc, resamples, seed),
-        average_precision=average_precision(clusters),
-        ap_ci=bootstrap_interval(clusters, average_precision, resamples, seed),
+        signal=signal.label, slice=slice_name, rows=len(rows), tools=rows["tool_id"].n_unique(),
+        failures=int(labels.sum()), auc=ranked.auc() if len(rows) else float("nan"),
+        auc_ci=percentile_interval([a for a, _ in draws]),
+        average_precision=ranked.average_precision() if len(rows) else float("nan"),
+        ap_ci=percentile_interval([ap for _, ap in draws]),
     )  # fmt: skip
 
 

@@ -8,9 +8,11 @@ import numpy as np
 import polars as pl
 import pytest
 
+from ecoagent.statistics import bootstrap_counts
 from history.failure import (
     SIGNALS,
     Measure,
+    RankedRows,
     add_months,
     auc,
     average_precision,
@@ -25,7 +27,7 @@ from history.failure import (
     measures,
     prediction_months,
     prediction_rows,
-    tool_clusters,
+    tool_weights,
     verdict,
 )
 from pipeline.stages import SCORE
@@ -92,24 +94,31 @@ def test_ecosystem_signals_come_from_the_publish_times_and_the_listing(tmp_path)
 
 
 def test_tools_are_resampled_with_all_their_months():
-    clusters = tool_clusters(np.array(["b", "a", "b", "b"]), [np.array([1.0, 2.0, 3.0, 4.0])])
-    assert clusters.shape == (2, 3, 1)
-    assert clusters[0, :, 0].tolist()[:1] == [2.0] and np.isnan(clusters[0, 1:, 0]).all()
-    assert clusters[1, :, 0].tolist() == [1.0, 3.0, 4.0]
+    tools = np.array(["b", "a", "b", "b"])
+    draws = list(tool_weights(tools, resamples=50, seed=3))
+    assert len(draws) == 50
+    for weights in draws:  # a tool's rows weigh alike, and each draw takes as many tools as there are
+        assert weights[0] == weights[2] == weights[3] and weights[1] + weights[0] == 2
+    counts = bootstrap_counts(2, 50, seed=3)  # the draws bootstrap_interval makes over the sorted tools
+    assert [w[1] for w in draws] == counts[:, 0].tolist() and [w[0] for w in draws] == counts[:, 1].tolist()
+    assert list(tool_weights(np.array([]), 5)) == []
 
 
-def test_auc_and_average_precision_are_sklearns_ties_and_padding_included():
+def test_auc_and_average_precision_are_sklearns_ties_and_weights_included():
     from sklearn.metrics import average_precision_score, roc_auc_score
 
     rng = np.random.default_rng(3)
     labels = (rng.random(500) < 0.2).astype(float)
     scores = np.round(rng.random(500) + labels * 0.3, 1)  # few distinct values: many ties
-    clusters = tool_clusters(rng.integers(0, 120, 500).astype(str), [labels, scores])
-    assert np.isnan(clusters).any()  # the padding is left out
-    assert auc(clusters) == pytest.approx(roc_auc_score(labels, scores), abs=1e-12)
-    assert average_precision(clusters) == pytest.approx(average_precision_score(labels, scores), abs=1e-12)
-    no_failure = clusters * [0, 1]
-    assert np.isnan(auc(no_failure)) and np.isnan(average_precision(no_failure))
+    assert auc(labels, scores) == pytest.approx(roc_auc_score(labels, scores), abs=1e-12)
+    assert average_precision(labels, scores) == pytest.approx(average_precision_score(labels, scores), abs=1e-12)
+    weights = rng.integers(0, 4, 500)  # a draw's weights: the figures of the sample with each row repeated so often
+    repeated_labels, repeated_scores = np.repeat(labels, weights), np.repeat(scores, weights)
+    ranked = RankedRows(labels, scores)
+    assert ranked.auc(weights) == pytest.approx(roc_auc_score(repeated_labels, repeated_scores), abs=1e-12)
+    assert ranked.average_precision(weights) == pytest.approx(
+        average_precision_score(repeated_labels, repeated_scores), abs=1e-12)
+    assert np.isnan(auc(labels * 0, scores)) and np.isnan(average_precision(labels * 0, scores))
 
 
 def test_a_planted_perfect_predictor_has_auc_and_average_precision_1(tmp_path):
