@@ -257,11 +257,11 @@ def _baselines_values(baselines: dict) -> dict:
                 continue
             for retriever, cell in cells.items():
                 rows.append([name, f"{label} ({part['tools']:,})", retriever, cell["queries"],
-                             _ci_text(cell.get("mrr"), cell.get("mrr_ci95")),
-                             *(cell.get(m) for m in BASELINE_COLUMNS[1:]),
-                             _ci_text(cell.get("stale@5"), cell.get("stale@5_ci95"))])  # fmt: skip
+                             _interval(cell.get("mrr"), cell.get("mrr_ci95")),
+                             *(f"{cell[m]:.3f}" for m in BASELINE_COLUMNS[1:]),
+                             _interval(cell.get("stale@5"), cell.get("stale@5_ci95"))])  # fmt: skip
                 if name == "workflows/test" and retriever == "TF-IDF":
-                    headline[scale] = (cell["mrr"], part["tools"])
+                    headline[scale] = (f"{cell['mrr']:.3f}", part["tools"])
     header = ["set", "catalog (tools)", "retriever", "queries", "MRR [95 % CI]", "success@1", "recall@5", "nDCG@10",
               "stale@5 [95 % CI]"]  # fmt: skip
     paper = baselines.get("paper_scale") or {}

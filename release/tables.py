@@ -17,6 +17,8 @@ SPLITS = ("train", "validation", "test")
 COLD_START = "cold_start"
 DISJOINT = "disjoint"  # the tool-disjoint view: subsets syn-disjoint and real-disjoint
 NOT_SEEN = "9999-99"  # the first-seen month of a tool no month of the history holds: newer than any
+# ... of a tool whose package the history does not follow (a community listing's): not known, so never new by it
+UNTRACKED = "unknown"
 ALL_SPLITS = (*SPLITS, COLD_START)
 CORPUS_SPLIT = "corpus"  # MTEB reads a corpus config's only split, whatever its name; "corpus" is the convention
 TOOLS_SPLIT = "train"  # HF's split name for a dataset that is one table
@@ -41,7 +43,7 @@ def release_tables(
     new_since_previous = set(tools["tool_id"]) - set(prev["tools"]["tool_id"]) if prev else set()
     first_seen = _first_seen(tools, stage.get("history"))
     since = config.release.cold_start_since or ((stage.get("history") or {}).get("table") or {}).get("until")
-    first_seen_new = {t for t, m in first_seen.items() if since and m >= since} if first_seen else set()
+    first_seen_new = {t for t, m in first_seen.items() if since and m != UNTRACKED and m >= since}
     new_tools = new_since_previous | first_seen_new
     syn, syn_positive = _syn_split(stage["syn_queries"], config, new_tools)
     real, real_positive = _real_split(stage, config, new_tools)
@@ -164,11 +166,17 @@ def _count(values) -> dict:
 
 
 def _first_seen(tools: pl.DataFrame, history: dict | None) -> dict[str, str]:
-    """Every catalog tool's first month in the history (:data:`NOT_SEEN` when no month holds it); empty without one."""
+    """Every catalog tool's first month in the history; empty without one. A tool no month holds is
+    :data:`NOT_SEEN` (newer than the history) when the history follows its package (some month holds a tool of it),
+    else :data:`UNTRACKED`: the history never crawls the community listings, so their tools' first month is unknown,
+    not new."""
     if not history:
         return {}
     months = dict(history["first_seen"].select("tool_id", "first_seen").iter_rows())
-    return {tool_id: months.get(tool_id, NOT_SEEN) for tool_id in tools["tool_id"].to_list()}
+    ids, packages = tools["tool_id"].to_list(), tools["package"].to_list()
+    tracked = {package for tool_id, package in zip(ids, packages, strict=True) if tool_id in months}
+    return {tool_id: months.get(tool_id, NOT_SEEN if package in tracked else UNTRACKED)
+            for tool_id, package in zip(ids, packages, strict=True)}  # fmt: skip
 
 
 def tool_disjoint_splits(tools: pl.DataFrame, first_seen: dict[str, str], config: Config) -> dict[str, str]:

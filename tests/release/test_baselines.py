@@ -57,6 +57,6 @@ def test_the_card_has_table_1s_lexical_rows_at_both_scales_as_a_reader_computes_
     text = DatasetCard.load(folder / "README.md").text
     assert "## Baseline retrieval" in text
     cell = baselines["full"]["table1"]["real/test"]["TF-IDF"]
-    assert f"| real/test | full catalog (8) | TF-IDF | {cell['queries']} | {cell['mrr']} [" in text
+    assert f"| real/test | full catalog (8) | TF-IDF | {cell['queries']} | {cell['mrr']:.3f} [" in text
     assert "| real/test | paper scale (6) | BM25 |" in text
     assert "the platform and official listings only" in text

@@ -464,6 +464,16 @@ def test_first_seen_cold_start_and_the_tool_disjoint_view(tmp_path: Path):
     assert "tool-events" not in result.manifest["configs"]
 
 
+def test_a_tool_of_a_package_the_history_does_not_follow_is_unknown_not_new():
+    from release.tables import NOT_SEEN, UNTRACKED, _first_seen
+
+    tools = pl.DataFrame({"tool_id": ["a:1", "a:2", "c:1"], "package": ["pkg-a", "pkg-a", "community-pkg"]})
+    history = {"first_seen": pl.DataFrame({"tool_id": ["a:1"], "first_seen": ["2025-02"]})}
+    # a:2's package is in the history, so a:2 came after it; no month holds any tool of community-pkg
+    assert _first_seen(tools, history) == {"a:1": "2025-02", "a:2": NOT_SEEN, "c:1": UNTRACKED}
+    assert _first_seen(tools, None) == {}
+
+
 def test_a_failing_gate_leaves_no_release_folder(tmp_path: Path):
     inputs = make_stage_outputs(tmp_path / "stages", V1_TOOLS, r_static=2.0)
     out = tmp_path / "release" / "v9"
