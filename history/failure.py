@@ -28,7 +28,7 @@ from ecoagent.layout import HISTORY_FILES, SCORE_FILES
 from ecoagent.runtime import context
 from ecoagent.statistics import bootstrap_counts, percentile_interval
 from ecoagent.store import ArtifactStore
-from history.run import MONTHS_FOLDER, month_end
+from history.months import MONTHS_FOLDER, add_months, month_end
 
 # a tool that leaves the catalog, or that its maintainers or registry mark deprecated (restored and
 # description_changed are no failure)
@@ -67,13 +67,6 @@ class History:
     events: pl.DataFrame  # tool_events.parquet
     publish_times: dict  # publish_times.json: {month: {"registry:name": [version, iso time]}}
     references: dict[str, str]  # month -> the r_qual reference its score summary names
-
-
-def add_months(month: str, n: int) -> str:
-    """``YYYY-MM`` ``n`` months after ``month``."""
-    year, mon = map(int, month.split("-"))
-    index = year * 12 + mon - 1 + n
-    return f"{index // 12}-{index % 12 + 1:02d}"
 
 
 def prediction_months(months: list[str], ahead: int) -> list[str]:

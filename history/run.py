@@ -38,7 +38,7 @@ from __future__ import annotations
 import hashlib
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -50,13 +50,13 @@ from ecoagent.runtime import context
 from ecoagent.store import ArtifactStore, StageFolder
 from ecoagent.text.markdown import markdown_table
 from history.events import TOOL_COLUMNS, MonthTools, tool_events
+from history.months import MONTHS_FOLDER, month_end, month_range
 
 if TYPE_CHECKING:
     from ecoagent.runtime.context import StepContext
     from ecoagent.stage import Recrawlable, Stage, VersionsRead
 
 PAPER = {"month": "2026-01", "tools": 5172, "reliable": 2940, "reliable_share": 0.568}
-MONTHS_FOLDER = "history_months"  # beside the step's own folder: <root>/history_months/<YYYY-MM>/<stage>/
 
 
 @dataclass
@@ -68,26 +68,6 @@ class MonthCatalog:
     def key(self) -> str:
         """What the month's catalog is made of: its package versions (a folder holding the same is reused)."""
         return hashlib.sha256("\n".join(sorted(s.key for s in self.sources)).encode()).hexdigest()[:16]
-
-
-def month_range(since: str, until: str | None, now: datetime | None = None) -> list[str]:
-    """``YYYY-MM`` from ``since`` to ``until`` (default: the newest complete month before ``now``)."""
-    now = now or datetime.now(UTC)
-    last = until or (f"{now.year}-{now.month - 1:02d}" if now.month > 1 else f"{now.year - 1}-12")
-    year, month = map(int, since.split("-"))
-    out = []
-    while f"{year}-{month:02d}" <= last:
-        out.append(f"{year}-{month:02d}")
-        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
-    if not out:
-        raise ValueError(f"no month from {since} to {last} (settings history.since / history.until)")
-    return out
-
-
-def month_end(month: str) -> datetime:
-    """The first instant after ``month`` (UTC): a version published before it was there by the month's end."""
-    year, mon = map(int, month.split("-"))
-    return datetime(year + (mon == 12), 1 if mon == 12 else mon + 1, 1, tzinfo=UTC)
 
 
 def month_catalogs(sources: list[Source], times: dict[str, dict[str, datetime]],

@@ -13,7 +13,6 @@ from history.failure import (
     SIGNALS,
     Measure,
     RankedRows,
-    add_months,
     auc,
     average_precision,
     decile_plot,
@@ -30,6 +29,7 @@ from history.failure import (
     tool_weights,
     verdict,
 )
+from history.months import add_months
 from pipeline.stages import SCORE
 from tests.history.failure_fixtures import FAILING, build_history, tool_id
 

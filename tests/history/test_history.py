@@ -21,7 +21,8 @@ from ecoagent.config import load_config
 from ecoagent.layout import HISTORY_FILES
 from ecoagent.packages.publish_times import newest_by, pypi_times
 from ecoagent.testing.standin_llm import ServedInThread
-from history.run import month_catalogs, month_end, month_range
+from history.months import month_end, month_range
+from history.run import month_catalogs
 from pipeline.stages import HISTORY
 from tests.fixture_packages import LLAMAINDEX_SPEC
 from tests.package_builders import build_wheel
