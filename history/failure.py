@@ -207,16 +207,6 @@ class RankedRows:
         return float((positive / p * precision).sum())
 
 
-def auc(labels: np.ndarray, scores: np.ndarray) -> float:
-    """AUC-ROC of the failure score for the label (:class:`RankedRows`); nan with one class only."""
-    return RankedRows(labels, scores).auc()
-
-
-def average_precision(labels: np.ndarray, scores: np.ndarray) -> float:
-    """Average precision of the failure score for the label (:class:`RankedRows`); nan with one class only."""
-    return RankedRows(labels, scores).average_precision()
-
-
 def tool_weights(tool_ids: np.ndarray, resamples: int, seed: int = 0) -> Iterator[np.ndarray]:
     """Each bootstrap draw of tools as row weights: a row weighs the number of times the draw took its tool, so a
     tool's months are resampled together (the draws of :func:`~ecoagent.statistics.bootstrap_interval` over the

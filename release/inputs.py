@@ -78,8 +78,7 @@ def read_inputs(inputs: ReleaseInputs) -> dict[str, Any]:
 def read_history(folders: tuple[str, ...]) -> dict[str, Any] | None:
     """The newest curve among the history folders (by its last month, then the folder order): its table, Markdown,
     plot, first-seen months, tool events and failure prediction (each None from a history written before it had
-    it); None when no folder
-    holds one."""
+    it); None when no folder holds one."""
     found = []
     for folder in folders:
         store = ArtifactStore(folder)

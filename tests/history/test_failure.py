@@ -13,8 +13,6 @@ from history.failure import (
     SIGNALS,
     Measure,
     RankedRows,
-    auc,
-    average_precision,
     decile_plot,
     decile_table,
     ecosystem_signals,
@@ -110,15 +108,16 @@ def test_auc_and_average_precision_are_sklearns_ties_and_weights_included():
     rng = np.random.default_rng(3)
     labels = (rng.random(500) < 0.2).astype(float)
     scores = np.round(rng.random(500) + labels * 0.3, 1)  # few distinct values: many ties
-    assert auc(labels, scores) == pytest.approx(roc_auc_score(labels, scores), abs=1e-12)
-    assert average_precision(labels, scores) == pytest.approx(average_precision_score(labels, scores), abs=1e-12)
+    ranked = RankedRows(labels, scores)
+    assert ranked.auc() == pytest.approx(roc_auc_score(labels, scores), abs=1e-12)
+    assert ranked.average_precision() == pytest.approx(average_precision_score(labels, scores), abs=1e-12)
     weights = rng.integers(0, 4, 500)  # a draw's weights: the figures of the sample with each row repeated so often
     repeated_labels, repeated_scores = np.repeat(labels, weights), np.repeat(scores, weights)
-    ranked = RankedRows(labels, scores)
     assert ranked.auc(weights) == pytest.approx(roc_auc_score(repeated_labels, repeated_scores), abs=1e-12)
     assert ranked.average_precision(weights) == pytest.approx(
         average_precision_score(repeated_labels, repeated_scores), abs=1e-12)
-    assert np.isnan(auc(labels * 0, scores)) and np.isnan(average_precision(labels * 0, scores))
+    no_failure = RankedRows(labels * 0, scores)
+    assert np.isnan(no_failure.auc()) and np.isnan(no_failure.average_precision())
 
 
 def test_a_planted_perfect_predictor_has_auc_and_average_precision_1(tmp_path):
