@@ -16,6 +16,11 @@ run.
 
 ``--install-only`` times only ``make setup``, cold, of an earlier commit (the baseline) and then of ``--rev``, in one
 run: what a change to the install saves, as a ratio.
+
+``--ci`` times the README's test command as CI runs it, ``bash .ci/run`` (the install with the test extras, ruff,
+the docs build, every test) on a fresh clone with an empty home, against its target, 25 minutes on 2 cores.
+
+    .venv/bin/python benchmarks/cold_run.py --ci [--rev HEAD] [--work DIR] [--keep] [--record NAME]
 """
 
 from __future__ import annotations
@@ -38,6 +43,8 @@ from ecoagent.layout import CRAWL_FILES
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_S = 20 * 60
+CI_TARGET_S = 25 * 60
+PYTEST_SUMMARY = re.compile(r"^(?:=+ )?((?:\d+ \w+(?:, )?)+) in [\d.]+s", re.MULTILINE)
 CLIENT_SETTINGS = (".npmrc", ".config/pip", ".gitconfig")
 CACHE_VARIABLES = ("XDG_CACHE_HOME", "PIP_CACHE_DIR", "npm_config_cache", "HF_HOME", "HF_HUB_CACHE",
                    "SENTENCE_TRANSFORMERS_HOME", "TRANSFORMERS_CACHE", "TORCH_HOME")  # fmt: skip
@@ -109,15 +116,50 @@ def resolve(rev: str) -> str:
     return done.stdout.strip()
 
 
-def cold_install(rev: str, work: Path) -> tuple[float, Path, dict[str, str], Path]:
-    """``make setup`` in a fresh clone at ``rev`` with a new empty home, both under ``work``: its seconds, and the
-    clone, the environment and the log a run there goes on with."""
+def fresh_clone(rev: str, work: Path) -> tuple[Path, dict[str, str], Path]:
+    """A clone of this checkout at ``rev`` and a new empty home, both under ``work``: the clone, the environment
+    that uses the home (the Makefile's ``PYTHON`` set to :func:`interpreter`) and the log a run there writes."""
     clone, log = work / "clone", work / "cold_run.log"
-    env = fresh_home(work / "home")
+    env = {**fresh_home(work / "home"), "PYTHON": interpreter()}
     subprocess.run(["git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(clone)], check=True)
     subprocess.run(["git", "checkout", "--quiet", rev], cwd=clone, check=True)
-    seconds = timed_step("install (make setup)", ["make", "setup", f"PYTHON={interpreter()}"], clone, env, log)
+    return clone, env, log
+
+
+def cold_install(rev: str, work: Path) -> tuple[float, Path, dict[str, str], Path]:
+    """``make setup`` in a :func:`fresh_clone`: its seconds, and the clone, the environment and the log a run there
+    goes on with."""
+    clone, env, log = fresh_clone(rev, work)
+    seconds = timed_step("install (make setup)", ["make", "setup", f"PYTHON={env['PYTHON']}"], clone, env, log)
     return seconds, clone, env, log
+
+
+def pytest_summary(log: Path) -> str:
+    """The last pytest summary in ``log`` ("1773 passed, 3 skipped"), or "none" when it has none."""
+    found = PYTEST_SUMMARY.findall(log.read_text(errors="replace"))
+    return found[-1] if found else "none"
+
+
+def cold_ci(rev: str, work: Path, args: argparse.Namespace) -> None:
+    """``bash .ci/run`` on a :func:`fresh_clone`, timed against :data:`CI_TARGET_S`."""
+    try:
+        clone, env, log = fresh_clone(rev, work)
+        seconds = timed_step("CI (bash .ci/run)", ["bash", ".ci/run"], clone, env, log)
+        tests = pytest_summary(log)
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    met = "met" if seconds <= CI_TARGET_S else "not met"
+    figures = {"commit": rev[:12], "tests": tests,
+               "cold .ci/run": f"{minutes(seconds)}: {met} (target {CI_TARGET_S // 60} min on 2 cores)"}  # fmt: skip
+    print_report({"figures": figures}, f"cold .ci/run: {minutes(seconds)} ({seconds / CI_TARGET_S:.2f}x the "
+                                       f"{CI_TARGET_S // 60}-min target), {tests}")  # fmt: skip
+    if args.record:
+        write_record(args.record, title="A cold `.ci/run` on a fresh clone", section="pipeline",
+                     benchmark="a fresh clone, a new empty home (no pip, model or EcoAgent cache): `bash .ci/run` "
+                               "(the README's test command: the install with the test extras, ruff, the docs build, "
+                               "the tests), timed",
+                     target=f"<= {CI_TARGET_S // 60} min on 2 cores", figures=figures)  # fmt: skip
 
 
 def install_only(baseline: str, rev: str, work: Path, args: argparse.Namespace) -> None:
@@ -150,6 +192,7 @@ def main() -> None:
     parser.add_argument("--encoders", action="store_true", help="then the encoders vs the raw loop, same run")
     parser.add_argument("--install-only", metavar="BASELINE_REV",
                         help="only `make setup`, of --rev and of this earlier commit, each cold, in one run")
+    parser.add_argument("--ci", action="store_true", help="time `bash .ci/run` (the tests) instead of make run")
     add_record_option(parser)
     args = parser.parse_args()
     rev = resolve(args.rev)
@@ -157,6 +200,9 @@ def main() -> None:
     work.mkdir(parents=True, exist_ok=True)
     if args.install_only:
         install_only(resolve(args.install_only), rev, work, args)
+        return
+    if args.ci:
+        cold_ci(rev, work, args)
         return
     usage = work / "usage.json"
     try:

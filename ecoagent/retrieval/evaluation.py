@@ -24,6 +24,11 @@ from ecoagent.runtime import context
 
 METRICS = ("mrr", "recall@1", "success@1", "recall@5", "ndcg@10")
 RANX_NAMES = {"success@1": "hit_rate@1"}  # success@1: a relevant tool first (with several relevant, recall@1 < 1)
+# ranx stores document ids as numpy "<U{longest}" arrays, and numba compiles its typed dicts anew for each width:
+# every query set whose longest tool id was new paid a fresh compile (the card's Table 1 took 3 CPU-minutes of
+# compiling in a cold venv). The corpus row at one width compiles once; no metric depends on the ids (a run's scores
+# are strictly decreasing, and qrels are matched by id).
+RANX_ID = "{:09d}"
 
 
 def ranx_run(scores: np.ndarray, queries: QuerySet, corpus: Corpus, depth: int = 100) -> dict[str, dict[str, float]]:
@@ -46,7 +51,12 @@ def ranx_judged(scores: np.ndarray, queries: QuerySet, corpus: Corpus) -> tuple:
 
     if scores.shape != (len(queries), len(corpus)):
         raise ValueError(f"{queries.name}: score matrix {scores.shape} != ({len(queries)}, {len(corpus)})")
-    return Qrels(queries.qrels(corpus)), Run(ranx_run(scores, queries, corpus))
+    key = {tool: RANX_ID.format(row) for tool, row in corpus.rows().items()}
+
+    def keyed(table: dict[str, dict]) -> dict[str, dict]:
+        return {qid: {key[tool]: value for tool, value in ranked.items()} for qid, ranked in table.items()}
+
+    return Qrels(keyed(queries.qrels(corpus))), Run(keyed(ranx_run(scores, queries, corpus)))
 
 
 def evaluate(scores: np.ndarray, queries: QuerySet, corpus: Corpus, metrics: tuple[str, ...] = METRICS,

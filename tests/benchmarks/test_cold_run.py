@@ -40,3 +40,14 @@ def test_the_catalog_line_and_the_commit(world, tmp_path: Path) -> None:
     assert catalog["tools"] > 0 and sum(catalog["per_listing"].values()) == catalog["tools"]
     assert re.fullmatch(r"[0-9a-f]{40}", cold_run.resolve("HEAD"))
     assert cold_run.minutes(1868.04) == "31 min 08.0 s"
+
+
+def test_the_ci_figure_reads_the_last_pytest_summary(tmp_path: Path) -> None:
+    cold_run = load_script("cold_run")
+    log = tmp_path / "cold_run.log"
+    log.write_text("==== CI (bash .ci/run): bash .ci/run\n....... [ 99%]\n"
+                   "1 failed, 9 passed in 3.20s (0:00:03)\n"
+                   "1773 passed, 3 deselected, 403 warnings in 932.69s (0:15:32)\n")  # fmt: skip
+    assert cold_run.pytest_summary(log) == "1773 passed, 3 deselected, 403 warnings"
+    log.write_text("ruff: 2 errors\n")
+    assert cold_run.pytest_summary(log) == "none"

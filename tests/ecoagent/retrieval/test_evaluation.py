@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from ecoagent.release_format.reader import Corpus, QuerySet
-from ecoagent.retrieval.evaluation import evaluate, ranx_run
+from ecoagent.retrieval.evaluation import evaluate, ranx_judged, ranx_run
 
 CORPUS = Corpus(ids=["a", "b", "c", "d"], titles=[""] * 4, texts=["x"] * 4, r_static=np.zeros(4), platforms=["n8n"] * 4)
 
@@ -31,6 +31,18 @@ def test_ties_are_broken_by_corpus_order_not_by_id() -> None:
     run = ranx_run(np.zeros((1, 4), dtype=np.float32), queries, CORPUS)
     assert list(run["q"]) == ["a", "b", "c", "d"]
     assert evaluate(np.zeros((1, 4), dtype=np.float32), queries, CORPUS)["mrr"] == pytest.approx(0.25)
+
+
+def test_ranx_sees_tool_ids_of_one_width_whatever_the_corpus_ids() -> None:
+    # ranx types its document ids by the longest ("<U{n}") and numba compiles anew for each n: one width, one compile
+    corpus = Corpus(ids=["a", "bbbbbbbbbbbbbbbb", "cc", "d" * 40], titles=[""] * 4, texts=["x"] * 4,
+                    r_static=np.zeros(4), platforms=["n8n"] * 4)  # fmt: skip
+    queries = QuerySet("t", ["q1", "q2"], ["x", "y"], [[1], [0, 3]])
+    scores = np.array([[0.1, 0.9, 0.5, 0.2], [0.3, 0.5, 0.9, 0.1]], dtype=np.float32)
+    qrels, run = ranx_judged(scores, queries, corpus)
+    ids = {doc for table in (qrels.to_dict(), run.to_dict()) for ranked in table.values() for doc in ranked}
+    assert {len(doc) for doc in ids} == {9}
+    assert evaluate(scores, queries, corpus) == evaluate(scores, queries, CORPUS)
 
 
 def test_shape_mismatch_is_an_error() -> None:
