@@ -223,8 +223,8 @@ def _failure_values(info: dict) -> dict:
         untested = "the catalog history was written before the failure prediction existed (rerun `ecoagent history`)"
     else:
         untested = failure.get("skipped")
-    rows = [[m["signal"], m["slice"], f"{m['rows']:,}", m["failures"], _interval(m["auc"], m["auc_ci"]),
-             _interval(m["average_precision"], m["ap_ci"]), m["verdict"]]
+    rows = [[m["signal"], m["slice"], f"{m['rows']:,}", m["failures"], _ci_text(m["auc"], m["auc_ci"], 3, ""),
+             _ci_text(m["average_precision"], m["ap_ci"], 3, ""), m["verdict"]]
             for m in failure.get("measures") or [] if m["slice"] == "all" or m["signal"] == "r_static"]  # fmt: skip
     header = ["signal", "tools of", "tool-months", "failures", "AUC-ROC [95 % CI]", "average precision [95 % CI]",
               "reading"]  # fmt: skip
@@ -235,12 +235,6 @@ def _failure_values(info: dict) -> dict:
         "failure_figure": HISTORY_FILES.failure_plot,
         "failure_base_rate": f"{failure['base_rate']:.1%}" if failure.get("base_rate") is not None else "",
     }
-
-
-def _interval(value: float | None, ci: list | None) -> str:
-    if value is None:
-        return "n/a"
-    return f"{value:.3f} [{ci[0]:.3f}, {ci[1]:.3f}]" if ci and None not in ci else f"{value:.3f}"
 
 
 BASELINE_COLUMNS = ("mrr", "success@1", "recall@5", "ndcg@10")
@@ -257,9 +251,9 @@ def _baselines_values(baselines: dict) -> dict:
                 continue
             for retriever, cell in cells.items():
                 rows.append([name, f"{label} ({part['tools']:,})", retriever, cell["queries"],
-                             _interval(cell.get("mrr"), cell.get("mrr_ci95")),
+                             _ci_text(cell.get("mrr"), cell.get("mrr_ci95"), 3, ""),
                              *(f"{cell[m]:.3f}" for m in BASELINE_COLUMNS[1:]),
-                             _interval(cell.get("stale@5"), cell.get("stale@5_ci95"))])  # fmt: skip
+                             _ci_text(cell.get("stale@5"), cell.get("stale@5_ci95"), 3, "")])  # fmt: skip
                 if name == "workflows/test" and retriever == "TF-IDF":
                     headline[scale] = (f"{cell['mrr']:.3f}", part["tools"])
     header = ["set", "catalog (tools)", "retriever", "queries", "MRR [95 % CI]", "success@1", "recall@5", "nDCG@10",
@@ -383,11 +377,13 @@ def _workflows_values(info: dict) -> dict:
     }
 
 
-def _ci_text(value: float | None, ci: list | None) -> str:
-    """``0.5 [0.25, 0.75]``; the interval left out when the stage recorded none."""
+def _ci_text(value: float | None, ci: list | None, digits: int | None = None, missing: str = " (no interval)") -> str:
+    """``0.5 [0.25, 0.75]`` (each figure to ``digits`` decimals when given, else as recorded); ``missing`` after the
+    value when the stage recorded no interval."""
     if value is None:
         return "n/a"
-    return f"{value} [{ci[0]}, {ci[1]}]" if ci and None not in ci else f"{value} (no interval)"
+    shown = str if digits is None else (lambda x: f"{x:.{digits}f}")
+    return f"{shown(value)} [{shown(ci[0])}, {shown(ci[1])}]" if ci and None not in ci else f"{shown(value)}{missing}"
 
 
 def _with_ci(row: dict, cis: dict | None = None) -> list[str]:
