@@ -16,10 +16,13 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from ecoagent.layout import RATED_FILES
 from ecoagent.release_format.reader import QuerySet, Release, ReleaseUnreadable, query_set
 from ecoagent.retrieval.evaluation import evaluate
 from ecoagent.retrieval.rankers import DenseRetriever
+from ecoagent.runtime import context
 from rated.query_tower import train_query_tower
 from rated.settings import RatedConfig, TrainConfig
 from rated.train import TrainedEncoder, save_untrained, train_encoder
@@ -28,6 +31,7 @@ from rated.training_data import TrainingQueries, first_training_source, training
 log = logging.getLogger(__name__)
 
 TRAIN_RECORD = RATED_FILES.train_record
+VALIDATION_BATCH = 32  # queries per batch when the query tower is checked on the validation set
 
 
 @dataclass(frozen=True)
@@ -169,8 +173,18 @@ def _frozen_validation(selection: QuerySet | None, release: Release, untrained: 
         if selection is None:
             return 0.0
         model.eval()
-        vectors = model.encode(selection.texts, batch_size=32, normalize_embeddings=True, convert_to_numpy=True,
-                               show_progress_bar=False)  # fmt: skip
+        # batch by batch, longest first as one encode call batches them, so the count moves: 274 long workflow texts
+        # took 35 s on 2 cores with no line before the training's first step (benchmarks/rated_cold.py)
+        texts = selection.texts
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        vectors = np.zeros((len(texts), untrained.tool_vectors.shape[1]), dtype=np.float32)
+        with context.phase("query tower: embed the validation queries", len(texts)) as embedding:
+            for start in range(0, len(order), VALIDATION_BATCH):
+                rows = order[start : start + VALIDATION_BATCH]
+                vectors[rows] = model.encode([texts[i] for i in rows], batch_size=VALIDATION_BATCH,
+                                             normalize_embeddings=True, convert_to_numpy=True,
+                                             show_progress_bar=False)  # fmt: skip
+                embedding.advance(len(rows))
         return evaluate(vectors @ untrained.tool_vectors.T, selection, release.corpus)["mrr"]
 
     return validate

@@ -40,3 +40,7 @@ def test_phases_and_uncounted_stretches_are_read_off_the_lines() -> None:
                                     ["rated: Table 1: query sets", "8/8", 3610.0, 3700.0]]  # fmt: skip
     # the "running" line counts nothing: the stretch runs from the first line to the done line
     assert script.longest_uncounted(lines[:3], 55.0) == (48.0, lines[2][1])
+    # every stretch, longest first: (length, when it ended, the line that ended it)
+    stretches = script.uncounted_stretches(lines, 3710.0)
+    assert stretches[0] == (3650.0, 3700.0, lines[-1][1]) and (10.0, 3710.0, "(end)") in stretches
+    assert sorted(s[0] for s in stretches) == sorted((48.0, 3650.0, 10.0, 2.0))

@@ -102,3 +102,26 @@ def test_early_stopping_ends_after_patience_epochs_without_a_gain(workflow_relea
     trained = train_query_tower(data, tools, config, tmp_path / "model", seed=0, validate=lambda model: next(scores))
     assert [p["epoch"] for p in trained.settings["validation_curve"]] == [0, 1, 2]
     assert trained.settings["best_epoch"] == 0 and trained.steps == 0
+
+
+def test_the_validation_check_is_counted_batch_by_batch_and_scores_as_one_encode_call(workflow_release) -> None:
+    # 274 long workflow texts took 35 s with no line before the training's first step; the check now counts its batches
+    from ecoagent.config import make_config
+    from ecoagent.runtime.context import Recording
+    from rated.encoder import VALIDATION_BATCH, _frozen_validation
+    from rated.train import build_query_tower
+
+    release = workflow_release
+    untrained = DenseRetriever("MiniLM", MINILM).fit(release.corpus)
+    selection = release.queries("workflows/validation")
+    copies = 1 + (2 * VALIDATION_BATCH) // len(selection)  # more than two batches
+    long = QuerySet("long", [f"q{i}" for i in range(copies * len(selection))], selection.texts * copies,
+                    selection.relevant * copies)  # fmt: skip
+    model = build_query_tower(TrainConfig(encoder=MINILM, max_length=16))
+    heard = Recording()
+    with heard.heard(make_config()).running():
+        mrr = _frozen_validation(long, release, untrained)(model)
+    counts = [done for name, done, _ in heard.events if name == "query tower: embed the validation queries"]
+    assert counts[-1] == len(long) and len(set(counts)) >= -(-len(long) // VALIDATION_BATCH)
+    vectors = model.encode(long.texts, batch_size=VALIDATION_BATCH, normalize_embeddings=True)
+    assert mrr == pytest.approx(evaluate(vectors @ untrained.tool_vectors.T, long, release.corpus)["mrr"], abs=1e-6)
