@@ -204,6 +204,11 @@ def main() -> None:
     if args.ci:
         cold_ci(rev, work, args)
         return
+    cold_make_run(rev, work, args)
+
+
+def cold_make_run(rev: str, work: Path, args: argparse.Namespace) -> None:
+    """``make setup`` then ``make run`` on a :func:`fresh_clone`, per stage, against :data:`TARGET_S`."""
     usage = work / "usage.json"
     try:
         install, clone, env, log = cold_install(rev, work)
