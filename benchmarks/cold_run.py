@@ -212,7 +212,7 @@ def cold_make_run(rev: str, work: Path, args: argparse.Namespace) -> None:
     usage = work / "usage.json"
     try:
         install, clone, env, log = cold_install(rev, work)
-        command = ["make", "run", f"PYTHON={interpreter()}", f"ARGS=--usage {usage}"]
+        command = ["make", "run", f"PYTHON={env['PYTHON']}", f"ARGS=--usage {usage}"]
         run = timed_step("the main job (make run)", command, clone, env, log)
         stages = json.loads(usage.read_text())
         catalog = catalog_line(clone)
