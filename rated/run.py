@@ -375,9 +375,6 @@ def _table2_stream(
 
     ``role``: ``main`` (the test stream the acceptance is decided on) or ``comparison`` (the anchored stream beside
     a release stream)."""
-    from rated.diagnosis import decompose_faults
-    from rated.plots import plot_traces
-
     sim = config.rated.simulation
     sim_config = simulation_config(config)
     methods = [*test.statics, Method("RATED encoder (static)", "static", test.inputs)]
@@ -387,17 +384,7 @@ def _table2_stream(
     experiment = run_experiment(methods, sim.seeds, sim.scenarios, sim.failure_rates, sim_config,
                                 phase=f"Table 2 on {test.name}: simulations")  # fmt: skip
     seconds = time.perf_counter() - started
-    rho = max(sim.failure_rates)
-    full = bandit_options(config, **chosen)
-    diagnosed = {
-        AS_WRITTEN: dict(ALGORITHM1),
-        "RATED (Full)": full,
-        "RATED (Full, intercept prior)": {**full, "diagonal": True, "intercept": True},
-    }
-    diagnosis = {name: decompose_faults(test.inputs, o, sim_config, sim.seeds, rho) for name, o in diagnosed.items()}
-    safe = test.name.replace("/", "-").replace("+", "_").replace(" ", "-")
-    plots = plot_traces(experiment.traces, plots_dir / safe, window=sim_config.window, onset=sim_config.onset,
-                        recover_at=sim_config.recover_at)  # fmt: skip
+    diagnosis, plots, rules = _after_simulations(test, experiment, release, ranker, config, plots_dir, chosen, role)
     return {
         "stream": test.name,
         "kind": test.kind,
@@ -410,15 +397,44 @@ def _table2_stream(
         "chosen": chosen,
         "seconds": round(seconds, 1),
         "plots": [str(p.relative_to(plots_dir.parent)) for p in plots],
-        "failing_rule": failing_rule_effect(test.inputs, config, sim_config),
-        "failing_rule_release_stream": (
-            _release_stream_rule(release, ranker, config, sim_config, test) if role == "main" else None
-        ),
+        **rules,
         "rows": [m.name for m in methods],  # Table 2's order (metrics.json sorts keys)
         "diagnosis": diagnosis,
         "static_agreement": static_agreement(methods, experiment.summary["results"]),
         **experiment.summary,
     }
+
+
+def _after_simulations(test: Stream, experiment, release: Release, ranker: DenseRetriever, config: Config,
+                       plots_dir: Path, chosen: dict, role: str) -> tuple[dict, list[Path], dict]:  # fmt: skip
+    """What Table 2 adds to a stream's simulations, as one counted phase (about 20 s on the default release, which
+    was a silent stretch): the fault diagnosis of three bandit settings, the plots, the failing-set rule's effect.
+    Returns ``(diagnosis, plots, {"failing_rule": ..., "failing_rule_release_stream": ...})``."""
+    from rated.diagnosis import decompose_faults
+    from rated.plots import plot_traces
+
+    sim, sim_config = config.rated.simulation, simulation_config(config)
+    full = bandit_options(config, **chosen)
+    diagnosed = {
+        AS_WRITTEN: dict(ALGORITHM1),
+        "RATED (Full)": full,
+        "RATED (Full, intercept prior)": {**full, "diagonal": True, "intercept": True},
+    }
+    with context.phase(f"Table 2 on {test.name}: fault diagnosis, plots, failing-set rule", len(diagnosed) + 3) as step:
+        diagnosis = {}
+        for name, options in diagnosed.items():
+            diagnosis[name] = decompose_faults(test.inputs, options, sim_config, sim.seeds, max(sim.failure_rates))
+            step.advance()
+        safe = test.name.replace("/", "-").replace("+", "_").replace(" ", "-")
+        plots = plot_traces(experiment.traces, plots_dir / safe, window=sim_config.window, onset=sim_config.onset,
+                            recover_at=sim_config.recover_at)  # fmt: skip
+        step.advance()
+        rules = {"failing_rule": failing_rule_effect(test.inputs, config, sim_config)}
+        step.advance()
+        on_release = _release_stream_rule(release, ranker, config, sim_config, test) if role == "main" else None
+        rules["failing_rule_release_stream"] = on_release
+        step.advance()
+    return diagnosis, plots, rules
 
 
 def static_agreement(methods: list[Method], results: dict) -> dict[str, dict]:
