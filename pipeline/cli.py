@@ -129,8 +129,8 @@ class _Bar:
         self.task = self.bars.add_task(description, total=total)
         self.bars.start()
 
-    def update(self, done: int, total: int | None) -> None:
-        self.bars.update(self.task, completed=done, total=total)
+    def update(self, done: int, total: int | None, share: float | None = None) -> None:
+        self.bars.update(self.task, completed=done, total=total)  # rich's time left follows its recent rate
 
     def close(self, failed: bool) -> None:
         self.bars.stop()

@@ -34,9 +34,12 @@ T = TypeVar("T")
 
 
 class PhaseSink(Protocol):
-    """Where one phase's counts go: a progress bar, a line logger."""
+    """Where one phase's counts go: a progress bar, a line logger.
 
-    def update(self, done: int, total: int | None) -> None: ...
+    ``share`` (0 to 1), where a phase's items differ in cost: how much of its work is done, for the time left (the
+    Embedder goes longest text first, so its count moves slowest at the start)."""
+
+    def update(self, done: int, total: int | None, share: float | None = None) -> None: ...
 
     def close(self, failed: bool) -> None: ...
 
@@ -57,7 +60,7 @@ class _Silent:
     def say(self, line: str) -> None:
         pass
 
-    def update(self, done: int, total: int | None) -> None:
+    def update(self, done: int, total: int | None, share: float | None = None) -> None:
         pass
 
     def close(self, failed: bool) -> None:
@@ -68,12 +71,14 @@ SILENT = _Silent()
 
 
 class Recording:
-    """A reporter that keeps what it hears: ``events`` as ``(phase, done, total)``, ``lines`` as said, ``closed``
-    phases as ``(phase, failed)`` (for tests and notebooks; thread-safe)."""
+    """A reporter that keeps what it hears: ``events`` as ``(phase, done, total)``, ``shares`` as ``(phase, share)``
+    where a phase gave its share of work done, ``lines`` as said, ``closed`` phases as ``(phase, failed)`` (for tests
+    and notebooks; thread-safe)."""
 
     def __init__(self, on_update: Callable[[str, int, int | None], None] | None = None) -> None:
         self.on_update = on_update  # called with each (phase, done, total) as it is heard
         self.events: list[tuple[str, int, int | None]] = []
+        self.shares: list[tuple[str, float]] = []
         self.lines: list[str] = []
         self.closed: list[tuple[str, bool]] = []
         self._lock = threading.Lock()
@@ -82,9 +87,11 @@ class Recording:
         recording = self
 
         class Sink:
-            def update(self, done: int, total: int | None) -> None:
+            def update(self, done: int, total: int | None, share: float | None = None) -> None:
                 with recording._lock:
                     recording.events.append((name, done, total))
+                    if share is not None:
+                        recording.shares.append((name, share))
                 if recording.on_update is not None:
                     recording.on_update(name, done, total)
 
@@ -108,7 +115,8 @@ class Recording:
 
 
 class Phase:
-    """One named step being counted: :meth:`update` sets the count, :meth:`advance` adds to it (thread-safe)."""
+    """One named step being counted: :meth:`update` sets the count (and, where items differ in cost, the share of the
+    work done), :meth:`advance` adds to it (thread-safe)."""
 
     def __init__(self, name: str, total: int | None, sink: PhaseSink) -> None:
         self.name, self.total, self.done = name, total, 0
@@ -116,11 +124,11 @@ class Phase:
         self._lock = threading.Lock()
         sink.update(0, total)  # from the start: a phase with nothing to do still says so
 
-    def update(self, done: int, total: int | None = None) -> None:
+    def update(self, done: int, total: int | None = None, share: float | None = None) -> None:
         with self._lock:
             self.done = done
             self.total = self.total if total is None else total
-            self._sink.update(self.done, self.total)
+            self._sink.update(self.done, self.total, share)
 
     def advance(self, n: int = 1) -> None:
         with self._lock:

@@ -47,6 +47,20 @@ def test_the_rate_and_eta_leave_out_the_setup_before_the_first_item() -> None:
         assert log.line() == "verify pairs: 12/200 (6%), 1.00/s, elapsed 0:55, ETA 3:08"
 
 
+def test_where_items_differ_in_cost_the_time_left_follows_the_share_of_work_done() -> None:
+    # the Embedder's order: the longest texts first, so 10 of 100 texts can be half the work
+    clock, lines = Clock(), []
+    with ProgressLog("embed the catalog", 100, interval_s=30, emit=lines.append, clock=clock) as log:
+        log.update(0, share=0.0)
+        clock.now += 60
+        log.update(10, share=0.5)
+        assert log.line() == "embed the catalog: 10/100 (10%), 0.17/s, elapsed 1:00, ETA 1:00"  # the count: 9:00
+        clock.now += 30
+        log.update(55, share=0.75)
+        assert log.line().endswith("ETA 0:30")
+    # a step that gives no share keeps the count's time left (the first test above)
+
+
 def test_a_step_without_a_count_says_how_long_it_has_run() -> None:
     clock, lines = Clock(), []
     with ProgressLog("score the catalog", interval_s=30, emit=lines.append, clock=clock) as log:

@@ -84,6 +84,24 @@ def test_encode_reports_progress_over_the_texts_it_embeds(tmp_path):
     assert heard.closed == [("embed the texts", False)]
 
 
+def test_encode_gives_its_share_of_work_done_by_the_texts_lengths(tmp_path):
+    from ecoagent.config import make_config
+    from ecoagent.retrieval.embedding.cache import text_cost
+    from ecoagent.runtime.context import Recording
+
+    heard = Recording()
+    texts = [f"tool {i}" for i in range(150)] + ["reads and writes files " * 40 + str(i) for i in range(10)]
+    with heard.heard(make_config()).running():
+        Embedder(MODEL, tmp_path, batch_size=8).encode(texts, phase="embed")
+    counts = [done for _, done, _ in heard.events][1:]
+    shares = [share for _, share in heard.shares]
+    assert len(shares) == len(counts) and shares == sorted(shares) and shares[-1] == 1.0
+    # the ten long texts go first: the first chunk (32 texts, a fifth of them) is most of the work
+    total = sum(map(text_cost, texts))
+    assert counts[0] == 32 and shares[0] == (10 * text_cost(texts[-1]) + 22 * text_cost("tool 100")) / total
+    assert shares[0] > 0.5 > counts[0] / len(texts)
+
+
 def test_the_chunks_do_not_change_the_vectors(tmp_path):
     # the chunks follow the rate (small for slow, long texts): whatever they are, each text's vector is the same bytes
     texts = [f"tool number {i} " + "reads and writes files " * (i % 7) for i in range(300)]
