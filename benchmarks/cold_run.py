@@ -37,7 +37,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
-from benchmarks.measure import print_report, timed
+from benchmarks.measure import first_etas, print_report, timed
 from benchmarks.record import add_record_option, write_record
 from ecoagent.layout import CRAWL_FILES
 
@@ -216,6 +216,7 @@ def cold_make_run(rev: str, work: Path, args: argparse.Namespace) -> None:
         run = timed_step("the main job (make run)", command, clone, env, log)
         stages = json.loads(usage.read_text())
         catalog = catalog_line(clone)
+        etas = first_etas(log.read_text(errors="replace").splitlines())
         encoders = encoder_figures(clone, env, log) if args.encoders else None
     finally:
         if not args.keep:
@@ -235,7 +236,9 @@ def cold_make_run(rev: str, work: Path, args: argparse.Namespace) -> None:
         "ecoagent run": minutes(run),
     }
     tables = [{"caption": "Per stage (wall time; the stages' from `ecoagent run --usage`)",
-               "columns": ["step", "seconds", "time"], "rows": rows}]  # fmt: skip
+               "columns": ["step", "seconds", "time"], "rows": rows},
+              {"caption": "Each phase's first ETA against the time it then took (seconds into the phase)",
+               "columns": ["phase", "ETA said", "said at", "took from there"], "rows": etas}]  # fmt: skip
     if encoders:
         figures.update({f"encoders: {k}": v for k, v in encoders["figures"].items()
                         if re.search(r"pipeline encoder$|raw loop, best", k)})  # fmt: skip

@@ -7,6 +7,7 @@ show, measured against a baseline in the same run.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import threading
 import time
@@ -45,3 +46,32 @@ def read_timed_lines(stream: Iterable[str], started: float, echo: bool = False) 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
     return lines, reader
+
+
+# a progress line (ecoagent.runtime.progress.ProgressLog): "<phase>: 12/60 (20%), 0.41/s, elapsed 0:29, ETA 1:57", and
+# its last one, "<phase>: done, 60/60 in 2:05, 0.48/s"
+ETA_LINE = re.compile(r"^(.+?): \d+/\d+ \(\d+%\), [\d.]+/s, elapsed ([\d:]+), ETA ([\d:]+)$")
+DONE_LINE = re.compile(r"^(.+?): done, \S+ in ([\d:]+)")
+
+
+def clock_seconds(clock: str) -> int:
+    """``H:MM:SS`` or ``M:SS`` (a progress line's elapsed time or ETA) in seconds."""
+    seconds = 0
+    for part in clock.split(":"):
+        seconds = seconds * 60 + int(part)
+    return seconds
+
+
+def first_etas(lines: Iterable[str]) -> list[list]:
+    """``[phase, ETA said (s), said at (s into the phase), what it then took (s)]`` for each phase whose lines gave an
+    ETA and an end: how far the first time left a person is told can be trusted. Read off the lines alone (their
+    elapsed times), so a log file without timestamps will do."""
+    said: dict[str, tuple[int, int]] = {}
+    rows: dict[str, list] = {}
+    for line in lines:
+        if (found := ETA_LINE.search(line)) is not None:
+            said.setdefault(found.group(1), (clock_seconds(found.group(3)), clock_seconds(found.group(2))))
+        elif (found := DONE_LINE.search(line)) is not None and found.group(1) in said and found.group(1) not in rows:
+            eta, at = said[found.group(1)]
+            rows[found.group(1)] = [found.group(1), eta, at, clock_seconds(found.group(2)) - at]
+    return list(rows.values())

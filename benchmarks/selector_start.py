@@ -25,14 +25,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
-from benchmarks.measure import print_report, read_timed_lines
+from benchmarks.measure import first_etas, print_report, read_timed_lines
 from benchmarks.record import add_record_option, write_record
 
 TARGET_S = 5 * 60
 ROOT = Path(__file__).resolve().parents[1]
 PROGRESS = re.compile(r"selector start: (.+?): (\d+)/(\d+)")
-ETA = re.compile(r"selector start: (.+?): \d+/\d+ .*ETA (\d+(?::\d\d)+)$")
-DONE = re.compile(r"selector start: (.+?): done, ")
 
 
 def free_port() -> int:
@@ -90,26 +88,6 @@ def phases(lines: list[tuple[float, str]]) -> list[list]:
     return [[name, f"{done}/{total}", round(t, 1)] for name, (t, done, total) in last.items()]
 
 
-def _seconds(clock: str) -> int:
-    """``H:MM:SS`` or ``M:SS`` (a progress line's ETA) in seconds."""
-    seconds = 0
-    for part in clock.split(":"):
-        seconds = seconds * 60 + int(part)
-    return seconds
-
-
-def first_etas(lines: list[tuple[float, str]]) -> list[list]:
-    """Each counted phase's first time left (ETA) against what it then took: how far a newcomer could trust it."""
-    said: dict[str, tuple[float, int]] = {}
-    ended: dict[str, float] = {}
-    for t, line in lines:
-        if (found := ETA.search(line)) is not None:
-            said.setdefault(found.group(1), (t, _seconds(found.group(2))))
-        elif (found := DONE.search(line)) is not None:
-            ended[found.group(1)] = t
-    return [[name, eta, round(t, 1), round(ended[name] - t, 1)] for name, (t, eta) in said.items() if name in ended]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--release", required=True, help="a release folder")
@@ -136,8 +114,9 @@ def main() -> None:
     }  # fmt: skip
     table = {"caption": "The first start's counted phases (their last line)", "columns": ["phase", "count", "at s"],
              "rows": phases(cold["lines"])}  # fmt: skip
-    etas = {"caption": "Each phase's first ETA against the time it then took (s)",
-            "columns": ["phase", "ETA said", "at s", "took"], "rows": first_etas(cold["lines"])}  # fmt: skip
+    etas = {"caption": "Each phase's first ETA against the time it then took (seconds into the phase)",
+            "columns": ["phase", "ETA said", "said at", "took from there"],
+            "rows": first_etas(line.split("selector start: ", 1)[-1] for _, line in cold["lines"])}  # fmt: skip
     print_report({"figures": figures, "tables": [table, etas]},
                  f"selector first start: {cold['seconds']:.0f} s ({cold['seconds'] / TARGET_S:.2f}x the target), "
                  f"warm {warm['seconds']:.1f} s")  # fmt: skip

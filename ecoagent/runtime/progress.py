@@ -65,7 +65,7 @@ class ProgressLog:
         self.clock = clock
         self.started = clock()
         self.share: float | None = None
-        self._first: tuple[float, int, float | None] | None = None  # (time, done, share) of the first update
+        self._first: tuple[float, int, float | None] | None = None  # (time, done, share) when the first item ended
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -74,7 +74,7 @@ class ProgressLog:
     def update(self, done: int, total: int | None = None, share: float | None = None) -> None:
         """Record progress (thread-safe); the heartbeat prints it."""
         with self._lock:
-            if self._first is None:
+            if self._first is None and done > 0:  # the phase's opening count (0) is not work done
                 self._first = (self.clock(), done, share)
             self.done = done
             if total is not None:
@@ -83,8 +83,9 @@ class ProgressLog:
                 self.share = share
 
     def _rate(self, done: int, elapsed: float) -> float:
-        """Items per second since the first update: the setup before it (a model loading, a server starting)
-        would make the rate look lower, and the ETA longer, than the work itself is."""
+        """Items per second since the first items ended: the setup before them (a model loading, a server starting)
+        would make the rate look lower, and the ETA longer, than the work itself is; until a second update, since
+        the start."""
         if self._first is not None:
             since, done_then, _ = self._first
             if done > done_then and self.clock() > since:
@@ -92,13 +93,16 @@ class ProgressLog:
         return done / elapsed if elapsed > 0 else 0.0
 
     def _seconds_left(self, done: int, total: int, rate: float) -> float | None:
-        """By the share of work done since the first update where the step gives one, else by the count's rate;
-        None before anything finished (nothing to extrapolate from)."""
-        if self._first is not None and self.share is not None:
-            since, _, share_then = self._first
-            moved, spent = self.share - (share_then or 0.0), self.clock() - since
-            return (1.0 - self.share) * spent / moved if moved > 0 and spent > 0 else None
-        return (total - done) / rate if rate > 0 else None
+        """By the share of work done where the step gives one (since the first items ended, as :meth:`_rate`), else
+        by the count's rate; None before anything finished (nothing to extrapolate from)."""
+        share = self.share
+        if share is None:
+            return (total - done) / rate if rate > 0 else None
+        since, share_then = (self._first[0], self._first[2] or 0.0) if self._first else (self.started, 0.0)
+        if share <= share_then:  # one update so far: from the start, setup included
+            since, share_then = self.started, 0.0
+        spent = self.clock() - since
+        return (1.0 - share) * spent / (share - share_then) if share > share_then and spent > 0 else None
 
     def line(self, final: bool = False) -> str:
         """The current state as one line."""

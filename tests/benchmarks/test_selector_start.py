@@ -26,13 +26,3 @@ def test_phases_and_silences_are_read_off_the_lines() -> None:
     assert script.phases(lines) == [["embed the tool texts (m)", "40/40", 9.0]]
     assert script.silences(lines, 32.0) == 21.0
 
-
-def test_each_phase_s_first_eta_is_set_against_the_time_it_then_took() -> None:
-    script = load_script("selector_start")
-    lines = [(15.0, "x selector start: embed (m): 0/40 (0%), 0.00/s, elapsed 0:15, ETA unknown"),
-             (30.0, "x selector start: embed (m): 4/40 (10%), 0.27/s, elapsed 0:30, ETA 1:02:10"),
-             (45.0, "x selector start: embed (m): 30/40 (75%), 0.67/s, elapsed 0:45, ETA 0:12"),
-             (52.5, "x selector start: embed (m): done, 40/40 in 0:52, 0.76/s"),
-             (60.0, "x selector start: fit (epochs): 1/20 (5%), 0.1/s, elapsed 0:07, ETA 2:13")]  # fmt: skip
-    # the first ETA said, when, and what the phase then took; a phase still running when the lines end is left out
-    assert script.first_etas(lines) == [["embed (m)", 3730, 30.0, 22.5]]

@@ -39,10 +39,10 @@ FIRST_CHUNK = 32
 REPORT_EVERY_S = 10.0
 PROGRESS_CHUNK = 512
 # What a text costs to embed, for the phase's time left (texts go longest first, so the count alone extrapolates the
-# slowest texts' rate): its characters, up to about what a 512-token model reads, plus a fixed cost per text. MiniLM
-# on 2 cores: about 0.5 ms a text plus 0.05 ms a character, flat past ~1,100 characters (its 256 tokens).
+# slowest texts' rate): its characters, up to what MiniLM reads of a text, plus a fixed cost per text. MiniLM on
+# 2 cores: about 0.6 ms a text plus 0.04-0.05 ms a character, flat past about 1,200 characters (its 256 tokens).
 TEXT_COST_CHARS = 16
-TEXT_CAP_CHARS = 2_000
+TEXT_CAP_CHARS = 1_200
 
 
 def text_cost(text: str) -> int:
