@@ -65,7 +65,7 @@ class ProgressLog:
         self.clock = clock
         self.started = clock()
         self.share: float | None = None
-        self._first: tuple[float, int, float | None] | None = None  # (time, done, share) when the first item ended
+        self._first: tuple[float, int, float | None] | None = None  # (time, done, share) of the first work counted
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -74,7 +74,9 @@ class ProgressLog:
     def update(self, done: int, total: int | None = None, share: float | None = None) -> None:
         """Record progress (thread-safe); the heartbeat prints it."""
         with self._lock:
-            if self._first is None and done > 0:  # the phase's opening count (0) is not work done
+            # the phase's opening count (0) is not work: from the first items done, or from the first share given (an
+            # Embedder gives 0 once its model is loaded)
+            if self._first is None and (done > 0 or share is not None):
                 self._first = (self.clock(), done, share)
             self.done = done
             if total is not None:
@@ -93,16 +95,13 @@ class ProgressLog:
         return done / elapsed if elapsed > 0 else 0.0
 
     def _seconds_left(self, done: int, total: int, rate: float) -> float | None:
-        """By the share of work done where the step gives one (since the first items ended, as :meth:`_rate`), else
-        by the count's rate; None before anything finished (nothing to extrapolate from)."""
-        share = self.share
-        if share is None:
+        """By the share of work done where the step gives one (since its first share), else by the count's rate;
+        None before anything finished (nothing to extrapolate from)."""
+        if self.share is None or self._first is None:
             return (total - done) / rate if rate > 0 else None
-        since, share_then = (self._first[0], self._first[2] or 0.0) if self._first else (self.started, 0.0)
-        if share <= share_then:  # one update so far: from the start, setup included
-            since, share_then = self.started, 0.0
-        spent = self.clock() - since
-        return (1.0 - share) * spent / (share - share_then) if share > share_then and spent > 0 else None
+        since, _, share_then = self._first
+        moved, spent = self.share - (share_then or 0.0), self.clock() - since
+        return (1.0 - self.share) * spent / moved if moved > 0 and spent > 0 else None
 
     def line(self, final: bool = False) -> str:
         """The current state as one line."""

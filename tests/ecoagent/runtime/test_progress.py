@@ -60,12 +60,13 @@ def test_where_items_differ_in_cost_the_time_left_follows_the_share_of_work_done
         assert log.line().endswith("ETA 0:30")
     # a step that gives no share keeps the count's time left (the first test above)
     with ProgressLog("embed the names", 100, interval_s=30, emit=lines.append, clock=clock) as log:
-        log.update(0, share=0.0)
-        clock.now += 45  # the model loading, then the first texts
-        log.update(5, share=0.1)
+        log.update(0)  # the phase opens
+        clock.now += 45  # the model loading
+        assert log.line().endswith("ETA unknown")
+        log.update(0, share=0.0)  # loaded: the work starts
         clock.now += 10
-        log.update(20, share=0.3)
-        assert log.line().endswith("ETA 0:35")  # 0.2 of the work in 10 s; with the setup it would say 2:08
+        log.update(20, share=0.2)
+        assert log.line().endswith("ETA 0:40")  # 0.2 of the work in 10 s; with the loading it would say 3:40
 
 
 def test_a_step_without_a_count_says_how_long_it_has_run() -> None:
