@@ -16,6 +16,8 @@ before it is scored (:meth:`~ecoagent.release_format.reader.QuerySet.condensed`)
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from ecoagent.release_format.reader import Corpus, QuerySet, Release
@@ -29,6 +31,28 @@ RANX_NAMES = {"success@1": "hit_rate@1"}  # success@1: a relevant tool first (wi
 # compiling in a cold venv). The corpus row at one width compiles once; no metric depends on the ids (a run's scores
 # are strictly decreasing, and qrels are matched by id).
 RANX_ID = "{:09d}"
+
+
+@lru_cache(maxsize=1)
+def ranx_compiled() -> None:
+    """ranx's numba kernels compiled, once per process, as a counted phase of their own: in a new environment they take
+    about 40 s on 2 cores (its qrels 16 s, its run 6 s, the five metrics 14 s; numba's cache keeps them after that, a
+    few seconds to load), which the first Table 1 cell of a cold ``make run`` spent at 0/8. Toy qrels and run with
+    ids of the corpus's width (:data:`RANX_ID`) compile what every later call uses."""
+    names = [RANX_NAMES.get(m, m) for m in METRICS]
+    with context.phase("ranx's kernels (compiled once per environment)", 3 + len(names)) as compiling:
+        from ranx import Qrels, Run
+        from ranx import evaluate as ranx_evaluate
+
+        compiling.advance()
+        ids = [RANX_ID.format(row) for row in range(3)]
+        qrels = Qrels({"q1": {ids[0]: 1}, "q2": {ids[1]: 2}})
+        compiling.advance()
+        run = Run({"q1": {ids[0]: 2.0, ids[1]: 1.0}, "q2": {ids[2]: 2.0, ids[1]: 1.0}})
+        compiling.advance()
+        for name in names:
+            ranx_evaluate(qrels, run, name, make_comparable=True)
+            compiling.advance()
 
 
 def ranx_run(scores: np.ndarray, queries: QuerySet, corpus: Corpus, depth: int = 100) -> dict[str, dict[str, float]]:
@@ -49,6 +73,7 @@ def ranx_judged(scores: np.ndarray, queries: QuerySet, corpus: Corpus) -> tuple:
     query's top 100 over the whole catalog: the costly part of a Table 1 cell)."""
     from ranx import Qrels, Run
 
+    ranx_compiled()
     if scores.shape != (len(queries), len(corpus)):
         raise ValueError(f"{queries.name}: score matrix {scores.shape} != ({len(queries)}, {len(corpus)})")
     key = {tool: RANX_ID.format(row) for tool, row in corpus.rows().items()}

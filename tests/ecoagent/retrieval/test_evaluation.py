@@ -68,3 +68,20 @@ def test_an_alternative_is_out_of_the_ranking_not_a_miss() -> None:
     assert plain["mrr"] == pytest.approx(0.5) and plain["recall@1"] == 0
     assert out["mrr"] == pytest.approx(1.0) and out["recall@1"] == pytest.approx(1.0)  # c neither helps nor hurts
     assert list(ranx_run(scores, condensed, CORPUS)["q"]) == ["d", "b", "a"]
+
+
+def test_ranx_s_kernels_compile_as_a_counted_phase_once_per_process() -> None:
+    # in a new environment they took 40 s, which the first Table 1 cell of a cold run spent at 0/8
+    from ecoagent.config import make_config
+    from ecoagent.retrieval.evaluation import ranx_compiled
+    from ecoagent.runtime.context import Recording
+
+    heard = Recording()
+    queries = QuerySet("t", ["q1"], ["x"], [[1]])
+    scores = np.array([[0.1, 0.9, 0.5, 0.2]], dtype=np.float32)
+    ranx_compiled.cache_clear()
+    with heard.heard(make_config()).running():
+        evaluate(scores, queries, CORPUS)
+        evaluate(scores, queries, CORPUS)
+    assert heard.phases() == ["ranx's kernels (compiled once per environment)"]
+    assert [done for _, done, _ in heard.events] == list(range(9)) and heard.closed[0][1] is False
