@@ -65,7 +65,7 @@ class ProgressLog:
         self.clock = clock
         self.started = clock()
         self.share: float | None = None
-        self._first: tuple[float, int, float | None] | None = None  # (time, done, share) of the first work counted
+        self._first: tuple[float, int, float | None] | None = None  # (time, done, share) when the first items ended
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -74,9 +74,9 @@ class ProgressLog:
     def update(self, done: int, total: int | None = None, share: float | None = None) -> None:
         """Record progress (thread-safe); the heartbeat prints it."""
         with self._lock:
-            # the phase's opening count (0) is not work: from the first items done, or from the first share given (an
-            # Embedder gives 0 once its model is loaded)
-            if self._first is None and (done > 0 or share is not None):
+            # from the first items done: the phase's opening count (0) is not work, and what came before them (a model
+            # loading, a first batch warming the runtime up) would make the work look slower than it is
+            if self._first is None and done > 0:
                 self._first = (self.clock(), done, share)
             self.done = done
             if total is not None:
@@ -95,8 +95,8 @@ class ProgressLog:
         return done / elapsed if elapsed > 0 else 0.0
 
     def _seconds_left(self, done: int, total: int, rate: float) -> float | None:
-        """By the share of work done where the step gives one (since its first share), else by the count's rate;
-        None before anything finished (nothing to extrapolate from)."""
+        """By the share of work done where the step gives one (since the first items ended, as :meth:`_rate`), else
+        by the count's rate; None before there is a rate to extrapolate from."""
         if self.share is None or self._first is None:
             return (total - done) / rate if rate > 0 else None
         since, _, share_then = self._first

@@ -128,10 +128,6 @@ class Embedder:
             self._model = _onnx_model(path) if onnx else _sentence_transformer(path, device)
         return self._model
 
-    def _load(self) -> None:
-        """Load the model now (:attr:`model` loads it on first use)."""
-        _ = self.model
-
     def _encode_missing(self, texts: list[str]) -> np.ndarray:
         """The model's vectors of ``texts`` on :func:`encoder_threads` threads."""
         if isinstance(self.model, _OnnxModel):  # its own threads per call, and no torch import on the way
@@ -169,8 +165,6 @@ class Embedder:
         with context.phase(phase, len(todo)) as embedding:
             if missing:
                 costs = np.cumsum([text_cost(text) for text in todo])
-                self._load()  # before the time left is measured: a cold ONNX export takes 15 s
-                embedding.update(0, share=0.0)
                 start, chunk = 0, FIRST_CHUNK
                 while start < len(todo):
                     started = time.perf_counter()

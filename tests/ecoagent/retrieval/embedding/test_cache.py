@@ -77,9 +77,8 @@ def test_encode_reports_progress_over_the_texts_it_embeds(tmp_path):
     with heard.heard(make_config()).running():
         embedder.encode(texts, phase="embed the texts")
     seen = [(done, total) for _, done, total in heard.events]
-    # the misses only (the cached text is not counted); 0 again once the model is loaded, where the work starts
-    assert seen[:2] == [(0, 600), (0, 600)] and seen[-1] == (600, 600)
-    counts = [done for done, _ in seen[1:]]
+    assert seen[0] == (0, 600) and seen[-1] == (600, 600)  # the misses only; the cached text is not counted
+    counts = [done for done, _ in seen]
     assert counts[1] == 32 and counts == sorted(set(counts))  # a small first chunk, then growing ones
     assert all(b - a <= 512 for a, b in itertools.pairwise(counts))
     assert heard.closed == [("embed the texts", False)]
@@ -94,11 +93,9 @@ def test_encode_gives_its_share_of_work_done_by_the_texts_lengths(tmp_path):
     texts = [f"tool {i}" for i in range(150)] + ["reads and writes files " * 40 + str(i) for i in range(10)]
     with heard.heard(make_config()).running():
         Embedder(MODEL, tmp_path, batch_size=8).encode(texts, phase="embed")
-    counts = [done for _, done, _ in heard.events][2:]
+    counts = [done for _, done, _ in heard.events][1:]
     shares = [share for _, share in heard.shares]
-    assert shares[0] == 0.0 and shares == sorted(shares) and shares[-1] == 1.0  # 0: the model loaded, then per chunk
-    shares = shares[1:]
-    assert len(shares) == len(counts)
+    assert len(shares) == len(counts) and shares == sorted(shares) and shares[-1] == 1.0
     # the ten long texts go first: the first chunk (32 texts, a fifth of them) is most of the work
     total = sum(map(text_cost, texts))
     assert counts[0] == 32 and shares[0] == (10 * text_cost(texts[-1]) + 22 * text_cost("tool 100")) / total
