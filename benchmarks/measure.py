@@ -54,11 +54,12 @@ ETA_LINE = re.compile(r"^(.+?): \d+/\d+ \(\d+%\), [\d.]+/s, elapsed ([\d:]+), ET
 DONE_LINE = re.compile(r"^(.+?): done, \S+ in ([\d:]+)")
 
 
-def clock_seconds(clock: str) -> int:
-    """``H:MM:SS`` or ``M:SS`` (a progress line's elapsed time or ETA) in seconds."""
-    seconds = 0
+def clock_seconds(clock: str) -> float:
+    """``M:SS`` or ``H:MM:SS`` (:func:`ecoagent.runtime.progress.format_seconds`: a progress line's elapsed time or
+    ETA) in seconds."""
+    seconds = 0.0
     for part in clock.split(":"):
-        seconds = seconds * 60 + int(part)
+        seconds = seconds * 60 + float(part)
     return seconds
 
 
@@ -66,7 +67,7 @@ def first_etas(lines: Iterable[str]) -> list[list]:
     """``[phase, ETA said (s), said at (s into the phase), what it then took (s)]`` for each phase whose lines gave an
     ETA and an end: how far the first time left a person is told can be trusted. Read off the lines alone (their
     elapsed times), so a log file without timestamps will do."""
-    said: dict[str, tuple[int, int]] = {}
+    said: dict[str, tuple[float, float]] = {}
     rows: dict[str, list] = {}
     for line in lines:
         if (found := ETA_LINE.search(line)) is not None:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
-from benchmarks.measure import print_report, read_timed_lines
+from benchmarks.measure import clock_seconds, print_report, read_timed_lines
 from benchmarks.record import add_record_option, write_record
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,14 +59,6 @@ def run_rated(release: str, out: Path, home: Path, overrides: list[str], timeout
     seconds = time.perf_counter() - started
     recorded = json.loads(usage.read_text()) if usage.exists() else None
     return {"code": code, "seconds": seconds, "lines": lines, "usage": recorded}
-
-
-def clock_seconds(clock: str) -> float:
-    """``M:SS`` or ``H:MM:SS`` (:func:`ecoagent.runtime.progress.format_seconds`) in seconds."""
-    seconds = 0.0
-    for part in clock.split(":"):
-        seconds = seconds * 60 + float(part)
-    return seconds
 
 
 def phases(lines: list[tuple[float, str]]) -> list[list]:

@@ -25,4 +25,3 @@ def test_phases_and_silences_are_read_off_the_lines() -> None:
              "(m): 40/40 done"), (30.0, "serving")]  # fmt: skip
     assert script.phases(lines) == [["embed the tool texts (m)", "40/40", 9.0]]
     assert script.silences(lines, 32.0) == 21.0
-
