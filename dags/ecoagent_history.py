@@ -18,7 +18,8 @@ from datetime import timedelta
 
 from airflow.sdk import Param, dag, task
 
-from pipeline.orchestration import TRIGGERED_DAG, TaskRunner, run_context
+from pipeline.orchestration import TRIGGERED_DAG, run_context
+from pipeline.runner import Runner
 
 PARAMS = {
     "profile": Param("default", type="string", description="config profile"),
@@ -49,7 +50,7 @@ def ecoagent_history():
         if params.get("fresh"):
             extra.append(f"{HISTORY.name}.fresh=true")
         run = run_context(params, None, *extra)
-        return TaskRunner(run.config).run(HISTORY, {}, run.root.folder(HISTORY.name)).out
+        return Runner(run.config).run(HISTORY, {}, run.root.folder(HISTORY.name)).out
 
     history()
 

@@ -29,13 +29,13 @@ from airflow.sdk import Asset, CronTriggerTimetable, Param, dag, task
 
 from ecoagent.stage import Gated, LLMStage, Partitioned, Published
 from pipeline.orchestration import (
-    TaskRunner,
     answer_stage_shard,
     plan_stage,
     release_event_extra,
     run_context,
     run_stage,
 )
+from pipeline.runner import Runner
 from pipeline.stages import STAGES, stage_named
 
 
@@ -126,7 +126,7 @@ def merge_partitions(stage: str, partition_folders: list[str], params: dict | No
     run = run_context(params, run_id)
     merged = stage_named(stage)
     folders = list(partition_folders[:])  # [:]: one XCom request
-    result = TaskRunner(run.config).run(merged, {}, run.run.folder(stage), lambda ctx: merged.merge(ctx, folders))
+    result = Runner(run.config).run(merged, {}, run.run.folder(stage), lambda ctx: merged.merge(ctx, folders))
     return result.out  # a partial crawl (exit 3) still wrote a catalog; a failed one raises
 
 
@@ -135,7 +135,7 @@ def gate_stage(stage: str, folder: str, params: dict | None = None, run_id: str 
     """Fails the run (QualityGateFailed) when the gate fails, before anything reads the folder."""
     run = run_context(params, run_id)
     gated = stage_named(stage)
-    TaskRunner(run.config).gate(gated, folder, {name: run.run.folder(name) for name in gated.inputs})
+    Runner(run.config).gate(gated, folder, {name: run.run.folder(name) for name in gated.inputs})
     return folder
 
 

@@ -8,7 +8,7 @@ A run root (the artifact store, ``--out DIR`` of ``ecoagent run``, or one Airflo
     <root>/<stage>_shards/<partition>/         a partitioned stage's partitions (the refresh DAG's per-platform
                                                crawls), merged into its folder
     <root>/history_months/<YYYY-MM>/<stage>/   the history step's months, each crawled and scored
-    <root>/rated/<version>/                    ``ecoagent rated`` on a release
+    <root>/rated/<version>/                    ``ecoagent rated`` on a release (the CLI and the DAG alike)
     <root>/runs/<run_id>/                      one Airflow run: a run root of its own, same layout
     <root>/<stage>_llm/                        an orchestrated LLM stage's plan, requests and shards' answers
     <root>/llm/responses.sqlite                the LLM response cache (a local root only)
@@ -105,10 +105,14 @@ RELEASE_FILES = StageFiles(marker="manifest", manifest="manifest.json", card="RE
                            croissant="croissant.json", gate_folder="gate", gate_report="release_gate.md",
                            gate_leakage="leakage.json", gate_secrets="secrets.json")  # fmt: skip
 TRACKED_RELEASE_FILES = (RELEASE_FILES.manifest, RELEASE_FILES.card, RELEASE_FILES.changelog)  # in releases/<v>/
-RATED_FILES = StageFiles(metrics="metrics.json", report="report.md", model_folder="model",
+# RATED's folder (rated/stage.py): one file per step (train, Table 1, Table 2, the paper-scale view, Table 3: what
+# each found and the fingerprint it is reused by), the report and metrics.json rendered from them, the models
+RATED_FILES = StageFiles(train="train.json", table1="table1.json", table2="table2.json",
+                         paper_scale="paper_scale_tables.json", table3="table3.json", metrics="metrics.json",
+                         report="report.md", model_folder="model",
                          train_record="rated_train.json")  # fmt: skip  # the record beside the chosen model
-# a RATED folder commits by the trained model's record (the training task writes the folder first, the evaluation
-# adds its metrics and report to it)
+# a RATED folder commits by the trained model's record (the train step writes the folder first, each later step
+# adds its file to it)
 RATED_MARKER = f"{RATED_FILES.model_folder}/{RATED_FILES.train_record}"
 # an LLM stage's exchange folder in an orchestrated run (<run>/<stage>_llm/): the plan computed once, its requests
 # (what the shard tasks answer), and one answers file per shard
@@ -186,8 +190,9 @@ class RunLayout:
         """One partition of a stage the DAG runs per partition (the crawl: one platform), before the merge."""
         return self.folder(f"{stage}_shards/{partition}")
 
-    def rated(self, version: str) -> str:
-        return self.folder(f"rated/{version}")
+    def versioned(self, stage: str, version: str) -> str:
+        """The folder a stage keeps for one release ``version`` (RATED: ``<root>/rated/<version>``)."""
+        return self.folder(f"{stage}/{version}")
 
     def llm_exchange(self, stage: str) -> str:
         """Where an orchestrated run's LLM stage keeps its plan, its requests and its shards' answers."""

@@ -12,7 +12,10 @@ for it by type:
 - :class:`Partitioned`: the DAG runs one task per partition (the crawl: per platform), then merges them;
 - :class:`Gated`: a quality gate runs over the stage's folder before anything reads it (the score stage);
 - :class:`LLMStage`: its LLM requests are planned first, so the DAG can answer them in parallel shards;
-- :class:`Published`: its result is promoted to the run root and announced as an Airflow asset (the release).
+- :class:`Published`: its result is promoted to the run root and announced as an Airflow asset (the release);
+- :class:`Stepped`: it declares steps, each writing its own file into the stage's folder; one step runs alone and
+  reuses the files of the steps it needs when their inputs and settings are unchanged (RATED: train, Table 1, ...);
+  the DAG runs one task per step.
 
 Standard library only at import time: the DAG files import the stage list while Airflow parses them, so every
 stage module keeps its heavy imports inside its methods.
@@ -20,8 +23,10 @@ stage module keeps its heavy imports inside its methods.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -32,7 +37,7 @@ if TYPE_CHECKING:
     from ecoagent.packages.source import Source
     from ecoagent.runtime.context import StepContext
     from ecoagent.runtime.quality_gate import GateResult
-    from ecoagent.store import StageFolder
+    from ecoagent.store import ArtifactStore, StageFolder
 
 
 @dataclass
@@ -79,6 +84,7 @@ class Stage:
 
     name: ClassVar[str]  # its folder under a run root, its CLI command, the prefix of its progress lines
     inputs: ClassVar[tuple[str, ...]] = ()  # the stages whose folders it reads; the first is the CLI's --in
+    in_flag: ClassVar[str] = "--in"  # the CLI option naming its first input's folder
     optional_inputs: ClassVar[tuple[str, ...]] = ()  # steps it reads when their folder is there (the history)
     outputs: ClassVar[StageFiles]
     network: ClassVar[bool] = False  # it talks to the registries: its DAG tasks retry
@@ -105,6 +111,10 @@ class Stage:
             inputs[self.inputs[0]] = in_dir
         return inputs
 
+    def out_under(self, layout: RunLayout, inputs: Mapping[str, str]) -> str:
+        """Its folder under a run root, reading ``inputs`` (:meth:`inputs_under`'s)."""
+        return layout.folder(self.name)
+
     def run(self, ctx: StepContext) -> StageResult:
         """Read ``ctx.inputs`` (stage name -> folder), write this stage's folder ``ctx.out``."""
         raise NotImplementedError
@@ -118,7 +128,8 @@ class Stage:
 
         layout = RunLayout.of(config)
         reporter = current().reporter if current() is not None else SILENT
-        ctx = StepContext(config, self.inputs_under(layout, in_dir), out or layout.folder(self.name), reporter)
+        inputs = self.inputs_under(layout, in_dir)
+        ctx = StepContext(config, inputs, out or self.out_under(layout, inputs), reporter)
         with ctx.running():
             return self.run(ctx)
 
@@ -191,6 +202,100 @@ class Published:
 
     def promote(self, config: Config, result: StageResult, root: RunLayout) -> StageResult:
         raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class Step:
+    """One declared step of a :class:`Stepped` stage.
+
+    ``output``: the file it writes into the stage's folder, holding what it found and the fingerprint of what it was
+    computed from (its inputs, settings and the fingerprints of the steps it ``needs``); ``reusable`` False: it is
+    cheap and always runs (a report rendered from the other steps' files, which writes its own files and no
+    fingerprint); ``gpu``: its DAG task goes to the GPU queue."""
+
+    name: str
+    output: str
+    needs: tuple[str, ...] = ()
+    reusable: bool = True
+    gpu: bool = False
+    help: str = ""
+
+
+class Stepped:
+    """A stage made of declared :attr:`steps`, in order. Run as a whole, every step runs; run as one step
+    (``ecoagent <stage> --step NAME``, one DAG task per step), the steps it needs are reused when the fingerprint in
+    their file matches (same inputs, settings and upstream steps) and run first otherwise, and a step that is not
+    reusable (the report) follows once everything it needs is up to date (:func:`run_steps`)."""
+
+    steps: ClassVar[tuple[Step, ...]]
+
+    def step(self, name: str) -> Step:
+        for step in self.steps:
+            if step.name == name:
+                return step
+        from ecoagent.errors import BadInput
+
+        raise BadInput(f"no step named {name!r}: the steps are {', '.join(s.name for s in self.steps)}")
+
+    def needed(self, name: str) -> list[Step]:
+        """The step ``name`` and every step it needs, however indirectly, in declared order."""
+        wanted = {name}
+        for step in reversed(self.steps):
+            if step.name in wanted:
+                wanted.update(step.needs)
+        return [s for s in self.steps if s.name in wanted]
+
+    def run_steps(self, ctx: StepContext, only: str | None = None) -> StageResult:
+        """Every step (``only`` None) or the step ``only`` with what it needs, into ``ctx.out``."""
+        raise NotImplementedError
+
+
+def fingerprint(what: Mapping[str, Any]) -> str:
+    """sha256 of ``what`` as canonical JSON: the key a step's output is reused by."""
+    return hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def recorded_fingerprint(store: ArtifactStore, step: Step) -> str | None:
+    """The fingerprint in ``step``'s file in ``store``; None when the file is not there or not readable."""
+    if not store.exists(step.output):
+        return None
+    try:
+        return store.read_json(step.output).get("fingerprint")
+    except (ValueError, AttributeError):
+        return None
+
+
+def run_steps(stage: Stepped, store: ArtifactStore, only: str | None, inputs: Mapping[str, Any],
+              work: Callable[[Step], dict | None]) -> list[str]:  # fmt: skip
+    """The plan of :meth:`Stepped.run_steps` over the folder ``store``: ``work(step)`` computes a step and returns
+    what goes into its file (a reusable step) or writes its own files (None). ``inputs`` is what every step's
+    fingerprint is computed from besides its needs' fingerprints. Returns one line per step: run, reused or left."""
+    needed = {s.name for s in (stage.steps if only is None else stage.needed(only))}
+    current: set[str] = set()  # the steps whose file now matches its fingerprint
+    prints: dict[str, str] = {}
+    lines = []
+    for step in stage.steps:
+        prints[step.name] = key = fingerprint({"step": step.name, "inputs": inputs,
+                                               "needs": {n: prints[n] for n in step.needs}})  # fmt: skip
+        stale = [n for n in step.needs if n not in current]
+        if step.reusable and only not in (None, step.name) and recorded_fingerprint(store, step) == key:
+            current.add(step.name)
+            if step.name in needed:
+                lines.append(f"{step.name}: reused {step.output} (same inputs, settings and earlier steps)")
+            continue
+        if step.name not in needed and (step.reusable or stale):  # the report follows only a complete folder
+            if not step.reusable:
+                lines.append(f"{step.name}: not run ({', '.join(stale)} not up to date; --step {step.name} runs them)")
+            continue
+        started = time.perf_counter()
+        record = work(step)
+        seconds = round(time.perf_counter() - started, 1)
+        if step.reusable:
+            store.write_json({"fingerprint": key, "seconds": seconds, "inputs": inputs, "record": record},
+                             step.output)  # fmt: skip
+        current.add(step.name)
+        lines.append(f"{step.name}: ran in {seconds} s")
+    return lines
 
 
 class LLMStage(Stage):

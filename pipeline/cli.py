@@ -30,7 +30,7 @@ from rich.progress import Progress as ProgressBars
 from ecoagent.config import Config, load_config
 from ecoagent.errors import EXIT_CONFIG, EXIT_FAILED, EcoAgentError
 from ecoagent.layout import RunLayout
-from ecoagent.stage import Gated, Stage
+from ecoagent.stage import Gated, Stage, Stepped
 from pipeline import stages
 from pipeline.runner import Runner
 
@@ -168,18 +168,25 @@ release_app = typer.Typer(add_completion=False, no_args_is_help=True, help="Buil
 GROUPS = {"label": label_app, "release": release_app}  # commands with subcommands of their own
 
 
-def _run_one(stage: Stage, config: Config, in_dir: str | None, out: str | None, gate: bool) -> int:
-    """One stage on ``--in`` / ``--out`` (default: the store's folders), then its gate; its exit code."""
+def _run_one(stage: Stage, config: Config, given: dict, usage: Path | None = None) -> int:
+    """One stage on ``--in`` / ``--out`` (default: the store's folders), then its gate (unless ``--no-gate``); a
+    stepped stage's ``--step``; its exit code."""
+    in_dir, out = given.get("in_dir"), given["out"]
+    runner = CliRunner(config, usage)
     if len(stage.inputs) > 1:  # --in names the run root holding every input stage's folder
         layout = RunLayout.of(config, in_dir)
         inputs = stage.inputs_under(layout)
     else:
         layout = RunLayout.of(config)
-        inputs = stage.inputs_under(layout, in_dir)
-    runner = CliRunner(config)
-    result = runner.run(stage, inputs, out or layout.folder(stage.name))
-    if gate and isinstance(stage, Gated):
-        runner.gate(stage, result.out, inputs)
+        inputs = runner.attempt(f"{stage.name} failed", lambda: stage.inputs_under(layout, in_dir))
+    work = None
+    if isinstance(stage, Stepped) and given.get("step"):
+        step = runner.attempt(f"{stage.name} failed", lambda: stage.step(given["step"]).name)
+        work = lambda ctx: stage.run_steps(ctx, step)  # noqa: E731
+    with runner.usage.stage(stage.name, runner.stats):
+        result = runner.run(stage, inputs, out or stage.out_under(layout, inputs), work)
+        if isinstance(stage, Gated) and not given.get("no_gate"):
+            runner.gate(stage, result.out, inputs)
     return result.exit_code
 
 
@@ -190,22 +197,26 @@ def stage_command(stage: Stage, group: bool = False) -> Callable[..., None]:
     params = [inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=typer.Context)] if group else []
     if stage.inputs:
         what = "the run root holding its input stages" if len(stage.inputs) > 1 else "its input stage's folder"
-        params.append(_option("in_dir", "--in", f"Read {what} here (default: the store)."))
+        params.append(_option("in_dir", stage.in_flag, f"Read {what} here (default: the store's newest)."))
     params += [_option("out", "--out", "Write this stage's outputs here (default: the store)."),
                _option("profile", "--profile", "Config profile (default, production, ...).", "-p"),
-               _option("overrides", "--set", "Override a setting: section.key=value (repeatable).", kind=list[str])]
+               _option("overrides", "--set", "Override a setting: section.key=value (repeatable).", kind=list[str]),
+               _option("usage", "--usage", "Write the stage's wall/CPU time and peak memory to this JSON file.")]
     params += [_option(f"opt_{i}", o.flag, o.help, kind=bool if o.value is not None else list[str] if o.repeat
                        else str) for i, o in enumerate(options)]  # fmt: skip
     if isinstance(stage, Gated):
         params.append(_option("no_gate", "--no-gate", "Skip the quality gate step.", kind=bool))
+    if isinstance(stage, Stepped):
+        steps = ", ".join(f"{s.name} ({s.help})" for s in stage.steps)
+        params.append(_option("step", "--step", f"Run one step, reusing the files of the steps it needs when their "
+                                                f"inputs and settings are unchanged: {steps}."))  # fmt: skip
 
     def command(**given) -> None:
         if group and given["ctx"].invoked_subcommand is not None:
             return
         extra = [o.override(given[f"opt_{i}"]) for i, o in enumerate(options)]
         config = _config(given["profile"], given["overrides"], [e for e in extra if e])
-        code = _run_one(stage, config, given.get("in_dir"), given["out"], gate=not given.get("no_gate"))
-        raise typer.Exit(code)
+        raise typer.Exit(_run_one(stage, config, given, given["usage"] and Path(given["usage"])))
 
     command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     command.__doc__ = stage.help
@@ -315,34 +326,6 @@ def run_command(
     release build + gate."""
     config = _config(profile, overrides)
     raise typer.Exit(CliRunner(config, usage).run_all(stages.STAGES, RunLayout.of(config, out)))
-
-
-@app.command("rated")
-def rated_command(
-    release: Annotated[
-        str | None, typer.Option(help="A release folder or store URL (default: the newest release in the store).")
-    ] = None,
-    out: OutOpt = None,
-    profile: ProfileOpt = None,
-    overrides: SetOpt = None,
-    usage: UsageOpt = None,
-) -> None:
-    """RATED on a release: train, Table 1 (offline), Table 2 (failure injection), Table 3 (latency), report."""
-    from ecoagent.layout import newest_release
-    from rated.run import rated_to
-
-    config = _config(profile, overrides)
-    layout = RunLayout.of(config)
-    folder = release or newest_release(stages.releases_folder(layout))
-    if folder is None:
-        console.print(f"[red]no release under {escape(stages.releases_folder(layout))}:[/] run `ecoagent run` or pass "
-                      "--release")  # fmt: skip
-        raise typer.Exit(EXIT_CONFIG)
-    out_dir = out or layout.rated(folder.rstrip("/").rsplit("/", 1)[-1])
-    runner = CliRunner(config, usage)
-    with runner.usage.stage("rated", runner.stats):
-        result = runner.step("rated", lambda ctx: rated_to(config, folder, out_dir), {"release": folder}, out_dir)
-    console.print(f"report: {result.report_path}\nmetrics: {result.metrics_path}")
 
 
 @app.command("config")

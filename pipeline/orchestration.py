@@ -104,15 +104,10 @@ def rated_settings(params: dict, triggering_asset_events: dict | None = None) ->
     return {"folder": newest, **settings}
 
 
-class TaskRunner(Runner):
-    """The runner of a DAG task (:mod:`pipeline.runner`): plain progress lines in the task log; a failure raises, so
-    Airflow marks the task failed (and retries the tasks that talk to the network). The base's ways, as they are."""
-
-
 def plan_stage(stage: LLMStage, run: RunContext, inputs: dict[str, str]) -> dict:
     """Plan an LLM stage once for the run, into its exchange folder in the store (``<run>/<stage>_llm/``)."""
     exchange = run.run.llm_exchange(stage.name)
-    return TaskRunner(run.config).step(stage.name, lambda ctx: stage.write_plan(ctx, exchange), inputs)
+    return Runner(run.config).step(stage.name, lambda ctx: stage.write_plan(ctx, exchange), inputs)
 
 
 def answer_stage_shard(stage: LLMStage, run: RunContext, shard: int, shards: int) -> dict:
@@ -121,24 +116,26 @@ def answer_stage_shard(stage: LLMStage, run: RunContext, shard: int, shards: int
     from ecoagent.llm.exchange import answer_shard
 
     exchange = run.run.llm_exchange(stage.name)
-    return TaskRunner(run.config).step(f"{stage.name} shard {shard + 1}/{shards}", lambda ctx: answer_shard(
+    return Runner(run.config).step(f"{stage.name} shard {shard + 1}/{shards}", lambda ctx: answer_shard(
         run.config, exchange, shard, shards, phase=stage.ask_phase))  # fmt: skip
 
 
-def run_stage(stage: Stage, run: RunContext, inputs: dict[str, str], out: str,
-              partition: str | None = None, planned: bool = False) -> StageResult:  # fmt: skip
-    """Run a stage (or one ``partition`` of a partitioned one) in a DAG task; its progress and the lines it says
-    go to the task log. A stage's optional inputs are the run root's folders (the history); a published stage also
-    gets the run root's folder of its earlier results; a ``planned`` LLM stage assembles from its exchange folder
-    (the plan and the shards' answers)."""
-    from ecoagent.stage import LLMStage, Published
+def run_stage(stage: Stage, run: RunContext, inputs: dict[str, str], out: str, partition: str | None = None,
+              planned: bool = False, step: str | None = None) -> StageResult:  # fmt: skip
+    """Run a stage (or one ``partition`` of a partitioned one, or one ``step`` of a stepped one) in a DAG task; its
+    progress and the lines it says go to the task log. A stage's optional inputs are the run root's folders (the
+    history); a published stage also gets the run root's folder of its earlier results; a ``planned`` LLM stage
+    assembles from its exchange folder (the plan and the shards' answers)."""
+    from ecoagent.stage import LLMStage, Published, Stepped
 
     inputs = {**{name: run.root.folder(name) for name in stage.optional_inputs}, **inputs}
     if isinstance(stage, Published):
         inputs[stage.earlier_results] = run.root.folder(stage.name)
     if planned and isinstance(stage, LLMStage):
         exchange = run.run.llm_exchange(stage.name)
-        return TaskRunner(run.config).run(stage, inputs, out, lambda ctx: stage.assemble_from(ctx, exchange))
+        return Runner(run.config).run(stage, inputs, out, lambda ctx: stage.assemble_from(ctx, exchange))
     if partition is not None:
-        return TaskRunner(run.config).run(stage, inputs, out, lambda ctx: stage.run_partition(ctx, partition))
-    return TaskRunner(run.config).run(stage, inputs, out)
+        return Runner(run.config).run(stage, inputs, out, lambda ctx: stage.run_partition(ctx, partition))
+    if step is not None and isinstance(stage, Stepped):
+        return Runner(run.config).run(stage, inputs, out, lambda ctx: stage.run_steps(ctx, step))
+    return Runner(run.config).run(stage, inputs, out)

@@ -7,8 +7,8 @@ lines a stage says about itself and keeps the run's exit code. Two runners share
 
 - the CLI's (:class:`pipeline.cli.CliRunner`): bars on a terminal, else plain lines; a failure is one red line and
   the exit code of its kind;
-- the Airflow task's (:class:`pipeline.orchestration.TaskRunner`): plain lines in the task log; a failure raises, so
-  Airflow marks the task failed (and retries the tasks that talk to the network).
+- the Airflow task's, this base as it is (:mod:`pipeline.orchestration`): plain lines in the task log; a failure
+  raises, so Airflow marks the task failed (and retries the tasks that talk to the network).
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from ecoagent.layout import RunLayout
 from ecoagent.stage import LLMStage, Stage
 from history.stage import HistoryStage
 from labeling.stage import LABEL
+from rated.stage import RATED
 from release.stage import RELEASE
 from scoring.stage import SCORE
 from synth.stage import SYNTH
@@ -18,8 +19,11 @@ from synth.stage import SYNTH
 STAGES: tuple[Stage, ...] = (CRAWL, SCORE, SYNTH, LABEL, RELEASE)
 # the catalog month by month, crawled and scored by the refresh's own stages; run on its own, not on every refresh
 HISTORY = HistoryStage(CRAWL, SCORE)
-# every step the CLI offers as a command of its own: the refresh's stages, then the steps run on their own schedule
-STEPS: tuple[Stage, ...] = (*STAGES, HISTORY)
+# downstream of a release: RATED on each new one (the ecoagent_rated DAG, one task per declared step)
+DOWNSTREAM: tuple[Stage, ...] = (RATED,)
+# every step the CLI offers as a command of its own: the refresh's stages, the steps run on their own schedule, and
+# the downstream stages
+STEPS: tuple[Stage, ...] = (*STAGES, HISTORY, *DOWNSTREAM)
 
 
 def releases_folder(layout: RunLayout) -> str:

@@ -1,4 +1,4 @@
-"""The issue's acceptance of RATED (Full), decided from ``metrics.json`` (:func:`rated.run.rated_run`).
+"""The issue's acceptance of RATED (Full), decided from ``metrics.json`` (:func:`rated.steps.report`).
 
 On the test stream at rho = 0.3 with persistent failures, RATED (Full) must keep FSR <= ``ACCEPT_FSR`` and its
 Post-Fail SR within ``ACCEPT_SR_GAP`` of the best static ranker's (or above it), on a stream of at least

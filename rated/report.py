@@ -1,6 +1,6 @@
 """``report.md`` of ``ecoagent rated``: Tables 1-3 with the paper's numbers beside ours, and what they mean.
 
-Pure formatting of the ``metrics.json`` dict (:func:`rated.run.rated_run`), so a report can be
+Pure formatting of the ``metrics.json`` dict (:func:`rated.steps.report`), so a report can be
 re-rendered from a metrics file without rerunning anything (``render_report(json.load(...))``). Whether RATED (Full)
 meets the acceptance is decided in :mod:`rated.acceptance`; the report states it.
 """

@@ -2,7 +2,7 @@
 
 The artifact store is an fsspec URL: ``Path("s3://bucket/x")`` is ``s3:/bucket/x``, a local path that silently
 means something else. A store location is what the store and layout API hands out (``store.root``, ``.url()``,
-``.path()``, ``layout.folder()`` / ``.release()`` / ``.rated()`` / ``.releases``, ``newest_release()``, a stage's
+``.path()``, ``layout.folder()`` / ``.release()`` / ``.versioned()`` / ``.releases``, ``newest_release()``, a stage's
 ``inputs[...]``) and any name a function binds to one of them; such a value may go to :class:`ArtifactStore` or
 :class:`StageFolder`, never to ``Path``. A step that needs a local folder asks for one (``store.local_path``, the
 staging folder of a stage, :func:`ecoagent.release_format.reader.local_release`).
@@ -20,7 +20,7 @@ CHECKED = (
     "crawlers", "scoring", "synth", "labeling", "release", "rated", "selector", "ecoagent/release_format", "dags",
 )  # fmt: skip
 
-STORE_CALLS = {"url", "path", "folder", "release", "rated", "partition", "llm_exchange", "newest_release", "run"}
+STORE_CALLS = {"url", "path", "folder", "release", "versioned", "partition", "llm_exchange", "newest_release", "run"}
 STORE_ATTRIBUTES = {"root", "releases", "final"}
 STORE_MAPPINGS = {"inputs"}  # a stage's input folders, by stage name
 

@@ -6,6 +6,7 @@ interpreter, because this test process has long imported polars and friends thro
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -90,8 +91,9 @@ def test_training_and_evaluation_carry_the_gpu_queue(dagbag: DagBag) -> None:
     GPU_QUEUE = _dag_module("ecoagent_rated").GPU_QUEUE
     dag = dagbag.dags["ecoagent_rated"]
     assert GPU_QUEUE == {"queue": "gpu"}  # ECOAGENT_GPU_QUEUE unset
-    assert dag.task_dict["train_encoder"].queue == "gpu" and dag.task_dict["evaluate"].queue == "gpu"
-    assert dag.task_dict["choose_release"].queue != "gpu"
+    for step in ("train", "table1", "table2", "paper_scale", "table3"):  # every step that runs the encoder
+        assert dag.task_dict[step].queue == "gpu", step
+    assert dag.task_dict["choose_release"].queue != "gpu" and dag.task_dict["report"].queue != "gpu"
 
 
 def test_the_queue_and_the_pool_are_settings(tmp_path) -> None:
@@ -99,7 +101,7 @@ def test_the_queue_and_the_pool_are_settings(tmp_path) -> None:
     code = (
         f"import json; from airflow.models import DagBag; b = DagBag(dag_folder={str(DAGS_FOLDER)!r});"
         "r, t = b.dags['ecoagent_rated'], b.dags['ecoagent_refresh'];"
-        "print(json.dumps([r.task_dict['evaluate'].queue, t.task_dict['verify_shard'].pool,"
+        "print(json.dumps([r.task_dict['table2'].queue, t.task_dict['verify_shard'].pool,"
         " t.task_dict['verify_shard'].pool_slots]))"
     )
     env = {**os.environ, **AIRFLOW_ENV, "ECOAGENT_GPU_QUEUE": "a100", "ECOAGENT_LLM_POOL": "vllm",
@@ -121,8 +123,14 @@ def test_retries_only_on_network_facing_tasks(dagbag: DagBag) -> None:
 def test_rated_is_scheduled_on_the_release_asset(dagbag: DagBag) -> None:
     dag = dagbag.dags["ecoagent_rated"]
     assert [a.name for a in dag.timetable.asset_condition.objects] == ["ecoagent/release"]
-    assert set(dag.task_dict) == {"choose_release", "train_encoder", "evaluate"}
-    assert dag.task_dict["train_encoder"].upstream_task_ids == {"choose_release"}
+    from pipeline.stages import DOWNSTREAM
+
+    # one task per step of the stage, in its declared order, after the release is chosen
+    (rated,) = DOWNSTREAM
+    order = ["choose_release", *(step.name for step in rated.steps)]
+    assert set(dag.task_dict) == set(order)
+    for before, after in itertools.pairwise(order):
+        assert dag.task_dict[after].upstream_task_ids in ({before}, {before, "choose_release"}), after
 
 
 def _first_run(timetable, start_date=None):

@@ -42,7 +42,7 @@ def test_every_folder_of_a_run_root_is_named_once() -> None:
     layout = RunLayout("/data/store/")
     assert [layout.folder(s.name) for s in STAGES] == [f"/data/store/{s.name}" for s in STAGES]
     assert releases_folder(layout) == "/data/store/release"
-    assert layout.rated("2026.11.29") == "/data/store/rated/2026.11.29"
+    assert layout.versioned("rated", "2026.11.29") == "/data/store/rated/2026.11.29"
     assert layout.partition("crawl", "n8n") == "/data/store/crawl_shards/n8n"
     run = layout.run("manual__2026-11-29T12:00:00+00:00")
     assert run.folder("score") == "/data/store/runs/manual__2026-11-29T12_00_00_00_00/score"

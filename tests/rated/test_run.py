@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from ecoagent.config import load_config
-from rated.run import rated_run
+from rated.stage import rated_run
 
 SMALL = [
     "rated.train.epochs=1",
@@ -168,6 +168,42 @@ def test_validation_choice_and_figure4_grids(run) -> None:
     assert metrics["table2"][0]["chosen"] == chosen
     fig = metrics["figure4"]
     assert fig["a"]["w1"] == [0.75] and len(fig["b"]["fsr"]) == 1 and fig["rate"] == 0.2
+
+
+def _without_seconds(value):
+    if isinstance(value, dict):
+        return {k: _without_seconds(v) for k, v in value.items() if k != "seconds"}
+    return [_without_seconds(v) for v in value] if isinstance(value, list) else value
+
+
+def test_table2_alone_reuses_training_and_the_other_steps(run, workflow_release: Path, monkeypatch) -> None:
+    """``--step table2``: the train step's file is reused (training would raise here), Table 2 runs again and finds
+    what it found before, and the report is rendered again from the step files, every one of them up to date."""
+    out, metrics = run
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("training ran again")
+
+    monkeypatch.setattr("rated.encoder.train_encoder", no_training)
+    monkeypatch.setattr("rated.encoder.train_query_tower", no_training)
+    files = {name: (out / f"{name}.json").read_bytes() for name in ("train", "table1", "table3")}
+    config = load_config("default", [*SMALL, f"embedding.cache_dir={out.parent / 'embeddings'}"])
+    again = rated_run(config, workflow_release, out, only="table2")
+    assert again.lines[0].startswith("train: reused train.json") and again.lines[1].startswith("table2: ran")
+    assert again.lines[2].startswith("report: ran") and len(again.lines) == 3
+    assert {name: (out / f"{name}.json").read_bytes() for name in files} == files
+    assert _without_seconds(again.metrics) == _without_seconds(metrics)
+    assert json.loads((out / "metrics.json").read_text()) == again.metrics
+
+    # a Table 2 setting changed: the train step's file no longer matches (its model is still reused: no training),
+    # Table 2 runs on the new setting, and the report waits for the Table 1 and Table 3 files of those settings
+    changed = load_config("default", [*SMALL, f"embedding.cache_dir={out.parent / 'embeddings'}",
+                                      "rated.simulation.seeds=[0]"])  # fmt: skip
+    stale = rated_run(changed, workflow_release, out, only="table2")
+    assert stale.lines[0].startswith("train: ran") and stale.lines[1].startswith("table2: ran")
+    assert stale.lines[2].startswith("report: not run (table1, paper_scale, table3 not up to date")
+    assert stale.metrics is None
+    assert json.loads((out / "table2.json").read_text())["record"]["table2"][0]["config"]["seeds"] == [0]
 
 
 def test_rerun_reuses_the_trained_encoder_and_falls_back_to_the_anchored_stream(run, workflow_release: Path) -> None:

@@ -18,8 +18,9 @@ from ecoagent.config import load_config
 from ecoagent.release_format.reader import Release, load_release
 from ecoagent.retrieval.evaluation import evaluate
 from ecoagent.retrieval.rankers import BM25Retriever, TfidfRetriever, top_k
-from rated.run import query_inputs, static_agreement
 from rated.simulator import Method, SimulationConfig, run_experiment
+from rated.streams import query_inputs
+from rated.table2 import static_agreement
 from tests.release.tiny_release import build_tiny_release
 
 SEEDS = (0, 1, 2)

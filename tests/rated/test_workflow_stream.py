@@ -13,8 +13,9 @@ from ecoagent.config import load_config
 from ecoagent.release_format.reader import Release, load_release
 from ecoagent.retrieval.evaluation import offline_table
 from ecoagent.retrieval.rankers import DenseRetriever, TfidfRetriever
-from rated.run import TABLE1_SETS, choose_streams, query_inputs, stream_popularity
 from rated.simulator import draw_stream
+from rated.steps import TABLE1_SETS
+from rated.streams import choose_streams, query_inputs, stream_popularity
 from tests.release.test_build import tool_id
 from tests.release.tiny_release import build_tiny_release
 

@@ -147,7 +147,7 @@ def test_a_gold_question_in_a_training_split_fails_the_gate(tmp_path: Path):
 
 def test_table_1_and_the_selector_read_the_gold_set_beside_real_test(release: Path):
     from ecoagent.release_format.reader import load_release
-    from rated.run import TABLE1_SETS
+    from rated.steps import TABLE1_SETS
     from selector.evaluate import EvalConfig
 
     loaded = load_release(release)
