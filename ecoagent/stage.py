@@ -292,7 +292,7 @@ def run_steps(stage: Stepped, store: ArtifactStore, only: str | None, inputs: Ma
         seconds = round(time.perf_counter() - started, 1)
         if step.reusable:
             store.write_json({"fingerprint": key, "seconds": seconds, "inputs": inputs, "record": record},
-                             step.output)  # fmt: skip
+                             step.output, sort_keys=False)  # fmt: skip
         current.add(step.name)
         lines.append(f"{step.name}: ran in {seconds} s")
     return lines

@@ -163,8 +163,11 @@ class ArtifactStore:
         frame.write_parquet(buf, compression="zstd", statistics=False, row_group_size=max(len(frame), 1))
         return self.write_bytes(buf.getvalue(), *parts)
 
-    def write_json(self, obj: Any, *parts: str) -> str:
-        return self.write_bytes((json.dumps(obj, indent=2, sort_keys=True, default=str) + "\n").encode(), *parts)
+    def write_json(self, obj: Any, *parts: str, sort_keys: bool = True) -> str:
+        """``obj`` as indented JSON; ``sort_keys=False`` keeps the dicts' order, for a file whose reader renders it
+        in that order (a RATED step's record: its tables come out as the step made them)."""
+        return self.write_bytes((json.dumps(obj, indent=2, sort_keys=sort_keys, default=str) + "\n").encode(),
+                                *parts)  # fmt: skip
 
     def write_text(self, text: str, *parts: str) -> str:
         return self.write_bytes(text.encode(), *parts)
