@@ -66,6 +66,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a file: this checkout's packages and its tests/ (the fixture builders)
 
+from benchmarking.record import add_record_option, write_record  # noqa: E402
 from benchmarks.airflow_scheduler import (  # noqa: E402
     CheckFailed,
     Standalone,
@@ -74,7 +75,6 @@ from benchmarks.airflow_scheduler import (  # noqa: E402
     _signal,
     run_checked,
 )
-from benchmarks.record import add_record_option, write_record  # noqa: E402
 from ecoagent.layout import RATED_FILES, RELEASE_FILES, safe_run_id  # noqa: E402
 from ecoagent.store import ArtifactStore  # noqa: E402
 from ecoagent.testing.standin_llm import StandInOpenAI  # noqa: E402

@@ -37,8 +37,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
-from benchmarks.measure import first_etas, print_report, timed
-from benchmarks.record import add_record_option, write_record
+from benchmarking.measure import first_etas, print_report, timed
+from benchmarking.record import add_record_option, write_record
 from ecoagent.layout import CRAWL_FILES
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -26,8 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
-from benchmarks.measure import clock_seconds, print_report, read_timed_lines
-from benchmarks.record import add_record_option, write_record
+from benchmarking.measure import clock_seconds, print_report, read_timed_lines
+from benchmarking.record import add_record_option, write_record
 
 ROOT = Path(__file__).resolve().parents[1]
 SILENCE_TARGET_S = 30.0

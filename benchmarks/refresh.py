@@ -22,7 +22,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
-from benchmarks.measure import print_report
+from benchmarking.measure import print_report
 from ecoagent.layout import LABEL_FILES, RELEASE_FILES, SYNTH_FILES
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -41,8 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: t
 import numpy as np
 import polars as pl
 
-from benchmarks.measure import print_report
-from benchmarks.record import add_record_option, results_dir, write_record
+from benchmarking.measure import print_report
+from benchmarking.record import add_record_option, results_dir, write_record
 from ecoagent.config import Config, load_config
 from history.failure import (
     SIGNALS,

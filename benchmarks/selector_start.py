@@ -25,8 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
-from benchmarks.measure import first_etas, print_report, read_timed_lines
-from benchmarks.record import add_record_option, write_record
+from benchmarking.measure import first_etas, print_report, read_timed_lines
+from benchmarking.record import add_record_option, write_record
 
 TARGET_S = 5 * 60
 ROOT = Path(__file__).resolve().parents[1]
