@@ -37,33 +37,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
-from benchmarks.measure import first_etas, print_report, timed
-from benchmarks.record import add_record_option, write_record
-from ecoagent.layout import CRAWL_FILES
+from benchmarking.cold_run import catalog_line, fresh_home, minutes, pytest_summary, resolve
+from benchmarking.measure import first_etas, print_report, timed
+from benchmarking.record import add_record_option, write_record
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_S = 20 * 60
 CI_TARGET_S = 25 * 60
-PYTEST_SUMMARY = re.compile(r"^(?:=+ )?((?:\d+ \w+(?:, )?)+) in [\d.]+s", re.MULTILINE)
-CLIENT_SETTINGS = (".npmrc", ".config/pip", ".gitconfig")
-CACHE_VARIABLES = ("XDG_CACHE_HOME", "PIP_CACHE_DIR", "npm_config_cache", "HF_HOME", "HF_HUB_CACHE",
-                   "SENTENCE_TRANSFORMERS_HOME", "TRANSFORMERS_CACHE", "TORCH_HOME")  # fmt: skip
-
-
-def fresh_home(home: Path) -> dict[str, str]:
-    """An empty home folder holding only the registry clients' settings, and the environment that uses it."""
-    real = Path.home()
-    home.mkdir(parents=True)
-    for name in CLIENT_SETTINGS:
-        source = real / name
-        if source.is_dir():
-            shutil.copytree(source, home / name)
-        elif source.is_file():
-            (home / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, home / name)
-    env = {k: v for k, v in os.environ.items() if k not in CACHE_VARIABLES and not k.startswith("ECOAGENT")}
-    env["HOME"] = str(home)
-    return env
 
 
 def interpreter() -> str:
@@ -91,29 +71,12 @@ def timed_step(name: str, cmd: list[str], cwd: Path, env: dict[str, str], log: P
     return seconds
 
 
-def minutes(seconds: float) -> str:
-    return f"{int(seconds // 60)} min {seconds % 60:04.1f} s"
-
-
-def catalog_line(clone: Path) -> dict:
-    """Tools in the run's catalog and per listing, from its crawl summary."""
-    summary = json.loads((clone / "data" / "crawl" / CRAWL_FILES.summary).read_text())
-    return {"tools": summary.get("tools"),
-            "per_listing": {k: v.get("tools") for k, v in summary.get("per_listing", {}).items()}}  # fmt: skip
-
-
 def encoder_figures(clone: Path, env: dict[str, str], log: Path) -> dict:
     """The clone's encoder benchmark on the run's catalog: its one-line summary and figures."""
     out = clone / "encoders.json"
     timed_step("encoders vs the raw loop", [str(clone / ".venv/bin/python"), "benchmarks/encoder_throughput.py",
                                             "--rounds", "2", "--json", str(out)], clone, env, log)  # fmt: skip
     return json.loads(out.read_text())
-
-
-def resolve(rev: str) -> str:
-    """A commit's full hash."""
-    done = subprocess.run(["git", "rev-parse", rev], cwd=ROOT, capture_output=True, text=True, check=True)
-    return done.stdout.strip()
 
 
 def fresh_clone(rev: str, work: Path) -> tuple[Path, dict[str, str], Path]:
@@ -132,12 +95,6 @@ def cold_install(rev: str, work: Path) -> tuple[float, Path, dict[str, str], Pat
     clone, env, log = fresh_clone(rev, work)
     seconds = timed_step("install (make setup)", ["make", "setup", f"PYTHON={env['PYTHON']}"], clone, env, log)
     return seconds, clone, env, log
-
-
-def pytest_summary(log: Path) -> str:
-    """The last pytest summary in ``log`` ("1773 passed, 3 skipped"), or "none" when it has none."""
-    found = PYTEST_SUMMARY.findall(log.read_text(errors="replace"))
-    return found[-1] if found else "none"
 
 
 def cold_ci(rev: str, work: Path, args: argparse.Namespace) -> None:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
-from benchmarks.record import add_record_option, write_record
+from benchmarking.record import add_record_option, write_record
 from ecoagent.layout import RunLayout
 from ecoagent.stage import Published
 from ecoagent.text.markdown import markdown_table

@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
-from benchmarks.measure import print_report, timed
-from benchmarks.record import add_record_option, write_record
+from benchmarking.measure import print_report, timed
+from benchmarking.record import add_record_option, write_record
 from crawlers.crawl import crawl
 from ecoagent.config import load_config
 from ecoagent.hashing import sha256_file

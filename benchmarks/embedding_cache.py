@@ -30,8 +30,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
-from benchmarks.measure import print_report
-from benchmarks.record import add_record_option, write_record
+from benchmarking.measure import print_report
+from benchmarking.record import add_record_option, write_record
 from ecoagent.retrieval.embedding.cache import Embedder
 
 DIM = 384
@@ -98,7 +98,7 @@ def run(kind: type[TimedEmbedder], seed_cache: Path, work: Path, queries: list[s
 
 
 def record(name: str, result: dict) -> None:
-    """The figures as a record of the results page (``benchmarks/record.py``)."""
+    """The figures as a record of the results page (``benchmarking/record.py``)."""
     before, after = result["before"], result["after"]
     rows = [[label, run["calls"], run["write_s"], run["total_s"], run["bytes_on_disk"], run["reader_misses"]]
             for label, run in (("before: whole file per call", before), ("after: shards", after))]  # fmt: skip

@@ -34,8 +34,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
-from benchmarks.measure import print_report
-from benchmarks.record import add_record_option, write_record
+from benchmarking.measure import print_report
+from benchmarking.record import add_record_option, write_record
 from ecoagent.config import load_config
 from ecoagent.layout import CRAWL_FILES, SCORE_FILES, RunLayout
 from ecoagent.retrieval.embedding.cache import Embedder, tool_text

@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
-from benchmarks.measure import print_report, timed
-from benchmarks.record import add_record_option, results_dir, write_record
+from benchmarking.measure import print_report, timed
+from benchmarking.record import add_record_option, results_dir, write_record
 from ecoagent.config import load_config
 from ecoagent.layout import HISTORY_FILES, RunLayout
 from history.run import figure_rows

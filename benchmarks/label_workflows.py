@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
-from benchmarks.record import add_record_option, write_record
+from benchmarking.record import add_record_option, write_record
 from ecoagent.config import load_config
 from ecoagent.text.markdown import markdown_table
 from labeling.workflows.measure import BUCKETS, measure_by_tools
@@ -89,7 +89,7 @@ def _ratio_lines(results: list[tuple]) -> list[str]:
 
 
 def _record(name: str, note: str, queries: int, seconds: float, tables: list[tuple[list, list]]) -> None:
-    """The tables as a record of the results page (``benchmarks/record.py``)."""
+    """The tables as a record of the results page (``benchmarking/record.py``)."""
     captions = ["Micro precision, recall and F1 with 95 % bootstrap intervals over queries.",
                 "Per number of exact labels in the task (tool level)."]  # fmt: skip
     write_record(

@@ -26,8 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
-from benchmarks.measure import print_report, timed
-from benchmarks.record import add_record_option, write_record
+from benchmarking.measure import print_report, timed
+from benchmarking.record import add_record_option, write_record
 from crawlers.community import ListedPackage, community_listing
 from crawlers.crawl import crawl_fetcher
 from crawlers.extract import PackageResult, archive_limits, extract_listed, extract_package

@@ -33,7 +33,7 @@ import scipy.sparse as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
-from benchmarks.measure import print_report, timed
+from benchmarking.measure import print_report, timed
 from ecoagent.text.dedup import DedupResult, DisjointSets, jaccard, lsh_params, near_duplicates, shingles
 
 THRESHOLD = 0.7

@@ -14,10 +14,8 @@ counted line: a line that says only "running" does not count (the target: none l
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -26,13 +24,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
-from benchmarks.measure import clock_seconds, print_report, read_timed_lines
-from benchmarks.record import add_record_option, write_record
+from benchmarking.measure import print_report, read_timed_lines
+from benchmarking.record import add_record_option, write_record
+from benchmarking.timed_lines import finished_phases, longest_uncounted, uncounted_stretches
 
 ROOT = Path(__file__).resolve().parents[1]
 SILENCE_TARGET_S = 30.0
-DONE = re.compile(r"^(?P<phase>.+?): done, (?P<count>\d+(?:/\d+)?) in (?P<clock>[\d:]+)")
-UNCOUNTED = re.compile(r": running, elapsed [\d:]+$")
 
 
 def ecoagent() -> str:
@@ -59,30 +56,6 @@ def run_rated(release: str, out: Path, home: Path, overrides: list[str], timeout
     seconds = time.perf_counter() - started
     recorded = json.loads(usage.read_text()) if usage.exists() else None
     return {"code": code, "seconds": seconds, "lines": lines, "usage": recorded}
-
-
-def phases(lines: list[tuple[float, str]]) -> list[list]:
-    """Each finished phase: its name, its count, its duration in seconds, when it ended (seconds into the run)."""
-    found = []
-    for at, line in lines:
-        if (done := DONE.search(line)) is not None:
-            found.append([done["phase"], done["count"], clock_seconds(done["clock"]), round(at, 1)])
-    return found
-
-
-def uncounted_stretches(lines: list[tuple[float, str]], seconds: float) -> list[tuple[float, float, str]]:
-    """Every stretch of the run between two lines that count something: its length, when it ended (seconds into the
-    run) and the line that ended it, longest first."""
-    counted = [(at, line) for at, line in lines if not UNCOUNTED.search(line)]
-    marks = [(0.0, "(start)"), *counted, (seconds, "(end)")]
-    stretches = [(round(b[0] - a[0], 1), round(b[0], 1), b[1]) for a, b in itertools.pairwise(marks)]
-    return sorted(stretches, key=lambda stretch: -stretch[0])
-
-
-def longest_uncounted(lines: list[tuple[float, str]], seconds: float) -> tuple[float, str]:
-    """The longest stretch of the run without a line that counts something, and the line that ended it."""
-    gap, _, ended = uncounted_stretches(lines, seconds)[0]
-    return gap, ended
 
 
 def main() -> None:
@@ -115,7 +88,7 @@ def main() -> None:
         "cpu": os.cpu_count(),
     }  # fmt: skip
     table = {"caption": "Each counted phase: its count and duration", "columns": ["phase", "count", "s", "ended at s"],
-             "rows": phases(ran["lines"])}  # fmt: skip
+             "rows": finished_phases(ran["lines"])}  # fmt: skip
     over = [[gap, at, line[:120]] for gap, at, line in uncounted_stretches(ran["lines"], ran["seconds"])
             if gap > SILENCE_TARGET_S]  # fmt: skip
     silent = {"caption": f"Every stretch without a counted line over {SILENCE_TARGET_S:.0f} s",

@@ -12,43 +12,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
-
-import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
-from benchmarks.measure import print_report
+from benchmarking.measure import print_report
+from benchmarking.refresh import bump_sources, run_refresh
 from ecoagent.layout import LABEL_FILES, RELEASE_FILES, SYNTH_FILES
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _run(out: Path, overrides: list[str]) -> float:
-    cmd = [str(Path(sys.executable).with_name("ecoagent")), "run", "--out", str(out)]
-    for item in overrides:
-        cmd += ["--set", item]
-    started = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
-    seconds = time.perf_counter() - started
-    (out.parent / f"{out.name}.log").write_text(proc.stdout + proc.stderr)
-    if proc.returncode not in (0, 3):
-        raise SystemExit(f"`ecoagent run` failed ({proc.returncode}); see {out.parent / (out.name + '.log')}")
-    return seconds
-
-
-def bump_sources(sources: Path, name: str, version: str, out: Path) -> Path:
-    """The source list ``sources`` with package ``name`` at ``version``, written to ``out``."""
-    listed = yaml.safe_load(sources.read_text())
-    for row in listed["sources"]:
-        if row["name"] == name:
-            row["version"] = version
-    out.write_text(yaml.safe_dump(listed, sort_keys=False))
-    return out
 
 
 def _summary(out: Path, stage: str, name: str) -> dict:
@@ -71,10 +45,10 @@ def main() -> None:
             f"release.repo_releases_dir={work / 'tracked'}",
             "release.version=0.0.1",
         ]
-        full = _run(work / "full", caches)
-        unchanged = _run(work / "unchanged", caches)
+        full = run_refresh(work / "full", caches)
+        unchanged = run_refresh(work / "unchanged", caches)
         bumped_sources = bump_sources(ROOT / "crawlers" / "sources.yaml", name, version, work / "sources.bumped.yaml")
-        bumped = _run(
+        bumped = run_refresh(
             work / "bumped",
             [*caches, f"crawl.sources={bumped_sources}", f"release.previous={work / 'full' / 'release' / '0.0.1'}"],
         )

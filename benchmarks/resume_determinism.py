@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: t
 import httpx
 import polars as pl
 
-from benchmarks.record import add_record_option, write_record
+from benchmarking.record import add_record_option, write_record
 from ecoagent.config import load_config
 from ecoagent.llm.backends import open_llm
 from ecoagent.llm.embedded import EmbeddedServer

@@ -27,8 +27,8 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.measure import print_report, timed
-from benchmarks.record import add_record_option, write_record
+from benchmarking.measure import print_report, timed
+from benchmarking.record import add_record_option, write_record
 from ecoagent.layout import LABEL_FILES, SCORE_FILES, SYNTH_FILES
 from ecoagent.retrieval.embedding import query_and_tool_encoders
 from ecoagent.retrieval.embedding.cache import tool_text

@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
-from benchmarks.measure import print_report, timed
+from benchmarking.measure import print_report, timed
 from crawlers.crawl import crawl
 from crawlers.stage import CRAWL
 from ecoagent.config import load_config

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
-from benchmarks.record import add_record_option, write_record
+from benchmarking.record import add_record_option, write_record
 from ecoagent.release_format.reader import load_release
 from ecoagent.text.markdown import markdown_table
 from selector.encoders import MINILM

@@ -22,7 +22,7 @@ sockets; nothing of the service is imported into this process except the scope g
 
 The load test runs ``--rounds`` times against the same service; the record keeps every round and the median.
 Prints one line per figure and exits 1 when an invariant is broken. ``--record NAME`` also writes
-``docs/results/NAME.json`` (see ``benchmarks/record.py``).
+``docs/results/NAME.json`` (see ``benchmarking/record.py``).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
-from benchmarks.record import add_record_option, write_record
+from benchmarking.record import add_record_option, write_record
 from ecoagent.runtime.processes import tied_command
 
 IRREVERSIBLE_BAND = {"irreversible", "external_side_effect", "unknown"}

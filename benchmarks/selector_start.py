@@ -13,9 +13,7 @@ longest silence (the target: no step without a line for more than 30 s).
 from __future__ import annotations
 
 import argparse
-import itertools
 import os
-import re
 import socket
 import subprocess
 import sys
@@ -25,12 +23,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
-from benchmarks.measure import first_etas, print_report, read_timed_lines
-from benchmarks.record import add_record_option, write_record
+from benchmarking.measure import first_etas, print_report, read_timed_lines
+from benchmarking.record import add_record_option, write_record
+from benchmarking.timed_lines import longest_silence, selector_phases
 
 TARGET_S = 5 * 60
 ROOT = Path(__file__).resolve().parents[1]
-PROGRESS = re.compile(r"selector start: (.+?): (\d+)/(\d+)")
 
 
 def free_port() -> int:
@@ -73,21 +71,6 @@ def start(release: str, home: Path, timeout_s: float, extra: list[str] = ()) -> 
     return {"seconds": seconds, "lines": lines}
 
 
-def silences(lines: list[tuple[float, str]], seconds: float) -> float:
-    """The longest stretch of the start without a line, in seconds."""
-    times = [0.0, *(t for t, _ in lines if t <= seconds), seconds]
-    return max(b - a for a, b in itertools.pairwise(times))
-
-
-def phases(lines: list[tuple[float, str]]) -> list[list]:
-    """Each counted phase's last line: its name, its count and when it ended."""
-    last: dict[str, tuple[float, str, str]] = {}
-    for t, line in lines:
-        if (found := PROGRESS.search(line)) is not None:
-            last[found.group(1)] = (t, found.group(2), found.group(3))
-    return [[name, f"{done}/{total}", round(t, 1)] for name, (t, done, total) in last.items()]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--release", required=True, help="a release folder")
@@ -102,7 +85,7 @@ def main() -> None:
         raise SystemExit(f"{home} is not empty: a first start needs a fresh home")
     cold = start(args.release, home, args.timeout, args.serve_arg)
     warm = start(args.release, home, args.timeout, args.serve_arg)
-    gap = silences(cold["lines"], cold["seconds"])
+    gap = longest_silence(cold["lines"], cold["seconds"])
     met = "met" if cold["seconds"] <= TARGET_S else "not met"
     figures = {
         "first start (fresh home)": f"{cold['seconds']:.1f} s: {met} (target {TARGET_S // 60} min on 2 cores); "
@@ -113,7 +96,7 @@ def main() -> None:
         "cpu": os.cpu_count(),
     }  # fmt: skip
     table = {"caption": "The first start's counted phases (their last line)", "columns": ["phase", "count", "at s"],
-             "rows": phases(cold["lines"])}  # fmt: skip
+             "rows": selector_phases(cold["lines"])}  # fmt: skip
     etas = {"caption": "Each phase's first ETA against the time it then took (seconds into the phase)",
             "columns": ["phase", "ETA said", "said at", "took from there"],
             "rows": first_etas(line.split("selector start: ", 1)[-1] for _, line in cold["lines"])}  # fmt: skip

@@ -6,7 +6,7 @@
 1. **Rankings unchanged**: every query of the release, ranked by :meth:`ToolSelector.rank` and by the ranking code
    as it was before issue 24 (``tests/selector/reference_ranking.py``), for a caller holding every scope and for the
    agent below; the count of identical rankings is printed.
-2. **Seed vs ours, BM25 only**: the seed paper's Rust ``Index`` (``benchmarks/seed_bm25.py`` compiles it from the
+2. **Seed vs ours, BM25 only**: the seed paper's Rust ``Index`` (``benchmarking/seed_bm25.py`` compiles it from the
    seed text with cargo) and our :class:`ToolSelector` with ``rankers=("bm25",)``, on the same tools, queries and
    token budget, in alternating rounds of ``--n`` selections each; the best round of each (outside load only ever
    slows a round down) and their ratio, plus the median of the per-round ratios. Two callers: *every tool allowed*
@@ -15,7 +15,7 @@
 3. **Fused (BM25 + dense)** per ``--dense-models`` entry: query vectors computed beforehand (ranking only), one encoder
    call per query (batch 1), and batches of 16 queries per encoder call (what the service's batcher does under load).
 
-``--record NAME`` also writes the three parts to ``docs/results/NAME.json`` (see ``benchmarks/record.py``).
+``--record NAME`` also writes the three parts to ``docs/results/NAME.json`` (see ``benchmarking/record.py``).
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # tests.selector.reference_ranking: the ranking before issue 24
 
-from benchmarks.record import add_record_option, write_record  # noqa: E402
-from benchmarks.seed_bm25 import SEED_FILE, build_seed_index, time_seed, write_inputs  # noqa: E402
+from benchmarking.record import add_record_option, write_record  # noqa: E402
+from benchmarking.seed_bm25 import SEED_FILE, build_seed_index, time_seed, write_inputs  # noqa: E402
 from ecoagent.release_format.reader import load_release  # noqa: E402
 from selector.encoders import DEFAULT_DENSE_MODEL  # noqa: E402
 from selector.evaluate import DEFAULT_CACHE  # noqa: E402

@@ -14,7 +14,7 @@ import polars as pl
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.record import add_record_option, write_record
+from benchmarking.record import add_record_option, write_record
 from scoring.side_effect import classify_side_effects
 from scoring.side_effect.agreement import Agreement, agreement_with_labels
 
@@ -22,7 +22,7 @@ SAMPLE = Path(__file__).resolve().parents[1] / "tests" / "scoring" / "data" / "s
 
 
 def record(name: str, agreement: Agreement) -> None:
-    """The figures as a record of the results page (``benchmarks/record.py``)."""
+    """The figures as a record of the results page (``benchmarking/record.py``)."""
     figures = {
         "hand-labelled tools": agreement.n,
         "decided by the rules (not unknown)": agreement.decided,

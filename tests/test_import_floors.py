@@ -2,8 +2,10 @@
 
 Floors, lowest first: the ground floor (``ecoagent`` the core, ``schemas`` the data contracts), the stages, downstream
 (RATED and the selector), the entry points (``pipeline``: the CLI and orchestration), and the scripts that use them
-(``dags``, ``benchmarks``). A module may import its own package and the floors ``MAY_IMPORT`` names: never its own
-floor or above, and downstream never a stage (it reads a release through the core). Every import counts: module
+(``dags``, ``benchmarks``) with the benchmarks' shared code (``benchmarking``). A module may import its own package
+and the floors ``MAY_IMPORT`` names: never its own floor or above, and downstream never a stage (it reads a release
+through the core). A package of ``SHARED_WITH`` is also imported from its own floor, by the packages named there and
+no other: ``benchmarking`` by the benchmark scripts (and the tests, which have no floor). Every import counts: module
 level, inside a function (the stages import heavy modules lazily) and under ``TYPE_CHECKING``. No import cycle
 either: not between packages, and not between the modules of one package (``a.x`` imports ``a.y`` imports ``a.x``).
 The core's test doubles (``ecoagent.testing``) sit on the ground floor so that the tests and the scripts can import
@@ -34,9 +36,12 @@ FLOORS = {
     "pipeline": 3,
     "dags": 4,
     "benchmarks": 4,
+    "benchmarking": 4,
 }
-FLOOR_NAMES = {0: "the ground floor", 1: "a stage", 2: "downstream", 3: "an entry point", 4: "a script"}
+FLOOR_NAMES = {0: "the ground floor", 1: "a stage", 2: "downstream", 3: "an entry point", 4: "the scripts' floor"}
 MAY_IMPORT = {0: set(), 1: {0}, 2: {0}, 3: {0, 1, 2}, 4: {0, 1, 2, 3}}
+# a package that the packages named may import from its own floor: the benchmark scripts' shared code
+SHARED_WITH = {"benchmarking": {"benchmarks"}}
 
 
 def module_name(root: Path, path: Path) -> str:
@@ -108,7 +113,7 @@ def floor_violations(root: Path, floors: dict[str, int] = FLOORS) -> list[str]:
     for (package, file), imported in import_graph(root, floors).items():
         for other in sorted(imported - {package}):
             edges[package].add(other)
-            if floors[other] not in MAY_IMPORT[floors[package]]:
+            if floors[other] not in MAY_IMPORT[floors[package]] and package not in SHARED_WITH.get(other, ()):
                 problems.append(
                     f"{file}: {package} ({FLOOR_NAMES[floors[package]]}) imports {other} "
                     f"({FLOOR_NAMES[floors[other]]})"
@@ -171,12 +176,31 @@ def _plant(root: Path, files: dict[str, str]) -> None:
         # a stage importing an entry point, under TYPE_CHECKING
         ({"release/build.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import pipeline.cli\n"},
          "release (a stage) imports pipeline (an entry point)"),
+        # the benchmarks' shared code used by anything but the benchmark scripts: an entry point, a DAG file, the core
+        ({"pipeline/cli.py": "from benchmarking.record import write_record\n"},
+         "pipeline/cli.py: pipeline (an entry point) imports benchmarking (the scripts' floor)"),
+        ({"dags/ecoagent_refresh.py": "def f():\n    import benchmarking.measure\n"},
+         "dags (the scripts' floor) imports benchmarking (the scripts' floor)"),
+        ({"ecoagent/config.py": "from benchmarking import measure\n"},
+         "ecoagent (the ground floor) imports benchmarking (the scripts' floor)"),
+        # and the shared code reaching into a script
+        ({"benchmarking/cold_run.py": "from benchmarks.crawl import main\n"},
+         "benchmarking/cold_run.py: benchmarking (the scripts' floor) imports benchmarks (the scripts' floor)"),
     ],
 )  # fmt: skip
 def test_a_planted_violation_is_caught(tmp_path: Path, files: dict[str, str], expected: str) -> None:
     _plant(tmp_path, {f"{p}/__init__.py": "" for p in FLOORS} | files)
     problems = floor_violations(tmp_path)
     assert any(expected in line for line in problems), problems
+
+
+def test_the_benchmark_scripts_import_their_shared_code(tmp_path: Path) -> None:
+    # benchmarks -> benchmarking, on one floor, and both down to the entry points and the core: no violation
+    _plant(tmp_path, {f"{p}/__init__.py": "" for p in FLOORS} | {
+        "benchmarks/crawl.py": "from benchmarking.measure import timed\nfrom pipeline.stages import STAGES\n",
+        "benchmarking/measure.py": "from ecoagent.runtime.progress import ProgressLog\nimport pipeline.cli\n",
+    })  # fmt: skip
+    assert floor_violations(tmp_path) == []
 
 
 def test_a_planted_cycle_is_caught(tmp_path: Path) -> None:
@@ -227,6 +251,7 @@ def test_a_package_reexporting_its_modules_is_no_cycle(tmp_path: Path) -> None:
 # The core's test doubles (ecoagent/testing/: the stand-in LLM server) are for the tests and the benchmark scripts:
 # the pipeline itself never imports them.
 TEST_DOUBLES = "ecoagent.testing"
+SCRIPTS = ("benchmarks", "benchmarking")  # the benchmark scripts and their shared code may use them
 
 
 def users_of_test_doubles(root: Path, floors: dict[str, int] = FLOORS) -> list[str]:
@@ -234,7 +259,7 @@ def users_of_test_doubles(root: Path, floors: dict[str, int] = FLOORS) -> list[s
     ``ecoagent.testing``."""
     found = []
     for module, path in python_modules(root, floors).items():
-        if module.split(".")[0] == "benchmarks" or module == TEST_DOUBLES or module.startswith(f"{TEST_DOUBLES}."):
+        if module.split(".")[0] in SCRIPTS or module == TEST_DOUBLES or module.startswith(f"{TEST_DOUBLES}."):
             continue
         names = {name for names in imported_names(path, module) for name in names}
         if any(name == TEST_DOUBLES or name.startswith(f"{TEST_DOUBLES}.") for name in names):

@@ -6,6 +6,11 @@ agreement.py``), and the results page is checked by running ``benchmarks/record.
 scripts (``tests/benchmarks/``) run a script, or load its file, as a person runs it (``tests/benchmarks/scripts.py``).
 Checked on every module under ``tests/``, every import anywhere in it (module level, inside a function, under
 ``TYPE_CHECKING``, ``importlib.import_module("benchmarks...")`` and ``__import__``), and shown to catch planted ones.
+
+Nor does a test load a script's file by path to call inside it: ``runpy.run_path`` only as ``__main__`` (a script run
+as a person runs it, ``tests/benchmarks/scripts.py: run_script``), and no ``spec_from_file_location``,
+``SourceFileLoader`` or ``exec`` naming a benchmark (the DAG tests load ``dags/`` files that way, which Airflow does
+too). What a test needs from a script it gets from ``benchmarking/``.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import pytest
 TESTS = Path(__file__).resolve().parent
 PACKAGE = "benchmarks"
 IMPORTERS = {"import_module", "__import__"}  # importlib.import_module("benchmarks.x"), __import__("benchmarks")
+FILE_LOADERS = {"spec_from_file_location", "SourceFileLoader", "exec"}
 
 
 def _is_benchmarks(module: str | None) -> bool:
@@ -55,6 +61,53 @@ def test_no_module_under_tests_imports_benchmarks() -> None:
         if (hits := benchmark_imports(path.read_text(encoding="utf-8"), _package(path)))
     }
     assert found == {}, "move what the tests need out of benchmarks/ (see this file's docstring)"
+
+
+def _called_name(node: ast.Call) -> str | None:
+    return node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+
+
+def path_loads(source: str) -> list[str]:
+    """``line: what`` for every call in ``source`` that loads a Python file by path other than as ``__main__``."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Call):
+            continue
+        called = _called_name(node)
+        if called == "load_script" or (called in FILE_LOADERS and "benchmark" in ast.unparse(node).lower()):
+            found.append(f"{node.lineno}: {called}(...)")
+        elif called == "run_path":
+            run_name = next((k.value for k in node.keywords if k.arg == "run_name"), None)
+            as_main = isinstance(run_name, ast.Constant) and run_name.value == "__main__"
+            if not as_main:
+                found.append(f"{node.lineno}: run_path(...) not as __main__")
+    return found
+
+
+def test_no_test_loads_a_script_file_to_reach_inside_it() -> None:
+    found = {str(p.relative_to(TESTS.parent)): hits for p in sorted(TESTS.rglob("*.py"))
+             if p.name != Path(__file__).name and (hits := path_loads(p.read_text(encoding="utf-8")))}  # fmt: skip
+    assert found == {}, "run the script (tests/benchmarks/scripts.py: run_script) or move the part to benchmarking/"
+
+
+@pytest.mark.parametrize(
+    "planted",
+    [
+        "import runpy\nns = runpy.run_path('benchmarks/cold_run.py', run_name='benchmark_cold_run')",
+        "from runpy import run_path\nns = run_path('benchmarks/cold_run.py')",
+        "import importlib.util\nspec = importlib.util.spec_from_file_location('x', 'benchmarks/refresh.py')",
+        "from importlib.machinery import SourceFileLoader\nm = SourceFileLoader('x', 'benchmarks/x.py').load_module()",
+        "exec(open('benchmarks/measure.py').read())",
+        "script = load_script('rstatic_failure')",
+    ],
+)
+def test_a_planted_path_load_is_caught(planted: str) -> None:
+    assert path_loads(planted), planted
+
+
+def test_running_a_script_as_main_or_loading_a_dag_file_is_not_a_path_load() -> None:
+    assert path_loads("import runpy\nrunpy.run_path(str(path), run_name='__main__')") == []
+    assert path_loads("spec = importlib.util.spec_from_file_location('x', DAGS_FOLDER / 'ecoagent_refresh.py')") == []
 
 
 def _package(path: Path) -> str:

@@ -20,7 +20,7 @@ from pipeline.stages import STEPS
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("ecoagent", "schemas", "crawlers", "scoring", "synth", "labeling", "release", "history", "rated",
-            "selector", "pipeline", "dags", "benchmarks")  # fmt: skip
+            "selector", "pipeline", "dags", "benchmarks", "benchmarking")  # fmt: skip
 STAGE_NAMES = frozenset(s.name for s in STEPS)
 # the calls that take a stage's name: a folder of a run root, a stage of the list, an input of a step
 NAMED_BY = {"folder", "stage_named", "input", "partition", "llm_exchange", "history_month"}

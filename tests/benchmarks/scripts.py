@@ -1,11 +1,11 @@
-"""Running a benchmark script from a test as a person runs it (``python benchmarks/NAME.py ARGS``), or loading it.
+"""Running a benchmark script from a test as a person runs it (``python benchmarks/NAME.py ARGS``).
 
 No test imports the ``benchmarks`` package (``tests/test_no_benchmark_imports.py``): the benchmarks are scripts,
 and what a test needs from them it gets by running one. :func:`run_script` runs a script's ``__main__`` with its
 arguments, in this process (a fresh process pays 10-40 s of imports on 2 cores; here the libraries and models other
 tests loaded are shared), and returns its exit code and what it printed. Where a script cannot run here as a whole
-(a GPU, the network, a multi-minute run, a service this machine lacks), :func:`load_script` loads its file, as a
-script, to call its functions on fixture data.
+(a GPU, the network, a multi-minute run, a service this machine lacks), its test calls the parts it shares from
+``benchmarking/`` (the scripts' own package) on fixture data: no test loads a script's file to reach inside it.
 
 A script's records (``--record NAME``) go to the folder ``ECOAGENT_RESULTS_DIR`` names (``results_dir``), never to
 the documentation's ``docs/results/``.
@@ -20,7 +20,6 @@ import runpy
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 
 REPO = Path(__file__).resolve().parents[2]
 BENCHMARKS = REPO / "benchmarks"
@@ -68,15 +67,6 @@ def run_script(name: str, *args: object) -> Ran:
     finally:
         sys.argv, sys.path[:] = argv, path_before
     return Ran(code, out.getvalue(), err.getvalue())
-
-
-def load_script(name: str) -> SimpleNamespace:
-    """The functions and constants of ``benchmarks/NAME.py``, its file run as a script that is not ``__main__``."""
-    path_before = list(sys.path)
-    try:
-        return SimpleNamespace(**runpy.run_path(str(script_path(name)), run_name=f"benchmark_{name}"))
-    finally:
-        sys.path[:] = path_before
 
 
 def record_written(folder: Path, name: str) -> dict:

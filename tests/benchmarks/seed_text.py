@@ -1,6 +1,6 @@
 """A seed text in the seed paper's shape (``shared/seeds/001_*.txt`` is not in the repository): prose, then its Rust
 code from the first ``use`` line to ``fn main``, a plain BM25 ``Index`` with the seed's API (``Tool``, ``tokenize``,
-``Index::new``, ``select``, ``name``). ``benchmarks/seed_bm25.py`` cuts it out and compiles it with its harness."""
+``Index::new``, ``select``, ``name``). ``benchmarking/seed_bm25.py`` cuts it out and compiles it with its harness."""
 
 SEED = """The seed prints this std-only Rust file.
 

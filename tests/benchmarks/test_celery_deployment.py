@@ -1,17 +1,19 @@
 """``benchmarks/celery_deployment.py`` starts PostgreSQL, Redis (Debian's packages; ``apt-get install`` when missing),
 moto's S3 server, Airflow's CeleryExecutor and two workers, then runs the refresh three ways (20-60 minutes on 2
 cores, as root: ``runuser postgres``). None of that runs here: the store on S3 is ``tests/pipeline/
-test_object_store.py``'s, the DAGs are ``tests/dags/``'s. What runs is the script's own logic on fixture data: the
-refresh's conf, the release's data files and their hashes, each worker's seeded caches, the tasks a worker's log
-names, the stage times from task instances, and the record it writes."""
+test_object_store.py``'s, the DAGs are ``tests/dags/``'s. What runs is the script's own logic, which lives in
+``benchmarking/celery_deployment.py``, on fixture data: the refresh's conf, the release's data files and their hashes,
+each worker's seeded caches, the tasks a worker's log names, the stage times from task instances, and the record it
+writes."""
 
 from __future__ import annotations
 
 import hashlib
 from pathlib import Path
 
+from benchmarking import celery_deployment as celery
 from release.build import GOLD_MAPPING, WORKFLOW_MAPPING
-from tests.benchmarks.scripts import load_script, record_written
+from tests.benchmarks.scripts import record_written
 
 WORLD = {"profile": "fixture", "sample_size": 5, "overrides": [
     "crawl.cache_dir=/w/packages", "embedding.cache_dir=/w/embeddings", "llm.backend=embedded", "synth.max_tokens=32",
@@ -19,7 +21,6 @@ WORLD = {"profile": "fixture", "sample_size": 5, "overrides": [
 
 
 def test_the_refresh_conf_leaves_every_cache_to_the_workers(tmp_path: Path) -> None:
-    celery = load_script("celery_deployment")
     fixture = celery.refresh_conf(WORLD, "http://127.0.0.1:9/v1", "s3://ecoagent/refresh", tmp_path)
     assert fixture["profile"] == "fixture" and fixture["out"] == "s3://ecoagent/refresh" and fixture["shards"] == 2
     # no cache folder of this machine's (each worker has its own), the embedded backend replaced by the stand-in
@@ -33,7 +34,6 @@ def test_the_refresh_conf_leaves_every_cache_to_the_workers(tmp_path: Path) -> N
 
 
 def test_the_release_data_files_are_its_parquet_and_mappings(tiny_release: Path) -> None:
-    celery = load_script("celery_deployment")
     files = celery.data_files(str(tiny_release))
     parquet = {p.relative_to(tiny_release).as_posix() for p in tiny_release.rglob("*.parquet")}
     mappings = {m for m in (GOLD_MAPPING, WORKFLOW_MAPPING) if (tiny_release / m).exists()}
@@ -43,7 +43,6 @@ def test_the_release_data_files_are_its_parquet_and_mappings(tiny_release: Path)
 
 
 def test_a_fresh_worker_gets_its_own_copy_of_each_seeded_cache(tmp_path: Path) -> None:
-    celery = load_script("celery_deployment")
     (tmp_path / "seed" / "packages" / "pypi").mkdir(parents=True)
     (tmp_path / "seed" / "packages" / "pypi" / "a.whl").write_bytes(b"wheel")
     (tmp_path / "seed" / "responses.sqlite").write_bytes(b"sqlite")
@@ -57,16 +56,13 @@ def test_a_fresh_worker_gets_its_own_copy_of_each_seeded_cache(tmp_path: Path) -
     assert not (worker / "embeddings").exists()  # not seeded: the worker starts it empty
 
 
-def test_the_tasks_of_a_run_a_worker_received_and_the_stage_times(tmp_path: Path) -> None:
-    celery = load_script("celery_deployment")
-    airflow = celery.CeleryAirflow(tmp_path / "home", 0, celery.Services(tmp_path, ""), tmp_path, {})
-    (tmp_path / "w1").mkdir()
+def test_the_tasks_of_a_run_a_worker_received_and_the_stage_times() -> None:
     run = "manual__2026-12-01T00:00:00+00:00"
-    (tmp_path / "w1" / "worker.log").write_text(
+    log = (
         f"[..] log_path='/logs/dag_id=ecoagent_refresh/run_id={run}/task_id=crawl_platform/map_index=1/attempt=1.log'\n"
         f"[..] log_path='/logs/dag_id=ecoagent_refresh/run_id={run}/task_id=merge_crawl/attempt=1.log'\n"
-        "[..] log_path='/logs/dag_id=ecoagent_refresh/run_id=other/task_id=score/attempt=1.log'\n")
-    assert airflow.tasks_run("w1", run) == ["crawl_platform[1]", "merge_crawl"]
+        "[..] log_path='/logs/dag_id=ecoagent_refresh/run_id=other/task_id=score/attempt=1.log'\n")  # a worker's log
+    assert celery.tasks_in_worker_log(log, run) == ["crawl_platform[1]", "merge_crawl"]
     instances = [
         {"task_id": "verify_shard", "start_date": "2026-12-01T00:01:00Z", "end_date": "2026-12-01T00:01:30Z",
          "try_number": 1},
@@ -82,7 +78,6 @@ def test_the_tasks_of_a_run_a_worker_received_and_the_stage_times(tmp_path: Path
 
 
 def test_the_stand_in_answers_and_the_record(tmp_path: Path, results_dir: Path) -> None:
-    celery = load_script("celery_deployment")
     assert celery.reply({"response_format": {}}, "<query>q</query><tool>t</tool>") == '{"score": 0.9}'
     assert "Tool: next example" in celery.reply({}, "Tool: weather_lookup\nDescription: d\nRequests:\n-")
     stop = {"seconds": 3.2, "terminated": 14, "killed": 0, "left": []}
@@ -93,7 +88,7 @@ def test_the_stand_in_answers_and_the_record(tmp_path: Path, results_dir: Path) 
               "loaded_from_s3": {"rows": {"train": 4}}, "stop": stop, "seeded_caches": {},
               "stages": {"crawl_platform": {"tasks": 5, "tries": 1, "seconds": 20.0}}, "task_hosts": ["w1", "w2"],
               "tasks_by_worker": {"w1": ["crawl_platform[0]"], "w2": ["merge_crawl"]}}  # fmt: skip
-    celery.record("smoke-celery", report)
+    celery.write_deployment_record("smoke-celery", report)
     record = record_written(results_dir, "smoke-celery")
     assert record["section"] == "pipeline" and record["figures"]["LLM requests (reference / Celery)"] == (
         "24 / 24, none answered twice")

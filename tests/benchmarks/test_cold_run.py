@@ -1,7 +1,7 @@
 """``benchmarks/cold_run.py`` clones the checkout, installs it with ``make setup`` on an empty home (the registries:
 minutes) and runs ``make run`` (half an hour), so here only its parts run: the fresh home (the registry clients'
 settings copied, no cache and no EcoAgent setting carried over from the person's own environment), the catalog line
-it reads from a run's crawl summary, and the commit it resolves."""
+it reads from a run's crawl summary, and the commit it resolves (``benchmarking/cold_run.py``)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,11 @@ import re
 import shutil
 from pathlib import Path
 
+from benchmarking import cold_run
 from ecoagent.layout import CRAWL_FILES
-from tests.benchmarks.scripts import load_script
 
 
 def test_a_fresh_home_keeps_the_client_settings_and_nothing_cached(tmp_path: Path, monkeypatch) -> None:
-    cold_run = load_script("cold_run")
     real = tmp_path / "real"
     (real / ".config" / "pip").mkdir(parents=True)
     (real / ".config" / "pip" / "pip.conf").write_text("[global]\n")
@@ -33,7 +32,6 @@ def test_a_fresh_home_keeps_the_client_settings_and_nothing_cached(tmp_path: Pat
 
 
 def test_the_catalog_line_and_the_commit(world, tmp_path: Path) -> None:
-    cold_run = load_script("cold_run")
     (tmp_path / "clone" / "data" / "crawl").mkdir(parents=True)
     shutil.copy(world.crawl / CRAWL_FILES.summary, tmp_path / "clone" / "data" / "crawl")
     catalog = cold_run.catalog_line(tmp_path / "clone")
@@ -43,7 +41,6 @@ def test_the_catalog_line_and_the_commit(world, tmp_path: Path) -> None:
 
 
 def test_the_ci_figure_reads_the_last_pytest_summary(tmp_path: Path) -> None:
-    cold_run = load_script("cold_run")
     log = tmp_path / "cold_run.log"
     log.write_text("==== CI (bash .ci/run): bash .ci/run\n....... [ 99%]\n"
                    "1 failed, 9 passed in 3.20s (0:00:03)\n"

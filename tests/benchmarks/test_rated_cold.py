@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.benchmarks.scripts import load_script, record_written, run_script
+from benchmarking.timed_lines import finished_phases, longest_uncounted, uncounted_stretches
+from tests.benchmarks.scripts import record_written, run_script
 
 QUICK = [
     "rated.train.epochs=1", "rated.train.max_length=32", "rated.train.compare_sources=[]",
@@ -31,16 +32,15 @@ def test_a_run_in_a_fresh_home_with_its_phases(tiny_release: Path, results_dir: 
 
 
 def test_phases_and_uncounted_stretches_are_read_off_the_lines() -> None:
-    script = load_script("rated_cold")
     lines = [(2.0, "rated: fit the offline baselines: 1/3 (33%), 0.50/s, elapsed 0:02, ETA 0:04"),
              (20.0, "rated: train the RATED query tower (steps): running, elapsed 0:15"),
              (50.0, "rated: train the RATED query tower (steps): done, 51/51 in 0:45, 1.13/s"),
              (3700.0, "rated: Table 1: query sets: done, 8/8 in 1:00:10")]  # fmt: skip
-    assert script.phases(lines) == [["rated: train the RATED query tower (steps)", "51/51", 45.0, 50.0],
-                                    ["rated: Table 1: query sets", "8/8", 3610.0, 3700.0]]  # fmt: skip
+    assert finished_phases(lines) == [["rated: train the RATED query tower (steps)", "51/51", 45.0, 50.0],
+                                      ["rated: Table 1: query sets", "8/8", 3610.0, 3700.0]]  # fmt: skip
     # the "running" line counts nothing: the stretch runs from the first line to the done line
-    assert script.longest_uncounted(lines[:3], 55.0) == (48.0, lines[2][1])
+    assert longest_uncounted(lines[:3], 55.0) == (48.0, lines[2][1])
     # every stretch, longest first: (length, when it ended, the line that ended it)
-    stretches = script.uncounted_stretches(lines, 3710.0)
+    stretches = uncounted_stretches(lines, 3710.0)
     assert stretches[0] == (3650.0, 3700.0, lines[-1][1]) and (10.0, 3710.0, "(end)") in stretches
     assert sorted(s[0] for s in stretches) == sorted((48.0, 3650.0, 10.0, 2.0))

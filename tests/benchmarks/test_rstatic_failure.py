@@ -8,7 +8,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from tests.benchmarks.scripts import load_script, record_written, run_script
+from benchmarking.rstatic_failure import with_other_reference
+from tests.benchmarks.scripts import record_written, run_script
 from tests.history.failure_fixtures import build_history
 
 
@@ -61,11 +62,10 @@ def test_r_qual_is_rescored_month_by_month_against_the_other_reference(tmp_path)
     from pipeline.stages import SCORE
     from scoring.score import documentation_quality, scored_descriptions
 
-    script = load_script("rstatic_failure")
     history = load_history(build_history(tmp_path), SCORE.name)
     rows = prediction_rows(history, 2)
     config = make_config()
-    rescored, signals = script.with_other_reference(rows, config, history.references, list(SIGNALS))
+    rescored, signals = with_other_reference(rows, config, history.references, list(SIGNALS))
     assert [s.column for s in signals[4:6]] == ["r_static_catalog", "r_qual_catalog"]
     catalog = config.score.model_copy(update={"r_qual_reference": "catalog"})
     for month in ("2025-01", "2025-02"):  # each month's z-scores over that month's tools only
@@ -75,4 +75,4 @@ def test_r_qual_is_rescored_month_by_month_against_the_other_reference(tmp_path)
         assert part["r_static_catalog"].to_list() == pytest.approx(
             (0.5 * part["r_cons"] + 0.3 * part["w_src"] + 0.2 * part["r_qual_catalog"]).to_list())
     mixed = {**history.references, "2025-02": "catalog"}  # months scored against different references: left as is
-    assert script.with_other_reference(rows, config, mixed, list(SIGNALS))[0].columns == rows.columns
+    assert with_other_reference(rows, config, mixed, list(SIGNALS))[0].columns == rows.columns

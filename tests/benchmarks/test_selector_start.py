@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.benchmarks.scripts import load_script, record_written, run_script
+from benchmarking.timed_lines import longest_silence, selector_phases
+from tests.benchmarks.scripts import record_written, run_script
 
 
 def test_a_first_and_a_second_start_in_a_fresh_home(tiny_release: Path, results_dir: Path, tmp_path: Path) -> None:
@@ -20,8 +21,7 @@ def test_a_first_and_a_second_start_in_a_fresh_home(tiny_release: Path, results_
 
 
 def test_phases_and_silences_are_read_off_the_lines() -> None:
-    script = load_script("selector_start")
     lines = [(1.0, "x selector start: embed the tool texts (m): 0/40"), (9.0, "x selector start: embed the tool texts "
              "(m): 40/40 done"), (30.0, "serving")]  # fmt: skip
-    assert script.phases(lines) == [["embed the tool texts (m)", "40/40", 9.0]]
-    assert script.silences(lines, 32.0) == 21.0
+    assert selector_phases(lines) == [["embed the tool texts (m)", "40/40", 9.0]]
+    assert longest_silence(lines, 32.0) == 21.0

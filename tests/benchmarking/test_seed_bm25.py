@@ -1,4 +1,4 @@
-"""``benchmarks/seed_bm25.py``, the seed paper's Rust ``Index`` for ``selector_throughput.py`` (whose smoke test
+"""``benchmarking/seed_bm25.py``, the seed paper's Rust ``Index`` for ``selector_throughput.py`` (whose smoke test
 compiles and times one): the seed's code cut from its text, and the input files both sides read."""
 
 from __future__ import annotations
@@ -7,12 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.benchmarks.scripts import load_script
+from benchmarking import seed_bm25
 from tests.benchmarks.seed_text import SEED
 
 
 def test_the_seed_code_is_cut_between_its_first_use_and_its_main(tmp_path: Path) -> None:
-    seed_bm25 = load_script("seed_bm25")
     (tmp_path / "seed.txt").write_text(SEED)
     code = seed_bm25.seed_source(tmp_path / "seed.txt")
     assert code.startswith("use std::collections::HashMap;") and "pub fn select" in code and "fn main" not in code
@@ -22,7 +21,6 @@ def test_the_seed_code_is_cut_between_its_first_use_and_its_main(tmp_path: Path)
 
 
 def test_the_inputs_give_the_seed_the_release_token_costs(tmp_path: Path) -> None:
-    seed_bm25 = load_script("seed_bm25")
     tools = [{"name": "send\tmail", "description": "Send an email.\nFast.", "permission": "mail.send",
               "prompt_tokens": 20, "core": False}]  # fmt: skip
     tools_file, queries_file = seed_bm25.write_inputs(tmp_path, tools, ["mail my\tboss", "weather"])

@@ -1,15 +1,14 @@
-"""``benchmarks/measure.py``, what every benchmark does around its measurement (every script that times something
+"""``benchmarking/measure.py``, what every benchmark does around its measurement (every script that times something
 uses it: their smoke tests run it too): a timed call, then the figures as JSON and one summary line."""
 
 from __future__ import annotations
 
 import json
 
-from tests.benchmarks.scripts import load_script
+from benchmarking import measure
 
 
 def test_a_timed_call_and_the_report(capsys) -> None:
-    measure = load_script("measure")
     result, seconds = measure.timed(sorted, [3, 1, 2], reverse=True)
     assert result == [3, 2, 1] and 0 <= seconds < 5
     measure.print_report({"tools": 3, "ratio": 1.5}, "3 tools, 1.5x")
@@ -21,7 +20,6 @@ def test_a_timed_call_and_the_report(capsys) -> None:
 def test_each_phase_s_first_eta_is_set_against_the_time_it_then_took() -> None:
     from ecoagent.runtime.progress import ProgressLog
 
-    measure = load_script("measure")
     lines = ["synth: embed (m): 0/40 (0%), 0.00/s, elapsed 0:15, ETA unknown",
              "synth: round trip: embed (m): 4/40 (10%), 0.27/s, elapsed 0:30, ETA 1:02:10",
              "synth: embed (m): 4/40 (10%), 0.27/s, elapsed 0:30, ETA 1:02:10",
