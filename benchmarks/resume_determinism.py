@@ -40,7 +40,7 @@ import httpx
 import polars as pl
 
 from benchmarking.record import add_record_option, write_record
-from ecoagent.config import load_config
+from ecoagent.config import Config, load_config
 from ecoagent.llm.backends import open_llm
 from ecoagent.llm.embedded import EmbeddedServer
 from synth.generate import build_requests
@@ -59,7 +59,7 @@ TOOLS = [
 MODES = ("previous prompt", "pinned prefix", "none")
 
 
-def requests_for(config, n: int) -> list:
+def requests_for(config: Config, n: int) -> list:
     tools = pl.DataFrame({"tool_id": [f"bench:{name}" for name, _ in TOOLS[:n]],
                           "name": [name for name, _ in TOOLS[:n]],
                           "description": [description for _, description in TOOLS[:n]],
@@ -67,7 +67,7 @@ def requests_for(config, n: int) -> list:
     return build_requests(tools, template_for(config.llm.model_kind), config)
 
 
-def replies(config, mode: str, requests: list) -> tuple[list[str], float]:
+def replies(config: Config, mode: str, requests: list) -> tuple[list[str], float]:
     """The replies on a fresh server, and the seconds per request (server start excluded)."""
     if mode == "previous prompt":  # llama.cpp's own reuse: raw requests, as the pipeline never sends them
         with EmbeddedServer.from_config(config) as server, httpx.Client(timeout=600) as client:

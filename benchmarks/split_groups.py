@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
-from ecoagent.config import load_config
+from ecoagent.config import Config, load_config
 from ecoagent.retrieval.embedding import query_and_tool_encoders
 from ecoagent.text.dedup import DisjointSets, shingles
 from ecoagent.text.markdown import markdown_table
@@ -47,7 +47,7 @@ def groups(n: int, edges) -> int:
     return len({sets.find(i) for i in range(n)})
 
 
-def measure(name: str, queries: list, config, encoder) -> tuple[list, list[str]]:
+def measure(name: str, queries: list, config: Config, encoder) -> tuple[list, list[str]]:
     texts = [q.text for q in queries]
     norms = [normalize(t) for t in texts]
     threshold = config.label.dedup_threshold

@@ -25,7 +25,10 @@ def summary_lines(summary: dict, out: str) -> list[str]:
         lines.append("dropped records by reason: " + _counts(summary["drops_by_reason"]))
     if summary["skipped_by_reason"]:
         lines.append("not counted as tools: " + _counts(summary["skipped_by_reason"]))
-    lines += [f"counting rule ({platform}): {rule}" for platform, rule in summary["counting_rules"].items() if rule]
+    if ruled := [platform for platform, rule in summary["counting_rules"].items() if rule]:
+        # the rule itself runs to some 1,900 characters: a console line points at where it is kept
+        lines.append(f"counting rules ({', '.join(ruled)}): in {CRAWL_FILES.summary} (counting_rules) and "
+                     "docs/stages/crawl.md (Counting rules)")
     nd = summary["near_duplicates"]
     lines.append(
         f"near-duplicates (reported, kept): {nd['same_description_groups']} same-description groups "

@@ -29,32 +29,32 @@ class Baselines:
     skipped: dict[str, str] = field(default_factory=dict)  # name -> why it did not run
 
 
-def offline_baselines(config: RatedConfig, corpus: Corpus, cache_dir: Path | None) -> Baselines:
+def offline_baselines(settings: RatedConfig, corpus: Corpus, cache_dir: Path | None) -> Baselines:
     """Fit TF-IDF, BM25 and every configured dense encoder on the corpus."""
     from ecoagent.runtime import context
 
     out = Baselines()
-    with context.phase("fit the offline baselines", 2 + len(config.dense_models)) as fitting:
+    with context.phase("fit the offline baselines", 2 + len(settings.dense_models)) as fitting:
         for retriever in (TfidfRetriever(), BM25Retriever()):
             out.retrievers.append(retriever.fit(corpus))
             fitting.advance()
-        for name, spec in config.dense_models.items():
-            _fit_dense(out, name, spec, config, corpus, cache_dir)
+        for name, spec in settings.dense_models.items():
+            _fit_dense(out, name, spec, settings, corpus, cache_dir)
             fitting.advance()
     return out
 
 
-def _fit_dense(out: Baselines, name: str, spec: str, config: RatedConfig, corpus: Corpus,
+def _fit_dense(out: Baselines, name: str, spec: str, settings: RatedConfig, corpus: Corpus,
                cache_dir: Path | None) -> None:  # fmt: skip
     """A dense baseline fitted into ``out``, or skipped with the reason (a hub model offline)."""
     retriever = DenseRetriever(
         name,
         spec,
         cache_dir=cache_dir,
-        query_prefix=config.query_prefixes.get(name, ""),
-        tool_prefix=config.tool_prefixes.get(name, ""),
+        query_prefix=settings.query_prefixes.get(name, ""),
+        tool_prefix=settings.tool_prefixes.get(name, ""),
         setting=f"rated.dense_models[{name!r}]",
-        device=config.train.device,
+        device=settings.train.device,
     )
     try:
         out.retrievers.append(retriever.fit(corpus))
@@ -63,28 +63,28 @@ def _fit_dense(out: Baselines, name: str, spec: str, config: RatedConfig, corpus
         out.skipped[name] = str(exc).splitlines()[0][:300]
 
 
-def reranker(config: RatedConfig, first_stage: Retriever, corpus: Corpus) -> tuple[Retriever | None, str | None]:
+def reranker(settings: RatedConfig, first_stage: Retriever, corpus: Corpus) -> tuple[Retriever | None, str | None]:
     """The configured cross-encoder over ``first_stage`` (fitted), or (None, why not)."""
-    if not config.reranker:
+    if not settings.reranker:
         return None, "no cross-encoder configured (rated.reranker)"
-    name = f"Cross-encoder re-ranker ({config.reranker.rsplit('/', 1)[-1]}, top {config.reranker_top_n})"
+    name = f"Cross-encoder re-ranker ({settings.reranker.rsplit('/', 1)[-1]}, top {settings.reranker_top_n})"
     try:
-        reranking = CrossEncoderReranker(name, config.reranker, first_stage, config.reranker_top_n,
-                                         device=config.train.device)  # fmt: skip
+        reranking = CrossEncoderReranker(name, settings.reranker, first_stage, settings.reranker_top_n,
+                                         device=settings.train.device)  # fmt: skip
         return reranking.fit(corpus), None
     except (ModelUnavailable, OSError) as exc:
         return None, str(exc).splitlines()[0][:300]
 
 
-def hybrid_retrievers(config: RatedConfig, retrievers: list[Retriever]) -> list[Retriever]:
+def hybrid_retrievers(settings: RatedConfig, retrievers: list[Retriever]) -> list[Retriever]:
     """BM25 fused with ``rated.hybrid.dense`` and with RATED (Full), where both are among ``retrievers``."""
     by_name = {r.name: r for r in retrievers}
     bm25 = next((r for r in retrievers if isinstance(r, BM25Retriever)), None)
     out = []
-    for dense_name in (config.hybrid.dense, "RATED (Full)"):
+    for dense_name in (settings.hybrid.dense, "RATED (Full)"):
         if bm25 is not None and dense_name in by_name:
             label = "RATED" if dense_name == "RATED (Full)" else dense_name.split(" (")[0]
-            hybrid = config.hybrid
+            hybrid = settings.hybrid
             out.append(FusedRetriever(f"Hybrid (BM25 + {label}, RRF)", [bm25, by_name[dense_name]], hybrid.k,
                                       hybrid.weights, hybrid.depth, lexical=[True, False]))  # fmt: skip
     return out

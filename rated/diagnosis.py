@@ -64,18 +64,18 @@ class FaultRecorder(Policy):
 def decompose_faults(
     inputs: SimulationInputs,
     options: dict,
-    config: SimulationConfig,
+    settings: SimulationConfig,
     seeds: Sequence[int],
     rho: float,
 ) -> dict:
     """Median weighted gap (failing minus best available alternative) per term, over every fault selection."""
     recorders = []
     for seed in seeds:
-        stream = draw_stream(inputs.n_queries, config.steps, seed, inputs.popularity)
-        failing = select_failing(stream, inputs.gold, rho, config.skip_top, config.skip_rounding)
-        scenario = make_scenario("persistent", failing, config)
+        stream = draw_stream(inputs.n_queries, settings.steps, seed, inputs.popularity)
+        failing = select_failing(stream, inputs.gold, rho, settings.skip_top, settings.skip_rounding)
+        scenario = make_scenario("persistent", failing, settings)
         policy = Method("diagnosis", "rated", inputs, options).build()
-        recorder = FaultRecorder(policy, scenario, inputs.n_tools, (config.post[0] - 1, config.post[1] - 1))
+        recorder = FaultRecorder(policy, scenario, inputs.n_tools, (settings.post[0] - 1, settings.post[1] - 1))
         simulate(inputs, recorder, scenario, stream)
         recorders.append(recorder)
     gaps = {term: [g for r in recorders for g in r.gaps[term]] for term in TERMS}

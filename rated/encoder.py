@@ -42,52 +42,54 @@ class EncoderChoice:
     compared: list[DenseRetriever] = field(default_factory=list)  # "RATED (trained on <source>)" rows
 
 
-def selection_queries(release: Release, config: RatedConfig) -> QuerySet | None:
+def selection_queries(release: Release, settings: RatedConfig) -> QuerySet | None:
     """The first of ``rated.train.validation`` the release has queries for: where epochs and grid entries are chosen."""
-    for spec in config.train.validation:
+    for spec in settings.train.validation:
         found = query_set(release, spec)
         if found is not None and len(found):
             return found
     return None
 
 
-def trained_retriever(path: Path, fingerprint: str, cache_dir: Path | None, config: TrainConfig,
+def trained_retriever(path: Path, fingerprint: str, cache_dir: Path | None, settings: TrainConfig,
                       name: str = "RATED (Full)") -> DenseRetriever:  # fmt: skip
     """The trained encoder as a retriever; with a frozen tool tower, the tools keep the untrained encoder's vectors."""
     # the weights' fingerprint keys the vector cache: a retrained model never reuses stale vectors
     cache = cache_dir / f"trained-{fingerprint}" if cache_dir else None
-    if config.tool_tower == "frozen":
-        return DenseRetriever(name, str(path), tool_model=config.tool_encoder or config.encoder, cache_dir=cache_dir,
-                              query_cache_dir=cache, device=config.device)  # fmt: skip
-    return DenseRetriever(name, str(path), cache_dir=cache, device=config.device)
+    if settings.tool_tower == "frozen":
+        return DenseRetriever(name, str(path), tool_model=settings.tool_encoder or settings.encoder,
+                              cache_dir=cache_dir, query_cache_dir=cache, device=settings.device)  # fmt: skip
+    return DenseRetriever(name, str(path), cache_dir=cache, device=settings.device)
 
 
-def untrained_retriever(release: Release, config: TrainConfig, out_dir: Path, cache_dir: Path | None) -> DenseRetriever:
+def untrained_retriever(
+    release: Release, settings: TrainConfig, out_dir: Path, cache_dir: Path | None
+) -> DenseRetriever:
     """RATED (w/o Contrastive), fitted: a shared encoder is named by its spec, so its vectors are the baseline's."""
-    spec = str(save_untrained(config, out_dir / "model-untrained")) if config.tool_encoder else config.encoder
-    untrained = DenseRetriever("RATED (w/o Contrastive)", spec, cache_dir=cache_dir, device=config.device)
+    spec = str(save_untrained(settings, out_dir / "model-untrained")) if settings.tool_encoder else settings.encoder
+    untrained = DenseRetriever("RATED (w/o Contrastive)", spec, cache_dir=cache_dir, device=settings.device)
     return untrained.fit(release.corpus)
 
 
 def choose_encoder(
-    release: Release, config: RatedConfig, out_dir: Path, seed: int, cache_dir: Path | None
+    release: Release, settings: RatedConfig, out_dir: Path, seed: int, cache_dir: Path | None
 ) -> EncoderChoice:
     """RATED (Full) trained on the first ``rated.train.source`` the release has, and one retriever per
     ``rated.train.compare_sources`` entry it has, each reused from ``out_dir`` when trained with the same settings."""
-    untrained = untrained_retriever(release, config.train, out_dir, cache_dir)
-    data = first_training_source(release, config.train.source)
+    untrained = untrained_retriever(release, settings.train, out_dir, cache_dir)
+    data = first_training_source(release, settings.train.source)
     if data is None:
-        raise ReleaseUnreadable(f"release {release.version}: none of rated.train.source {config.train.source} has "
+        raise ReleaseUnreadable(f"release {release.version}: none of rated.train.source {settings.train.source} has "
                                 f"queries; it has {sorted(release.query_sets)}")  # fmt: skip
-    trained, record = _trained_on(data, release, config, out_dir / RATED_FILES.model_folder, seed, cache_dir,
+    trained, record = _trained_on(data, release, settings, out_dir / RATED_FILES.model_folder, seed, cache_dir,
                                   untrained)  # fmt: skip
     compared = []
-    for spec in config.train.compare_sources:
+    for spec in settings.train.compare_sources:
         other = training_queries(release, spec)
         if other is None or other.name == data.name:
             continue
         folder, name = out_dir / f"model-{_slug(other.name)}", f"RATED (trained on {other.name})"
-        retriever, other_record = _trained_on(other, release, config, folder, seed, cache_dir, untrained, name)
+        retriever, other_record = _trained_on(other, release, settings, folder, seed, cache_dir, untrained, name)
         compared.append(retriever)
         record.setdefault("compared", {})[other.name] = other_record
     return EncoderChoice(trained, untrained, record, compared)
@@ -100,7 +102,7 @@ def _slug(name: str) -> str:
 def _trained_on(
     data: TrainingQueries,
     release: Release,
-    config: RatedConfig,
+    settings: RatedConfig,
     final: Path,
     seed: int,
     cache_dir: Path | None,
@@ -109,7 +111,7 @@ def _trained_on(
 ) -> tuple[DenseRetriever, dict]:
     """The encoder trained on ``data`` into ``final`` (the grid's best on the selection queries), reused when
     ``final`` holds one trained on the same release, seed, source and settings."""
-    train = config.train
+    train = settings.train
     wanted = {"release": release.version, "seed": seed, "source": data.name, "train": train.model_dump(mode="json")}
     record_path = final / TRAIN_RECORD
     if record_path.exists():
@@ -118,13 +120,13 @@ def _trained_on(
             log.info("reusing the trained encoder in %s", final)
             retriever = trained_retriever(final, record["fingerprint"], cache_dir, train, name)
             return retriever.fit(release.corpus), record
-    selection = selection_queries(release, config)
+    selection = selection_queries(release, settings)
     grid = train.grid or [{}]
     candidates: list[dict] = []
     best: tuple[float, TrainedEncoder] | None = None
     for i, overrides in enumerate(grid):
-        settings = train.model_copy(update=overrides)
-        trained, mrr = _candidate(data, release, settings, final.parent / "models" / str(i), seed, selection,
+        trial = train.model_copy(update=overrides)
+        trained, mrr = _candidate(data, release, trial, final.parent / "models" / str(i), seed, selection,
                                   untrained, cache_dir, choose=len(grid) > 1)  # fmt: skip
         candidates.append({"overrides": overrides, "validation_mrr": mrr, "loss": trained.train_loss})
         log.info("grid %d %s: validation MRR %s", i, overrides, mrr)

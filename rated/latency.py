@@ -158,9 +158,9 @@ def time_simulation(
     **options,
 ) -> float:
     """Wall seconds of one persistent-failure run of ``steps`` steps on precomputed inputs."""
-    config = SimulationConfig(steps=steps)
+    settings = SimulationConfig(steps=steps)
     stream = draw_stream(inputs.n_queries, steps, seed)
-    scenario = make_scenario("persistent", select_failing(stream, inputs.gold, rho, config.skip_top), config)
+    scenario = make_scenario("persistent", select_failing(stream, inputs.gold, rho, settings.skip_top), settings)
     started = time.perf_counter()
     simulate(inputs, make_policy(policy, inputs.r_static, inputs.dim, **options), scenario, stream)
     return time.perf_counter() - started

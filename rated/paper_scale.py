@@ -47,13 +47,13 @@ class PaperScale:
 
 
 def paper_scale_view(release: Release, retrievers: list[Retriever], trained: DenseRetriever,
-                     config: RatedConfig) -> PaperScale:  # fmt: skip
+                     settings: RatedConfig) -> PaperScale:  # fmt: skip
     """The paper-scale view of ``release`` (``rated.paper_scale.listings``) with ``retrievers`` carried onto it."""
-    listings = tuple(config.paper_scale.listings)
+    listings = tuple(settings.paper_scale.listings)
     view, rows, dropped = listing_view(release, listings)
     context.say(f"paper-scale view ({', '.join(listings)}): {len(view.corpus)} of {len(release.corpus)} tools")
     carried, skipped = view_retrievers(retrievers, view, rows)
-    carried += hybrid_retrievers(config, carried)
+    carried += hybrid_retrievers(settings, carried)
     view_trained = next(r for r in carried if r.name == trained.name)
     record = {"listings": list(listings), "tools": len(view.corpus), "full_tools": len(release.corpus),
               "queries_dropped": dropped, "skipped": skipped}  # fmt: skip

@@ -48,37 +48,37 @@ def catalog_infonce(query_vectors, tool_vectors, positives: list[list[int]], exc
     return torch.stack(losses).mean()
 
 
-def train_query_tower(data: TrainingQueries, tool_vectors: np.ndarray, config: TrainConfig, out_dir: Path,
+def train_query_tower(data: TrainingQueries, tool_vectors: np.ndarray, settings: TrainConfig, out_dir: Path,
                       seed: int, validate: Validation) -> TrainedEncoder:  # fmt: skip
     """Fine-tune a fresh query encoder on ``data`` against ``tool_vectors`` and save the best epoch to ``out_dir``."""
     import torch
 
     torch.manual_seed(seed)
-    device = pick_device(config.device)
-    model = build_query_tower(config, device=device)
+    device = pick_device(settings.device)
+    model = build_query_tower(settings, device=device)
     tools = torch.as_tensor(tool_vectors, dtype=torch.float32, device=device)
-    batches_per_epoch = max(1, -(-len(data) // config.batch_size))
-    optimizer = torch.optim.AdamW(model.parameters(), lr=config.learning_rate)
-    warmup = round(config.warmup_steps * batches_per_epoch * config.epochs) if config.warmup_steps < 1 \
-        else int(config.warmup_steps)  # fmt: skip
+    batches_per_epoch = max(1, -(-len(data) // settings.batch_size))
+    optimizer = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate)
+    warmup = round(settings.warmup_steps * batches_per_epoch * settings.epochs) if settings.warmup_steps < 1 \
+        else int(settings.warmup_steps)  # fmt: skip
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: min(1.0, (step + 1) / max(1, warmup)))
     curve = [{"epoch": 0, "validation_mrr": validate(model)}]
     best = (curve[0]["validation_mrr"], 0, copy.deepcopy(model.state_dict()))
     rng = np.random.default_rng(seed)
-    epochs = int(np.ceil(config.epochs))
+    epochs = int(np.ceil(settings.epochs))
     with context.phase("train the RATED query tower (steps)", batches_per_epoch * epochs) as training:
         for epoch in range(1, epochs + 1):
-            loss = _epoch(model, data, tools, config, optimizer, schedule, rng, training)
+            loss = _epoch(model, data, tools, settings, optimizer, schedule, rng, training)
             curve.append({"epoch": epoch, "train_loss": round(loss, 6), "validation_mrr": validate(model)})
             log.info("query tower epoch %d: loss %.4f, validation MRR %.4f", epoch, loss, curve[-1]["validation_mrr"])
             if curve[-1]["validation_mrr"] > best[0]:
                 best = (curve[-1]["validation_mrr"], epoch, copy.deepcopy(model.state_dict()))
-            elif epoch - best[1] >= config.patience:
+            elif epoch - best[1] >= settings.patience:
                 training.update(batches_per_epoch * epochs, batches_per_epoch * epochs)
                 break
     model.load_state_dict(best[2])
     _save(model, out_dir)
-    chosen = {k: getattr(config, k) for k in ("epochs", "batch_size", "learning_rate", "warmup_steps", "scale")}
+    chosen = {k: getattr(settings, k) for k in ("epochs", "batch_size", "learning_rate", "warmup_steps", "scale")}
     run = {"tool_tower": "frozen", "device": device, "queries": len(data), "source": data.name}
     return TrainedEncoder(
         path=out_dir,
@@ -89,7 +89,7 @@ def train_query_tower(data: TrainingQueries, tool_vectors: np.ndarray, config: T
     )
 
 
-def _epoch(model, data: TrainingQueries, tools, config: TrainConfig, optimizer, schedule, rng, training) -> float:
+def _epoch(model, data: TrainingQueries, tools, settings: TrainConfig, optimizer, schedule, rng, training) -> float:
     """One pass over ``data`` in a seeded order; the mean training loss."""
     import torch
     from sentence_transformers.util import batch_to_device
@@ -97,12 +97,12 @@ def _epoch(model, data: TrainingQueries, tools, config: TrainConfig, optimizer, 
     model.train()
     losses = []
     order = rng.permutation(len(data))
-    for start in range(0, len(order), config.batch_size):
-        batch = order[start : start + config.batch_size]
+    for start in range(0, len(order), settings.batch_size):
+        batch = order[start : start + settings.batch_size]
         features = batch_to_device(model.preprocess([data.texts[i] for i in batch]), tools.device)
         queries = torch.nn.functional.normalize(model(features)["sentence_embedding"], dim=1)
         loss = catalog_infonce(queries, tools, [data.positives[i] for i in batch], [data.excluded[i] for i in batch],
-                               config.scale)  # fmt: skip
+                               settings.scale)  # fmt: skip
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()

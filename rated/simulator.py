@@ -174,8 +174,8 @@ class FailureScenario:
         return ok if np.ndim(ok) else bool(ok)
 
 
-def make_scenario(kind: str, failing: np.ndarray, config: SimulationConfig) -> FailureScenario:
-    return FailureScenario(kind, failing, config.onset, config.recover_at, config.flap_down, config.flap_up)
+def make_scenario(kind: str, failing: np.ndarray, settings: SimulationConfig) -> FailureScenario:
+    return FailureScenario(kind, failing, settings.onset, settings.recover_at, settings.flap_down, settings.flap_up)
 
 
 @dataclass
@@ -262,16 +262,16 @@ def compute_metrics(
     fault: np.ndarray,
     executed: np.ndarray,
     scenario: FailureScenario,
-    config: SimulationConfig,
+    settings: SimulationConfig,
     theta: float,
 ) -> dict:
     """Post-Fail SR, FSR, adaptation steps (and readmission for ``recovery``) of one trace; ``pre_onset_sr``: the SR
     of the healthy steps before the onset (for a static ranker, its success@1 as the stream draws the queries)."""
-    start, end = config.post
+    start, end = settings.post
     post = slice(start - 1, end)
-    t_adapt, peak = adaptation_steps(success, config.onset, config.window, theta)
+    t_adapt, peak = adaptation_steps(success, settings.onset, settings.window, theta)
     metrics = {
-        "pre_onset_sr": float(np.mean(success[: config.onset])),
+        "pre_onset_sr": float(np.mean(success[: settings.onset])),
         "post_fail_sr": float(np.mean(success[post])),
         "fsr": float(np.mean(fault[post])),
         "adaptation_steps": t_adapt,
@@ -288,14 +288,14 @@ def run_simulation(
     policy: Policy,
     scenario: FailureScenario,
     seed: int,
-    config: SimulationConfig | None = None,
+    settings: SimulationConfig | None = None,
     theta: float = 0.9,
 ) -> SimulationResult:
     """One seeded run of one policy under one scenario."""
-    config = config or SimulationConfig()
-    stream = draw_stream(inputs.n_queries, config.steps, seed, inputs.popularity)
+    settings = settings or SimulationConfig()
+    stream = draw_stream(inputs.n_queries, settings.steps, seed, inputs.popularity)
     success, fault, executed = simulate(inputs, policy, scenario, stream)
-    metrics = compute_metrics(success, fault, executed, scenario, config, theta)
+    metrics = compute_metrics(success, fault, executed, scenario, settings, theta)
     return SimulationResult(success, fault, executed, metrics)
 
 
@@ -345,7 +345,7 @@ def run_experiment(
     seeds: Sequence[int] = (0, 1, 2, 3, 4),
     scenarios: Sequence[str] = ("persistent",),
     rhos: Sequence[float] = (0.2, 0.3),
-    config: SimulationConfig | None = None,
+    settings: SimulationConfig | None = None,
     keep_traces: bool = True,
     phase: str | None = None,
 ) -> Experiment:
@@ -357,7 +357,7 @@ def run_experiment(
     """
     from ecoagent.runtime import context
 
-    config = config or SimulationConfig()
+    settings = settings or SimulationConfig()
     _check_one_query_set(methods)
     per_scenario = [sum(m.scenarios is None or kind in m.scenarios for m in methods) for kind in scenarios]
     results: dict = {}
@@ -366,12 +366,12 @@ def run_experiment(
         for scenario_kind in scenarios:
             running = [m for m in methods if m.scenarios is None or scenario_kind in m.scenarios]
             for rho in rhos:
-                per_method, sums = _simulate_cell(running, scenario_kind, rho, seeds, config, simulating)
+                per_method, sums = _simulate_cell(running, scenario_kind, rho, seeds, settings, simulating)
                 for name, runs in per_method.items():
                     results.setdefault(name, {}).setdefault(scenario_kind, {})[f"{rho:g}"] = _aggregate(runs)
                     if keep_traces:
                         traces.setdefault((scenario_kind, rho), {})[name] = tuple(s / len(seeds) for s in sums[name])
-    return Experiment({"config": _config_record(config, seeds, scenarios, rhos), "results": results}, traces)
+    return Experiment({"config": _config_record(settings, seeds, scenarios, rhos), "results": results}, traces)
 
 
 def _check_one_query_set(methods: Sequence[Method]) -> None:
@@ -387,21 +387,21 @@ def _check_one_query_set(methods: Sequence[Method]) -> None:
 
 
 def _simulate_cell(running: Sequence[Method], scenario_kind: str, rho: float, seeds: Sequence[int],
-                   config: SimulationConfig, simulating: Phase) -> tuple[dict[str, list[dict]], dict]:  # fmt: skip
+                   settings: SimulationConfig, simulating: Phase) -> tuple[dict[str, list[dict]], dict]:  # fmt: skip
     """Every method of ``running`` on one (scenario, rho) over the seeds: each run's metrics, and the summed success
     and fault traces per method."""
     reference = running[0].inputs
-    theta = config.theta_for(rho)
+    theta = settings.theta_for(rho)
     per_method: dict[str, list[dict]] = {m.name: [] for m in running}
-    sums = {m.name: [np.zeros(config.steps), np.zeros(config.steps)] for m in running}
+    sums = {m.name: [np.zeros(settings.steps), np.zeros(settings.steps)] for m in running}
     for seed in seeds:
-        stream = draw_stream(reference.n_queries, config.steps, seed, reference.popularity)
-        failing = select_failing(stream, reference.gold, rho, config.skip_top, config.skip_rounding)
-        scenario = make_scenario(scenario_kind, failing, config)
+        stream = draw_stream(reference.n_queries, settings.steps, seed, reference.popularity)
+        failing = select_failing(stream, reference.gold, rho, settings.skip_top, settings.skip_rounding)
+        scenario = make_scenario(scenario_kind, failing, settings)
         for method in running:
             policy = method.build()
             success, fault, executed = simulate(method.inputs, policy, scenario, stream)
-            metrics = compute_metrics(success, fault, executed, scenario, config, theta)
+            metrics = compute_metrics(success, fault, executed, scenario, settings, theta)
             metrics["n_failing"] = len(failing)
             if hasattr(policy, "diagnostics"):
                 metrics["diagnostics"] = policy.diagnostics()
@@ -412,21 +412,21 @@ def _simulate_cell(running: Sequence[Method], scenario_kind: str, rho: float, se
     return per_method, sums
 
 
-def _config_record(config: SimulationConfig, seeds: Sequence[int], scenarios: Sequence[str],
+def _config_record(settings: SimulationConfig, seeds: Sequence[int], scenarios: Sequence[str],
                    rhos: Sequence[float]) -> dict:  # fmt: skip
     return {
         "seeds": list(seeds),
         "scenarios": list(scenarios),
         "rhos": list(rhos),
-        "steps": config.steps,
-        "onset": config.onset,
-        "post": list(config.post),
-        "window": config.window,
-        "theta": {f"{float(k):g}": float(v) for k, v in config.theta.items()},
-        "skip_top": config.skip_top,
-        "skip_rounding": config.skip_rounding,
-        "recover_at": config.recover_at,
-        "flapping": {"down": config.flap_down, "up": config.flap_up},
+        "steps": settings.steps,
+        "onset": settings.onset,
+        "post": list(settings.post),
+        "window": settings.window,
+        "theta": {f"{float(k):g}": float(v) for k, v in settings.theta.items()},
+        "skip_top": settings.skip_top,
+        "skip_rounding": settings.skip_rounding,
+        "recover_at": settings.recover_at,
+        "flapping": {"down": settings.flap_down, "up": settings.flap_up},
     }
 
 

@@ -55,30 +55,30 @@ def pick_device(setting: str) -> str:
     return resolve_device(setting)
 
 
-def build_encoder(config: TrainConfig, device: str = "cpu"):
+def build_encoder(settings: TrainConfig, device: str = "cpu"):
     """The untrained dual encoder (= RATED w/o Contrastive)."""
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.sentence_transformer import modules
 
-    if not config.tool_encoder:
-        model = SentenceTransformer(resolve_model_path(config.encoder, "rated.train.encoder"), device=device)
-        model.max_seq_length = config.max_length
+    if not settings.tool_encoder:
+        model = SentenceTransformer(resolve_model_path(settings.encoder, "rated.train.encoder"), device=device)
+        model.max_seq_length = settings.max_length
         return model
 
     router = modules.Router.for_query_document(
-        query_modules=_cls_tower(config.encoder, "rated.train.encoder", config.max_length),
-        document_modules=_cls_tower(config.tool_encoder, "rated.train.tool_encoder", config.max_length),
+        query_modules=_cls_tower(settings.encoder, "rated.train.encoder", settings.max_length),
+        document_modules=_cls_tower(settings.tool_encoder, "rated.train.tool_encoder", settings.max_length),
     )
     return SentenceTransformer(modules=[router], device=device)
 
 
-def build_query_tower(config: TrainConfig, device: str = "cpu"):
+def build_query_tower(settings: TrainConfig, device: str = "cpu"):
     """The untrained query encoder alone: the shared encoder, or an asymmetric pair's query tower (CLS pooling)."""
     from sentence_transformers import SentenceTransformer
 
-    if not config.tool_encoder:
-        return build_encoder(config, device)
-    return SentenceTransformer(modules=_cls_tower(config.encoder, "rated.train.encoder", config.max_length),
+    if not settings.tool_encoder:
+        return build_encoder(settings, device)
+    return SentenceTransformer(modules=_cls_tower(settings.encoder, "rated.train.encoder", settings.max_length),
                                device=device)  # fmt: skip
 
 
@@ -127,16 +127,16 @@ def _counting_steps(training: Phase):
 def train_encoder(
     pairs: TrainingPairs,
     corpus: Corpus,
-    config: TrainConfig,
+    settings: TrainConfig,
     out_dir: Path,
     seed: int,
     overrides: dict | None = None,
 ) -> TrainedEncoder:
-    """Fine-tune a fresh encoder on ``pairs`` with ``config`` (+ ``overrides``) and save it to ``out_dir``."""
+    """Fine-tune a fresh encoder on ``pairs`` with ``settings`` (+ ``overrides``) and save it to ``out_dir``."""
     from sentence_transformers import SentenceTransformerTrainer
     from sentence_transformers.sentence_transformer.losses import MultipleNegativesRankingLoss
 
-    settings = config.model_copy(update=overrides or {})
+    settings = settings.model_copy(update=overrides or {})
     device = pick_device(settings.device)
     model = build_encoder(settings, device=device)
     dataset = _dataset(pairs, corpus, settings.hard_negatives)
@@ -206,14 +206,14 @@ def _training_arguments(
     )
 
 
-def save_untrained(config: TrainConfig, out_dir: Path) -> Path:
+def save_untrained(settings: TrainConfig, out_dir: Path) -> Path:
     """Save the untrained encoder (an asymmetric one must be assembled before it can be loaded by path)."""
-    if not config.tool_encoder:
-        return Path(resolve_model_path(config.encoder, "rated.train.encoder"))
+    if not settings.tool_encoder:
+        return Path(resolve_model_path(settings.encoder, "rated.train.encoder"))
     if not (out_dir / "modules.json").exists():
         tmp = out_dir.with_name(out_dir.name + ".tmp")
         shutil.rmtree(tmp, ignore_errors=True)
-        build_encoder(config).save(str(tmp))
+        build_encoder(settings).save(str(tmp))
         shutil.rmtree(out_dir, ignore_errors=True)
         tmp.rename(out_dir)
     return out_dir

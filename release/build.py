@@ -78,7 +78,7 @@ The steps, each in its module: read the inputs (:mod:`release.inputs`), make the
 collect the release info and the manifest (:mod:`release.manifest`), score the baselines (:mod:`release.baselines`),
 write the changelog (:mod:`release.changelog`).
 
-Splits. Real queries arrive split (labeling/splits.py). Syn queries are split here with the same
+Splits. Real queries arrive split (:mod:`labeling.split`). Syn queries are split here with the same
 :func:`ecoagent.text.splits.assign_splits` (grouped by normalized text and near-duplicate cluster, a group's split a
 pure function of (seed, group id), ratios ``release.syn_split_ratios``, near-duplicates above
 ``label.dedup_threshold``, the same setting the gate's leakage check uses); groups that share a synth ``dedup_cluster``

@@ -11,7 +11,7 @@ from typing import Any
 
 import polars as pl
 
-from ecoagent.layout import CRAWL_FILES, HISTORY_FILES, LABEL_FILES, RELEASE_FILES, SCORE_FILES, SYNTH_FILES, RunLayout
+from ecoagent.layout import CRAWL_FILES, HISTORY_FILES, LABEL_FILES, RELEASE_FILES, SCORE_FILES, SYNTH_FILES
 from ecoagent.release_format.integrity import verify_release
 from ecoagent.release_format.reader import local_release
 from ecoagent.store import ArtifactStore
@@ -31,11 +31,6 @@ class ReleaseInputs:
     # `ecoagent history` folders (figure1.*, first_seen.parquet, tool_events.parquet), optional: the newest curve
     # found is used
     history_dirs: tuple[str, ...] = ()
-
-    @classmethod
-    def under(cls, layout: RunLayout) -> ReleaseInputs:
-        """The stage folders of one run root (and its history folder)."""
-        return cls(layout.crawl, layout.score, layout.synth, layout.label, (layout.history,))
 
 
 def _read_optional_json(store: ArtifactStore, name: str) -> Any:

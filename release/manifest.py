@@ -38,7 +38,10 @@ def _unique(frame: pl.DataFrame, column: str) -> list[str]:
     return sorted(str(v) for v in frame[column].drop_nulls().unique())
 
 
-def release_info(stage, config, prev, version, created, layout, files, stats) -> dict:
+def release_info(
+    stage: dict[str, Any], config: Config, prev: dict[str, Any] | None, version: str, created: str,
+    layout: dict[str, dict[str, str]], files: dict[str, dict], stats: dict[str, Any],
+) -> dict:
     """The release info of one build: the stage outputs' provenance, counts, models, seeds and scrubbed config."""
     synth_summary, label_summary = stage["synth_summary"], stage["label_summary"]
     syn_q = stage["syn_queries"]

@@ -68,7 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _config(args: argparse.Namespace, rerank_top: int = 0) -> SelectorConfig:
+def _settings(args: argparse.Namespace, rerank_top: int = 0) -> SelectorConfig:
     return SelectorConfig(rankers=tuple(args.rankers), core_tools=tuple(args.core_tool),
                           token_budget=args.token_budget, max_tools=args.max_tools, rerank_top=rerank_top)  # fmt: skip
 
@@ -86,8 +86,8 @@ def _serve(args: argparse.Namespace) -> int:
     started = time.monotonic()
     log = SelectionLog(args.log_dir / "selections.jsonl") if args.log_dir else None
     reranker = CrossEncoderScorer(args.reranker, setting="--reranker") if args.reranker else None
-    config = _config(args, args.rerank_top if args.reranker else 0)
-    selector = ToolSelector.from_release(args.release, config, args.dense_model, args.cache_dir, log, reranker,
+    settings = _settings(args, args.rerank_top if args.reranker else 0)
+    selector = ToolSelector.from_release(args.release, settings, args.dense_model, args.cache_dir, log, reranker,
                                          args.encoder_threads)  # fmt: skip
     authorizer = Authorizer(selector.registry, args.log_dir / "decisions.jsonl" if args.log_dir else None)
     batcher = batcher_for(selector, args.max_batch, args.batch_wait_ms / 1000) if args.max_batch > 0 else None
@@ -102,7 +102,7 @@ def _mcp(args: argparse.Namespace) -> int:
 
     from selector.mcp_server import McpSettings, SelectorMcp, scopes_argument, tokens_from_environment
 
-    settings = McpSettings(args.release, _config(args), scopes_argument(args.scope), args.dense_model,
+    settings = McpSettings(args.release, _settings(args), scopes_argument(args.scope), args.dense_model,
                            args.cache_dir, args.encoder_threads, args.watch_interval)  # fmt: skip
     tokens = tokens_from_environment() if args.transport == "http" else None
     server = SelectorMcp(settings, tokens)

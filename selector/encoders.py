@@ -203,8 +203,8 @@ def derived_model(spec: str, models_dir: Path = MODELS_DIR, documents: Sequence[
 
 
 def _max_seq_length(source: Path) -> int:
-    config = source / "sentence_bert_config.json"
-    return int(json.loads(config.read_text()).get("max_seq_length", 256)) if config.exists() else 256
+    config_file = source / "sentence_bert_config.json"
+    return int(json.loads(config_file.read_text()).get("max_seq_length", 256)) if config_file.exists() else 256
 
 
 def _build_onnx_int8(source: Path, folder: Path) -> None:

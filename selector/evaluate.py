@@ -67,26 +67,26 @@ def _row(method: str, query_set: str, k: int | None, chosen: list[list[int]], go
 
 
 def recall_vs_tokens(
-    release_folder: str | Path, config: EvalConfig | None = None, selector: ToolSelector | None = None
+    release_folder: str | Path, settings: EvalConfig | None = None, selector: ToolSelector | None = None
 ) -> list[dict]:
     """One row per (query set, method, k): recall, hit rate, mean tokens and their share of all tools."""
-    config = config or EvalConfig()
+    settings = settings or EvalConfig()
     release = load_release(release_folder)
     if selector is None:
-        selector = ToolSelector.from_release(release_folder, SelectorConfig(token_budget=config.token_budget),
-                                             config.dense_model, config.cache_dir)
+        selector = ToolSelector.from_release(release_folder, SelectorConfig(token_budget=settings.token_budget),
+                                             settings.dense_model, settings.cache_dir)
     registry = selector.registry
     if registry.ids != release.corpus.ids:
         raise ValueError("the selector's registry is not in the release's tool order")
     fused_selectors = {METHODS[3]: selector} | {
-        name: ToolSelector(registry, replace(selector.config, **fields), selector.dense.tool_vectors,
+        name: ToolSelector(registry, replace(selector.settings, **fields), selector.dense.tool_vectors,
                            selector.dense.encode_query)
-        for name, fields in config.variants.items()
+        for name, fields in settings.variants.items()
     }
     tokens, everyone = registry.tokens, np.arange(len(registry))
     all_tokens = int(tokens.sum())
     rows: list[dict] = []
-    for name in config.query_sets:
+    for name in settings.query_sets:
         queries = merged(release, name)
         if queries is None:
             continue
@@ -95,14 +95,14 @@ def recall_vs_tokens(
         lexical = np.stack([selector.lexical.scores(q, everyone, None, everyone) for q in queries.texts])
         vectors = [selector.dense.encode_query(q) for q in queries.texts]
         semantic = np.stack([selector.dense.scores("", everyone, v) for v in vectors])
-        for k in config.ks:
+        for k in settings.ks:
             bm25 = [[int(r) for r in row if lexical[i, r] > 0] for i, row in enumerate(top_k(lexical, k))]
             rows.append(_row("BM25 top-k", name, k, bm25, gold, tokens, all_tokens))
             rows.append(_row("dense top-k", name, k, [list(r) for r in top_k(semantic, k)], gold, tokens, all_tokens))
             for method, fused_selector in fused_selectors.items():
                 fused = [
                     [registry.row_of[t] for t in fused_selector.select_detailed(
-                        q, None, ["*"], config.token_budget, query_vector=v, max_tools=k).tool_ids]
+                        q, None, ["*"], settings.token_budget, query_vector=v, max_tools=k).tool_ids]
                     for q, v in zip(queries.texts, vectors, strict=True)
                 ]
                 rows.append(_row(method, name, k, fused, gold, tokens, all_tokens))

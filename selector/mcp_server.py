@@ -74,7 +74,7 @@ class Served:
 @dataclass
 class McpSettings:
     release: str | Path  # a release folder or its store URL
-    config: SelectorConfig = field(default_factory=SelectorConfig)
+    selector: SelectorConfig = field(default_factory=SelectorConfig)  # the selector's settings
     scopes: tuple[str, ...] = ()  # the caller's scopes when no token gives them
     dense_model: str | None = None  # None: the selector's default
     cache_dir: Path | None = None
@@ -178,7 +178,7 @@ class SelectorMcp:
     def _load(self, folder: str | Path, encoder) -> Served:
         s = self.settings
         kwargs = {"dense_model": s.dense_model} if s.dense_model else {}
-        selector = ToolSelector.from_release(folder, s.config, cache_dir=s.cache_dir, encoder=encoder,
+        selector = ToolSelector.from_release(folder, s.selector, cache_dir=s.cache_dir, encoder=encoder,
                                              encoder_threads=s.encoder_threads, **kwargs)  # fmt: skip
         return Served(str(folder), selector.registry.version or release_version(folder), selector,
                       Authorizer(selector.registry))  # fmt: skip

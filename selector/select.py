@@ -128,7 +128,7 @@ class ToolSelector:
     def __init__(
         self,
         registry: ToolRegistry,
-        config: SelectorConfig | None = None,
+        settings: SelectorConfig | None = None,
         tool_vectors: np.ndarray | None = None,
         encode_query: QueryEncoder | None = None,
         reranker: Reranker | None = None,
@@ -136,21 +136,21 @@ class ToolSelector:
     ):
         self.registry = registry
         self.encoder: DenseEncoder | None = None  # batch query encoding for the service (set by from_release)
-        self.config = config or SelectorConfig()
+        self.settings = settings or SelectorConfig()
         self.reranker = reranker
         self.log = log
-        if self.config.rerank_top and reranker is None:
+        if self.settings.rerank_top and reranker is None:
             raise ValueError("rerank_top > 0 needs a reranker")
-        self.lexical = LexicalScorer([t.document for t in registry.tools], self.config.lexical_stats)
+        self.lexical = LexicalScorer([t.document for t in registry.tools], self.settings.lexical_stats)
         self.dense: DenseScorer | None = None
-        if "dense" in self.config.rankers:
+        if "dense" in self.settings.rankers:
             if tool_vectors is None or encode_query is None:
                 raise ValueError("the dense ranker needs tool_vectors and encode_query (or rankers=('bm25',))")
             if len(tool_vectors) != len(registry):
                 raise ValueError(f"{len(tool_vectors)} tool vectors for {len(registry)} registry tools")
             self.dense = DenseScorer(tool_vectors, encode_query)
-        extra_core = [registry.row_of[c] for c in self.config.core_tools if c in registry.row_of]
-        missing = [c for c in self.config.core_tools if c not in registry.row_of]
+        extra_core = [registry.row_of[c] for c in self.settings.core_tools if c in registry.row_of]
+        missing = [c for c in self.settings.core_tools if c not in registry.row_of]
         if missing:
             raise ValueError(f"core tool(s) {missing} are not in the registry")
         self.core_rows = np.array(sorted(set(registry.core_rows.tolist()) | set(extra_core)), dtype=np.int64)
@@ -159,7 +159,7 @@ class ToolSelector:
     def from_release(
         cls,
         folder: str | Path,
-        config: SelectorConfig | None = None,
+        settings: SelectorConfig | None = None,
         dense_model: str = DEFAULT_DENSE_MODEL,
         cache_dir: Path | None = None,
         log: SelectionLog | None = None,
@@ -174,20 +174,20 @@ class ToolSelector:
         batch); the lexical index of the whole registry is built and the query encoder loaded here too, so the first
         request pays for none of them.
         """
-        config = config or SelectorConfig()
-        registry = ToolRegistry.from_release(folder, core_tools=config.core_tools)
+        settings = settings or SelectorConfig()
+        registry = ToolRegistry.from_release(folder, core_tools=settings.core_tools)
         vectors = None
-        if "dense" not in config.rankers:
+        if "dense" not in settings.rankers:
             encoder = None
         elif encoder is None or encoder.spec != dense_model:  # an encoder of the same model is reused (swaps)
             encoder = DenseEncoder(dense_model, cache_dir, threads=encoder_threads)
         if encoder is not None:
             vectors = encoder.encode_tools([t.document for t in registry.tools],
                                            fit_queries(folder) if encoder.needs_fitting else ())  # fmt: skip
-        selector = cls(registry, config, vectors, encoder.encode_query if encoder else None, reranker=reranker,
+        selector = cls(registry, settings, vectors, encoder.encode_query if encoder else None, reranker=reranker,
                        log=log)  # fmt: skip
         selector.encoder = encoder
-        if "bm25" in config.rankers:
+        if "bm25" in settings.rankers:
             selector.lexical.scores("", registry.rows_of_tenant(None), None, registry.rows_of_tenant(None))
         if encoder is not None:
             encoder.encode_queries(["warm-up"])  # a lazily loaded query model loads now, not on the first request
@@ -213,7 +213,7 @@ class ToolSelector:
 
     def _rank_rows(self, query: str, allowed_rows: np.ndarray, tenant: str | None, limit: int | None,
                    query_vector: np.ndarray | None, dense_scores: np.ndarray | None = None) -> np.ndarray:  # fmt: skip
-        cfg = self.config
+        cfg = self.settings
         limit = cfg.candidate_pool if limit is None else limit
         if not len(allowed_rows) or limit <= 0:
             return np.zeros(0, dtype=np.int64)
@@ -250,7 +250,7 @@ class ToolSelector:
         query_vector: np.ndarray | None = None,
         max_tools: int | None = None,
     ) -> Selection:
-        """:meth:`select` with the details; ``query_vector`` skips encoding, ``max_tools`` overrides the config."""
+        """:meth:`select` with the details; ``query_vector`` skips encoding, ``max_tools`` overrides the settings'."""
         return self.complete(self.prepare(query, task_state, caller_scopes, token_budget, tenant, max_tools),
                              query_vector)  # fmt: skip
 
@@ -263,7 +263,7 @@ class ToolSelector:
         before any encoder runs. The service encodes :attr:`PreparedSelection.query` in a batch with other
         requests' queries, then calls :meth:`complete`.
         """
-        cfg = self.config
+        cfg = self.settings
         budget = cfg.token_budget if token_budget is None else token_budget
         if budget <= 0:
             raise ValueError(f"token_budget must be positive, got {budget}")
@@ -297,7 +297,7 @@ class ToolSelector:
         return Selection(chosen, used, p.query, core_ids, self.registry.id_array[ranked].tolist(), selection_id)
 
     def _recent_rows(self, state: TaskState | None, mask: np.ndarray) -> list[int]:
-        if state is None or not self.config.keep_recent_tools:
+        if state is None or not self.settings.keep_recent_tools:
             return []
         rows = []
         for tool_id in dict.fromkeys(state.recent_tools):

@@ -236,7 +236,7 @@ def create_app(
     @app.get("/health")
     def health() -> dict:
         return {"status": "ok", "tools": len(selector.registry), "version": selector.registry.version,
-                "rankers": list(selector.config.rankers)}
+                "rankers": list(selector.settings.rankers)}
 
     # async handlers: checking, ranking and packing take well under a millisecond and run on the event loop; the
     # query encoding is awaited from the batcher's thread, so a request waiting for it holds no worker thread

@@ -213,10 +213,10 @@ def _registered_tool(call: Node, ctx: Ctx, mod: Module) -> Found | None:
     if method == "registerToolTask":
         flags.add("task_tool")
     if method in ("registerTool", "registerToolTask"):
-        config, cmod = ctx.deref(args[1], mod)
-        if config.type != "object":
+        tool_config, cmod = ctx.deref(args[1], mod)
+        if tool_config.type != "object":
             return Found(name, None, None, dict(_EMPTY_SCHEMA), mod.path, set(ctx.flags) | {"unresolved_config"})
-        entries = object_entries(config, ctx, cmod)
+        entries = object_entries(tool_config, ctx, cmod)
         title, description = _config_fields(entries, ctx)
         schema_entry = entries.get("inputSchema")
         params = input_schema(schema_entry[0], ctx, schema_entry[1]) if schema_entry else dict(_EMPTY_SCHEMA)

@@ -22,7 +22,7 @@ where it is defined: ``catalog`` (the JSON files, loading, shared readers of cat
 actions), ``tools`` (building the ExtractedTool), ``auth`` (credentials, endpoints, HTTP methods),
 ``parameters`` (properties -> JSON Schema).
 
-Counting rule (``COUNTING_RULE``, printed by the summary):
+Counting rule (``COUNTING_RULE``, kept in crawl_summary.json):
 """
 
 from __future__ import annotations

@@ -186,8 +186,8 @@ def _layout(folder: Path) -> tuple[dict, dict[str, dict[str, str]]]:
     return manifest, manifest.get("configs") or {}
 
 
-def _read(folder: Path, layout: dict, config: str, split: str) -> pl.DataFrame | None:
-    path = layout.get(config, {}).get(split)
+def _read(folder: Path, layout: dict, config_name: str, split: str) -> pl.DataFrame | None:
+    path = layout.get(config_name, {}).get(split)
     return pl.read_parquet(folder / path) if path else None
 
 
@@ -311,12 +311,12 @@ def query_set(release: Release, spec: str) -> QuerySet | None:
     return QuerySet.concat("+".join(p.name for p in parts), parts)
 
 
-def hf_data_files(release: str | Path, config: str) -> dict[str, str]:
+def hf_data_files(release: str | Path, config_name: str) -> dict[str, str]:
     """One config of a release as ``{split: file URL}``, what ``datasets.load_dataset("parquet", data_files=...)``
     reads wherever the release is (a local folder, or object storage through fsspec: the same files, no copy)."""
     store = ArtifactStore(str(release))
     store.require_committed(RELEASE_FILES.manifest, "release build")
     layout = store.read_json(RELEASE_FILES.manifest).get("configs") or {}
-    if config not in layout:
-        raise ReleaseUnreadable(f"{store.url()}: no config {config!r} in manifest.json; it has {sorted(layout)}")
-    return {split: store.url(path) for split, path in layout[config].items()}
+    if config_name not in layout:
+        raise ReleaseUnreadable(f"{store.url()}: no config {config_name!r} in manifest.json; it has {sorted(layout)}")
+    return {split: store.url(path) for split, path in layout[config_name].items()}

@@ -1,8 +1,9 @@
 """What a running step is handed: its settings, its folders, and one way to report progress and stats.
 
-A runner (the CLI's, or the Airflow task's: ``pipeline/runners``) makes a :class:`StepContext` for each stage it
-runs, installs it for the duration (:meth:`StepContext.running`) and reads back what the stage reported. The stage
-and every helper below it report through the context that is running, never through callbacks passed by hand:
+A runner (a :class:`pipeline.runner.Runner`: the CLI's :class:`pipeline.cli.CliRunner` or the Airflow task's
+:class:`pipeline.orchestration.TaskRunner`) makes a :class:`StepContext` for each stage it runs, installs it for the
+duration (:meth:`StepContext.running`) and reads back what the stage reported. The stage and every helper below it
+report through the context that is running, never through callbacks passed by hand:
 
 - :func:`phase` opens a named, counted step (``with phase("embed the catalog (e5)", total=n) as p: p.advance()``);
   the runner turns it into a progress bar or plain log lines with counts, rate and ETA;

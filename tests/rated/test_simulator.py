@@ -90,8 +90,8 @@ def test_a_method_can_be_limited_to_some_scenarios_and_reports_its_diagnostics()
     inputs = tiny_inputs()
     full = Method("full", "rated", inputs, {"diagonal": False}, ("persistent",))
     methods = [Method("static", "static", inputs), full]
-    config = SimulationConfig(steps=600, onset=200, post=(201, 600), window=50, theta={0.125: 0.9})
-    summary = run_experiment(methods, (0, 1), ("persistent", "recovery"), (0.125,), config).summary
+    settings = SimulationConfig(steps=600, onset=200, post=(201, 600), window=50, theta={0.125: 0.9})
+    summary = run_experiment(methods, (0, 1), ("persistent", "recovery"), (0.125,), settings).summary
     assert set(summary["results"]["static"]) == {"persistent", "recovery"}
     assert set(summary["results"]["full"]) == {"persistent"}
     diag = summary["results"]["full"]["persistent"]["0.125"]["diagnostics"]
@@ -115,7 +115,7 @@ def test_scenarios_status_over_time():
 
 
 def test_metrics_by_hand_on_a_tiny_trace():
-    config = SimulationConfig(steps=12, onset=4, post=(5, 8), window=2)
+    settings = SimulationConfig(steps=12, onset=4, post=(5, 8), window=2)
     success = np.array([1, 1, 0, 1, 0, 0, 1, 1, 1, 1, 0, 1], dtype=bool)
     fault = np.array([0, 0, 0, 0, 1, 1, 0, 0, 0, 1, 0, 0], dtype=bool)
     # windows of 2, ending at steps 2..12: 1, .5, .5, .5, 0, .5, 1, 1, 1, .5, .5
@@ -123,7 +123,7 @@ def test_metrics_by_hand_on_a_tiny_trace():
     # peak: windows ending at or before step 4 -> max(1, .5, .5) = 1
     # first window fully after the onset ends at step 6 (0); >= 0.9 first at the window ending at 8 -> AS = 2
     scenario = FailureScenario("persistent", np.array([0]), onset=4)
-    metrics = compute_metrics(success, fault, np.zeros(12, dtype=np.int64), scenario, config, theta=0.9)
+    metrics = compute_metrics(success, fault, np.zeros(12, dtype=np.int64), scenario, settings, theta=0.9)
     assert metrics["post_fail_sr"] == pytest.approx(0.5)  # steps 5..8: 0, 0, 1, 1
     assert metrics["fsr"] == pytest.approx(0.5)  # steps 5..8: 1, 1, 0, 0
     assert metrics["adaptation_steps"] == 2
@@ -159,9 +159,9 @@ def test_rated_avoids_failing_tools_far_better_than_static():
 
 def test_recovery_reports_readmission():
     inputs = tiny_inputs()
-    config = SimulationConfig(steps=3000, onset=1000, post=(1001, 2000), window=100, recover_at=2000)
+    settings = SimulationConfig(steps=3000, onset=1000, post=(1001, 2000), window=100, recover_at=2000)
     scenario = FailureScenario("recovery", np.array([0, 2]), onset=1000, recover_at=2000)
-    static = run_simulation(inputs, make_policy("static", inputs.r_static, 8), scenario, 0, config).metrics
+    static = run_simulation(inputs, make_policy("static", inputs.r_static, 8), scenario, 0, settings).metrics
     # the static ranker keeps picking both tools, so each runs again within a few steps of recovery
     assert static["readmission"]["readmitted"] == 2 and static["readmission"]["mean_steps"] < 20
 
@@ -171,11 +171,11 @@ def test_experiment_is_deterministic_and_json_ready():
     methods = [Method("Static", "static", inputs), Method("RATED", "rated", inputs), Method("Retry", "retry", inputs)]
     # 8 relevant tools, rho N = 1, the authors' floor (nothing skipped below 10 tools): the most frequent
     # query loses its best tool and keeps its twin
-    config = SimulationConfig(steps=3000, onset=1000, post=(1001, 3000), window=100, theta={0.125: 0.9},
+    settings = SimulationConfig(steps=3000, onset=1000, post=(1001, 3000), window=100, theta={0.125: 0.9},
                               skip_rounding="floor")  # fmt: skip
     kwargs = {"seeds": (0, 1, 2, 3, 4), "scenarios": ("persistent", "flapping", "recovery"), "rhos": (0.125,)}
-    first = run_experiment(methods, config=config, **kwargs)
-    second = run_experiment(methods, config=config, **kwargs)
+    first = run_experiment(methods, settings=settings, **kwargs)
+    second = run_experiment(methods, settings=settings, **kwargs)
     assert json.dumps(first.summary, sort_keys=True) == json.dumps(second.summary, sort_keys=True)
     cell = first.summary["results"]["Static"]["persistent"]["0.125"]
     assert set(cell) >= {"post_fail_sr", "fsr", "adaptation_steps", "sr_peak", "n_failing"}
@@ -207,13 +207,13 @@ def test_plot_traces_writes_one_png_per_scenario(tmp_path):
     from rated.plots import plot_traces
 
     inputs = tiny_inputs()
-    config = SimulationConfig(steps=400, onset=200, post=(201, 400), window=50, theta={0.125: 0.9})
+    settings = SimulationConfig(steps=400, onset=200, post=(201, 400), window=50, theta={0.125: 0.9})
     experiment = run_experiment(
         [Method("Static", "static", inputs), Method("RATED", "rated", inputs)],
         seeds=(0, 1),
         scenarios=("persistent", "recovery"),
         rhos=(0.125,),
-        config=config,
+        settings=settings,
     )
     paths = plot_traces(experiment.traces, tmp_path, window=50, onset=200, recover_at=300)
     assert sorted(p.name for p in paths) == ["dynamic_persistent_rho0.125.png", "dynamic_recovery_rho0.125.png"]

@@ -35,7 +35,7 @@ def _fitted(documents: tuple[str, ...]) -> BM25Retriever:
 def reference_rank(selector: ToolSelector, query: str, allowed_rows: np.ndarray, tenant: str | None,
                    query_vector: np.ndarray | None) -> list[int]:  # fmt: skip
     """``ToolSelector.rank`` before issue 24 (tenant statistics)."""
-    cfg = selector.config
+    cfg = selector.settings
     if not len(allowed_rows):
         return []
     rankings, weights = [], []

@@ -55,10 +55,10 @@ def has_role_prompts(spec: str) -> bool:
         path = Path(resolve_model_path(spec, "embedder"))
     except (ModelUnavailable, AttributeError):  # not a sentence-transformers package: unknown
         return True
-    config = path / "config_sentence_transformers.json"
-    if not config.is_file():
+    config_file = path / "config_sentence_transformers.json"
+    if not config_file.is_file():
         return not path.is_dir()  # a local folder without it has no prompts; a hub name: unknown
-    prompts = json.loads(config.read_text()).get("prompts") or {}
+    prompts = json.loads(config_file.read_text()).get("prompts") or {}
     return any(prompts.get(key) for key in ("query", "document", "passage"))
 
 

@@ -51,8 +51,9 @@ class _OnnxModel:
         from tokenizers import Tokenizer
 
         folder = Path(path)
-        config = folder / "sentence_bert_config.json"
-        self.max_length = int(json.loads(config.read_text()).get("max_seq_length") or 512) if config.exists() else 512
+        config_file = folder / "sentence_bert_config.json"
+        self.max_length = (int(json.loads(config_file.read_text()).get("max_seq_length") or 512)
+                           if config_file.exists() else 512)
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.enable_truncation(self.max_length)
         self.tokenizer.enable_padding()
