@@ -1,7 +1,7 @@
 """What a running step is handed: its settings, its folders, and one way to report progress and stats.
 
-A runner (a :class:`pipeline.runner.Runner`: the CLI's :class:`pipeline.cli.CliRunner` or the Airflow task's
-:class:`pipeline.orchestration.TaskRunner`) makes a :class:`StepContext` for each stage it runs, installs it for the
+A runner (a :class:`pipeline.runner.Runner`: the CLI's :class:`pipeline.cli.CliRunner`, or the base itself in an
+Airflow task, whose log is the console) makes a :class:`StepContext` for each stage it runs, installs it for the
 duration (:meth:`StepContext.running`) and reads back what the stage reported. The stage and every helper below it
 report through the context that is running, never through callbacks passed by hand:
 
