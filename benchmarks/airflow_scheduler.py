@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))  # run as a file: this checkout's packages and its
 
 from benchmarking.airflow_standalone import Standalone, free_port, progress_lines  # noqa: E402
 from benchmarking.checks import check, run_checked  # noqa: E402
-from ecoagent.layout import RATED_FILES, RELEASE_FILES, safe_run_id  # noqa: E402
+from ecoagent.layout import RATED_FILES, RELEASE_FILES  # noqa: E402
 from tests.dags.fixture_world import fixture_refresh_conf  # noqa: E402
 
 
@@ -130,7 +130,7 @@ def rated_by_the_release_event(airflow: Standalone, refresh_run: dict, release: 
     timings["rated_s"] = round(time.perf_counter() - t, 1)
     states = airflow.task_states("ecoagent_rated", rated_run["dag_run_id"])
     check(rated_run["state"] == "success", f"ecoagent_rated succeeded ({timings['rated_s']} s): {states}")
-    out = root / "runs" / safe_run_id(rated_run["dag_run_id"]) / "rated"
+    out = root / "rated" / release.name  # RATED.out_under: one folder per release
     metrics = json.loads((out / RATED_FILES.metrics).read_text())
     check(metrics["release"]["folder"] == str(release), f"it evaluated the refresh's release ({out})")
     check(metrics["profile"] == "fixture", "with the refresh's profile (fixture), under the refresh's root")

@@ -79,7 +79,7 @@ from benchmarking.celery_deployment import (  # noqa: E402
 from benchmarking.checks import CheckFailed, run_checked  # noqa: E402
 from benchmarking.checks import check as _check  # noqa: E402
 from benchmarking.record import add_record_option  # noqa: E402
-from ecoagent.layout import RATED_FILES, RELEASE_FILES, safe_run_id  # noqa: E402
+from ecoagent.layout import RATED_FILES, RELEASE_FILES  # noqa: E402
 from ecoagent.store import ArtifactStore  # noqa: E402
 from ecoagent.testing.standin_llm import StandInOpenAI  # noqa: E402
 from tests.dags.fixture_world import fixture_refresh_conf  # noqa: E402
@@ -483,7 +483,7 @@ def rated_on_the_gpu_queue(airflow: CeleryAirflow, profile: str, timeout_s: floa
     instances = airflow.task_instances("ecoagent_rated", run_id)
     queues = {t["task_id"]: t.get("queue") for t in instances}
     _check(result["state"] == "success", f"ecoagent_rated succeeded in {seconds} s, queues {queues}")
-    metrics = ArtifactStore(f"s3://{BUCKET}/refresh/runs/{safe_run_id(run_id)}/rated").read_json(RATED_FILES.metrics)
+    metrics = ArtifactStore(f"s3://{BUCKET}/refresh/rated/{VERSION}").read_json(RATED_FILES.metrics)
     _check(metrics["release"]["folder"] == conf["release"], "it evaluated the release on S3, metrics on S3")
     return {"seconds": seconds, "queues": queues, "stages": stage_times(instances)}
 
