@@ -1,18 +1,24 @@
 """Two runs of the pipeline compared file by file: which files are byte-identical, which differ, which are new.
 
     .venv/bin/python benchmarks/compare_runs.py --before RUN_A --after RUN_B [--version V] [--note TEXT ...]
-        [--record NAME]
+        [--rated-before DIR --rated-after DIR] [--record NAME]
 
 A run is the folder ``ecoagent run --out RUN`` writes (``crawl/``, ``score/``, ``synth/``, ``label/``,
 ``release/<version>/``). Every file of those folders is hashed with sha256; the table lists the data files
 (Parquet), the summary counts every file. Summaries, gate reports and the card carry times and dates, so they are
 expected to differ; a data file that differs is the finding. What a change means to alter is said with ``--note``.
+
+``--rated-before`` / ``--rated-after``: two ``ecoagent rated`` folders of the same release and settings, compared
+too: ``metrics.json`` with its timings left out (every ``seconds`` key and Table 3's latencies), and the lines of
+``report.md`` that differ.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import hashlib
+import json
 import sys
 from pathlib import Path
 
@@ -47,14 +53,43 @@ def compare(before: dict[str, str], after: dict[str, str]) -> dict[str, list[str
     }
 
 
+TIMINGS = ("seconds", "table3")  # metrics.json's keys that hold a wall time: they differ from run to run
+
+
+def without_timings(value: object) -> object:
+    """``value`` (a ``metrics.json``) with every key in :data:`TIMINGS` left out, at any depth."""
+    if isinstance(value, dict):
+        return {k: without_timings(v) for k, v in value.items() if k not in TIMINGS}
+    if isinstance(value, list):
+        return [without_timings(v) for v in value]
+    return value
+
+
+def compare_rated(before: Path, after: Path) -> dict[str, object]:
+    """Two RATED folders: whether their metrics agree but for timings, and the report lines that differ."""
+    metrics = [json.loads((folder / "metrics.json").read_text(encoding="utf-8")) for folder in (before, after)]
+    reports = [(folder / "report.md").read_text(encoding="utf-8").splitlines() for folder in (before, after)]
+    changed = [line for line in difflib.unified_diff(*reports, lineterm="", n=0)
+               if line.startswith(("-", "+")) and not line.startswith(("---", "+++"))]  # fmt: skip
+    return {
+        "rated metrics.json equal but for timings": without_timings(metrics[0]) == without_timings(metrics[1]),
+        "rated report.md lines that differ (before + after)": len(changed),
+        "rated report.md differing lines": changed,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", type=Path, required=True)
     parser.add_argument("--after", type=Path, required=True)
     parser.add_argument("--version", default="2026.12.1", help="the release version both runs built")
     parser.add_argument("--note", action="append", default=[], help="what the change means to alter (repeatable)")
+    parser.add_argument("--rated-before", type=Path, help="an `ecoagent rated` folder of the before code")
+    parser.add_argument("--rated-after", type=Path, help="the after code's folder, same release and settings")
     add_record_option(parser)
     args = parser.parse_args()
+    if (args.rated_before is None) != (args.rated_after is None):
+        parser.error("--rated-before and --rated-after go together")
 
     before, after = checksums(args.before, args.version), checksums(args.after, args.version)
     outcome = compare(before, after)
@@ -66,7 +101,13 @@ def main() -> None:
     figures = {k: len(v) for k, v in outcome.items()}
     figures["data files (Parquet) identical"] = f"{sum(r[3] == 'identical' for r in rows)} of {len(rows)}"
     figures["the files that differ"] = ", ".join(outcome["differs"]) or "none"
+    notes = list(args.note)
+    if args.rated_before is not None:
+        rated = compare_rated(args.rated_before, args.rated_after)
+        notes += [f"report.md: {line}" for line in rated.pop("rated report.md differing lines")]
+        figures.update(rated)
     print("\n".join(f"{k}: {v}" for k, v in figures.items()))
+    print("\n".join(notes[len(args.note):]))
     if args.record:
         write_record(
             args.record,
@@ -77,7 +118,7 @@ def main() -> None:
             figures=figures,
             target="every data file byte-identical except those the change means to alter",
             tables=[{"columns": columns, "rows": rows, "caption": "The data files of both runs."}],
-            notes=args.note,
+            notes=notes,
         )
 
 

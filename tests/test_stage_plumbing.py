@@ -112,9 +112,16 @@ def test_the_callback_check_catches_a_planted_one(planted: str) -> None:
     'crawl_dir = inputs["crawl"]',
     'crawl_dir = ctx.input("crawl")',
     'summary = {"stage": "synth", "tools": 3}',
+    'out = layout.folder("rated")',  # the downstream stage is checked like the others
+    'STAGE = "rated"',
 ])  # fmt: skip
 def test_the_name_check_catches_a_planted_spelling(planted: str) -> None:
     assert spelled_stage_names(ast.parse(planted))
+
+
+def test_the_downstream_stages_are_in_the_checked_list() -> None:
+    # RATED is a stage of the contract (pipeline.stages.DOWNSTREAM): its name is spelled on it alone
+    assert {"crawl", "score", "synth", "label", "release", "rated"} <= STAGE_NAMES
 
 
 def test_the_name_check_leaves_other_words_alone() -> None:

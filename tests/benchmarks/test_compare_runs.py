@@ -3,6 +3,7 @@ record it writes."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import polars as pl
@@ -43,3 +44,28 @@ def test_two_runs_compared_file_by_file(tmp_path: Path, results_dir: Path) -> No
     record = record_written(results_dir, "smoke-compare")
     assert record["figures"]["differs"] == 2 and record["notes"] == ["the reliability changes"]
     assert len(record["tables"][0]["rows"]) == 3
+
+
+def _rated(folder: Path, seconds: float, mrr: float, latency: float) -> Path:
+    folder.mkdir(parents=True)
+    metrics = {"seconds": seconds, "table1": {"workflows/test": {"RATED (Full)": {"mrr": mrr, "seconds": seconds}}},
+               "table3": {"encode only": {"p50_ms": latency}}}  # fmt: skip
+    (folder / "metrics.json").write_text(json.dumps(metrics))
+    (folder / "report.md").write_text(f"# RATED\n\nthe whole run took {seconds} s\n\n| MRR | {mrr} |\n")
+    return folder
+
+
+def test_two_rated_folders_compared_but_for_timings(tmp_path: Path) -> None:
+    runs = [_run(tmp_path / name, 0.9, extra=False) for name in ("a", "b")]
+    same = [_rated(tmp_path / "r1", 80.2, 0.5, 16.6), _rated(tmp_path / "r2", 101.2, 0.5, 13.3)]
+    ran = run_script("compare_runs", "--before", runs[0], "--after", runs[1],
+                     "--rated-before", same[0], "--rated-after", same[1])  # fmt: skip
+    assert ran.code == 0, ran
+    assert "rated metrics.json equal but for timings: True" in ran.out
+    assert "rated report.md lines that differ (before + after): 2" in ran.out  # the total time, before and after
+    other = _rated(tmp_path / "r3", 80.2, 0.6, 16.6)  # a figure moved: found
+    ran = run_script("compare_runs", "--before", runs[0], "--after", runs[1],
+                     "--rated-before", same[0], "--rated-after", other)  # fmt: skip
+    assert "rated metrics.json equal but for timings: False" in ran.out, ran
+    alone = run_script("compare_runs", "--before", runs[0], "--after", runs[1], "--rated-before", same[0])
+    assert alone.code == 2 and "go together" in alone.err
