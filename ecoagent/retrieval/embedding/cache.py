@@ -81,7 +81,10 @@ class Embedder:
         setting: str = "embedder",
         role: str | None = None,
         device: str = "cpu",
+        key: str | None = None,
     ):
+        # key: the name the vectors are filed under (default: spec); a model trained into a folder is filed under
+        # its weights' fingerprint, so a copy of the folder elsewhere reads the vectors the original wrote.
         # role "query" / "document": encode with the model's query or document route and prompt (an
         # asymmetric dual encoder, e5's prefixes); None: plain encode, as the scoring stages do.
         if role not in (None, "query", "document"):
@@ -94,7 +97,8 @@ class Embedder:
         self.batch_size = batch_size
         self.device = device  # auto | cpu | cuda (embedding.device): where the model runs when it has to
         self._model = None
-        safe = hashlib.sha256((spec if role is None else f"{spec}|{role}").encode()).hexdigest()[:12]
+        filed = key or spec
+        safe = hashlib.sha256((filed if role is None else f"{filed}|{role}").encode()).hexdigest()[:12]
         self.cache_path = cache_dir / f"{safe}.npz" if cache_dir else None
         self.parts_dir = _parts_dir(self.cache_path) if self.cache_path else None
         self._cache: dict[str, np.ndarray] = {}
