@@ -120,3 +120,18 @@ def test_the_chunks_go_longest_first_as_one_call_would_batch_them(tmp_path):
     vectors = embedder.encode(texts, phase="embed")
     assert sorted(seen) == sorted(texts) and [len(t) for t in seen] == sorted((len(t) for t in texts), reverse=True)
     assert np.array_equal(vectors, Embedder(MODEL, None, batch_size=16).model.encode(texts).astype(np.float32))
+
+
+def test_a_model_filed_under_a_key_is_found_from_another_folder(tmp_path):
+    # a trained model read back from another copy of its folder (a RATED step run alone) reads the vectors the
+    # run that trained it wrote: they are filed under the key (its weights' fingerprint), not the path
+    from ecoagent.retrieval.embedding.models import resolve_model_path
+
+    folder = resolve_model_path(MODEL, "embedder")
+    trained = Embedder(str(folder), tmp_path, key="trained-abc")
+    vecs = trained.encode(["search the web"])
+    copy = Embedder(str(tmp_path / "elsewhere" / "model"), tmp_path, key="trained-abc")
+    assert copy.cache_path == trained.cache_path
+    np.testing.assert_array_equal(copy.encode(["search the web"]), vecs)
+    assert copy._model is None and (copy.hits, copy.misses) == (1, 0)
+    assert Embedder(str(folder), tmp_path).cache_path != trained.cache_path  # without a key: filed by the path
