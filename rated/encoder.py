@@ -54,11 +54,12 @@ def selection_queries(release: Release, settings: RatedConfig) -> QuerySet | Non
 def trained_retriever(path: Path, fingerprint: str, cache_dir: Path | None, settings: TrainConfig,
                       name: str = "RATED (Full)") -> DenseRetriever:  # fmt: skip
     """The trained encoder as a retriever; with a frozen tool tower, the tools keep the untrained encoder's vectors."""
-    # the weights' fingerprint keys the vector cache, not the folder's path: a retrained model never reuses stale
-    # vectors, and the model read back from another copy of the RATED folder (a step run alone, a DAG task) reads
-    # the vectors the run that trained it wrote, so its figures are the same bytes
+    # the weights' fingerprint keys the vector cache: a retrained model never reuses stale vectors. Inside it, the
+    # vectors are filed by the model folder's name, not its whole path, so the model read back from another copy of
+    # the RATED folder (a step run alone, a DAG task) reads the vectors the run that trained it wrote: a query's
+    # vector depends in its last bits on the batch it was embedded in, and Table 2's full-matrix rows amplify them
     cache = cache_dir / f"trained-{fingerprint}" if cache_dir else None
-    key = f"trained-{fingerprint}"
+    key = f"trained-{fingerprint}|{path.name}"
     if settings.tool_tower == "frozen":
         return DenseRetriever(name, str(path), tool_model=settings.tool_encoder or settings.encoder,
                               cache_dir=cache_dir, query_cache_dir=cache, device=settings.device,
