@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
 from benchmarking.record import add_record_option, write_record
-from ecoagent.layout import RunLayout
+from ecoagent.layout import RATED_FILES, RunLayout
 from ecoagent.stage import Published
 from ecoagent.text.markdown import markdown_table
 from pipeline.stages import STAGES, releases_folder
@@ -67,8 +67,8 @@ def without_timings(value: object) -> object:
 
 def compare_rated(before: Path, after: Path) -> dict[str, object]:
     """Two RATED folders: whether their metrics agree but for timings, and the report lines that differ."""
-    metrics = [json.loads((folder / "metrics.json").read_text(encoding="utf-8")) for folder in (before, after)]
-    reports = [(folder / "report.md").read_text(encoding="utf-8").splitlines() for folder in (before, after)]
+    metrics = [json.loads((folder / RATED_FILES.metrics).read_text(encoding="utf-8")) for folder in (before, after)]
+    reports = [(folder / RATED_FILES.report).read_text(encoding="utf-8").splitlines() for folder in (before, after)]
     changed = [line for line in difflib.unified_diff(*reports, lineterm="", n=0)
                if line.startswith(("-", "+")) and not line.startswith(("---", "+++"))]  # fmt: skip
     return {
