@@ -29,6 +29,7 @@ from ecoagent.layout import RATED_FILES, RunLayout
 from ecoagent.stage import Published
 from ecoagent.text.markdown import markdown_table
 from pipeline.stages import STAGES, releases_folder
+from rated.stage import without_timings
 
 
 def checksums(run: Path, version: str) -> dict[str, str]:
@@ -51,18 +52,6 @@ def compare(before: dict[str, str], after: dict[str, str]) -> dict[str, list[str
         "new": sorted(set(after) - set(before)),
         "gone": sorted(set(before) - set(after)),
     }
-
-
-TIMINGS = ("seconds", "table3")  # metrics.json's keys that hold a wall time: they differ from run to run
-
-
-def without_timings(value: object) -> object:
-    """``value`` (a ``metrics.json``) with every key in :data:`TIMINGS` left out, at any depth."""
-    if isinstance(value, dict):
-        return {k: without_timings(v) for k, v in value.items() if k not in TIMINGS}
-    if isinstance(value, list):
-        return [without_timings(v) for v in value]
-    return value
 
 
 def compare_rated(before: Path, after: Path) -> dict[str, object]:

@@ -20,7 +20,7 @@ needs.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -31,6 +31,7 @@ from ecoagent.release_format.reader import Release, load_release
 from ecoagent.retrieval.evaluation import offline_table
 from ecoagent.retrieval.rankers import DenseRetriever, Retriever
 from ecoagent.runtime import context
+from ecoagent.stage import Step
 from ecoagent.store import ArtifactStore
 from rated.streams import first_query_set
 from rated.table2 import dynamic_evaluation, table2_statics
@@ -41,8 +42,6 @@ if TYPE_CHECKING:
 # workflows-title: the same workflow queries by their title alone (the underspecified track)
 TABLE1_SETS = ("syn/test", "real/test", "workflows/test", "workflows-title/test", "gold/test", "syn/cold_start",
                "real/cold_start", "workflows/cold_start")  # fmt: skip
-# the step files whose records make metrics.json, in the order they run
-RECORDED_STEPS = ("train", "table1", "table2", "paper_scale", "table3")
 
 
 class Workbench:
@@ -165,9 +164,10 @@ STEP_WORK: dict[str, Callable[[Workbench], dict]] = {
 }  # fmt: skip
 
 
-def metrics_from_files(store: ArtifactStore) -> dict:
-    """``metrics.json``: the run's inputs (from the train step's file) and every step's record, the seconds summed."""
-    files = {name: store.read_json(getattr(RATED_FILES, name)) for name in RECORDED_STEPS}
+def metrics_from_files(store: ArtifactStore, recorded: Sequence[Step]) -> dict:
+    """``metrics.json``: the run's inputs (from the train step's file) and the record in each of the ``recorded``
+    steps' files, in their order, the seconds summed."""
+    files = {step.name: store.read_json(step.output) for step in recorded}
     run = files["train"]["inputs"]  # the same in every step's file: its fingerprint covers them
     metrics = {
         "release": {"folder": run["release"]["folder"], "version": run["release"]["version"]},
@@ -175,17 +175,17 @@ def metrics_from_files(store: ArtifactStore) -> dict:
         "seed": run["seed"],
         "settings": run["settings"],
     }
-    for name in RECORDED_STEPS:
-        metrics.update(files[name]["record"])
-    metrics["seconds"] = round(sum(files[name]["seconds"] for name in RECORDED_STEPS), 1)
+    for file in files.values():
+        metrics.update(file["record"])
+    metrics["seconds"] = round(sum(file["seconds"] for file in files.values()), 1)
     return metrics
 
 
-def report(store: ArtifactStore) -> dict:
-    """``metrics.json`` and ``report.md`` from the step files in ``store``; the metrics."""
+def report(store: ArtifactStore, recorded: Sequence[Step]) -> dict:
+    """``metrics.json`` and ``report.md`` from the ``recorded`` steps' files in ``store``; the metrics."""
     from rated.report import render_report
 
-    metrics = metrics_from_files(store)
+    metrics = metrics_from_files(store, recorded)
     store.write_json(metrics, RATED_FILES.metrics)
     store.write_text(render_report(metrics), RATED_FILES.report)
     return metrics

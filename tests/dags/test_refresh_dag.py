@@ -20,6 +20,7 @@ import pytest
 from airflow.models import DagBag
 
 from pipeline.orchestration import rated_settings
+from rated.stage import without_timings
 from tests.dags.conftest import AIRFLOW_ENV, DAGS_FOLDER, REPO
 from tests.dags.fixture_world import fixture_refresh_conf
 
@@ -69,18 +70,6 @@ def test_refresh_end_to_end_with_dag_test(world) -> None:
     world["event_extra"] = extras[-1]
 
 
-TIMINGS = {"seconds", "table3"}  # what two runs of the same steps differ in: wall times, Table 3's latencies
-
-
-def _without_timings(value):
-    """``value`` with every entry of :data:`TIMINGS` left out, however deep."""
-    if isinstance(value, dict):
-        return {k: _without_timings(v) for k, v in value.items() if k not in TIMINGS}
-    if isinstance(value, list):
-        return [_without_timings(v) for v in value]
-    return value
-
-
 def test_rated_through_the_cli_then_the_dag_into_one_folder(world) -> None:
     """``ecoagent rated`` on the refresh's release, then the downstream DAG with the settings its asset event carries:
     both write the one folder the layout names for the release, ``<root>/rated/<version>`` (fixture profile, under the
@@ -113,7 +102,7 @@ def test_rated_through_the_cli_then_the_dag_into_one_folder(world) -> None:
     assert not list(root.glob("runs/*/rated"))  # no second folder per DAG run
     assert (out / "model" / "rated_train.json").read_bytes() == trained  # not trained again
     metrics = json.loads((out / "metrics.json").read_text())
-    assert _without_timings(metrics) == _without_timings(by_cli)  # the same steps on the same release and settings
+    assert without_timings(metrics) == without_timings(by_cli)  # the same steps on the same release and settings
     assert metrics["release"]["folder"] == str(release)
     assert metrics["profile"] == "fixture" and metrics["settings"]["simulation"]["seeds"] == [0, 1]
     real = metrics["table1"]["real/test"]["RATED (Full)"]

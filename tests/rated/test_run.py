@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from ecoagent.config import load_config
-from rated.stage import rated_run
+from rated.stage import rated_run, without_timings
 
 SMALL = [
     "rated.train.epochs=1",
@@ -170,10 +170,6 @@ def test_validation_choice_and_figure4_grids(run) -> None:
     assert fig["a"]["w1"] == [0.75] and len(fig["b"]["fsr"]) == 1 and fig["rate"] == 0.2
 
 
-def _without_seconds(value):
-    if isinstance(value, dict):
-        return {k: _without_seconds(v) for k, v in value.items() if k != "seconds"}
-    return [_without_seconds(v) for v in value] if isinstance(value, list) else value
 
 
 def test_table2_alone_reuses_training_and_the_other_steps(run, workflow_release: Path, monkeypatch) -> None:
@@ -192,7 +188,7 @@ def test_table2_alone_reuses_training_and_the_other_steps(run, workflow_release:
     assert again.lines[0].startswith("train: reused train.json") and again.lines[1].startswith("table2: ran")
     assert again.lines[2].startswith("report: ran") and len(again.lines) == 3
     assert {name: (out / f"{name}.json").read_bytes() for name in files} == files
-    assert _without_seconds(again.metrics) == _without_seconds(metrics)
+    assert without_timings(again.metrics, ("seconds",)) == without_timings(metrics, ("seconds",))  # Table 3 reused
     assert json.loads((out / "metrics.json").read_text()) == again.metrics
 
     # a Table 2 setting changed: the train step's file no longer matches (its model is still reused: no training),
