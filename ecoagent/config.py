@@ -66,6 +66,14 @@ class EmbeddingConfig(Section):
     device: Literal["auto", "cpu", "cuda"] = "cpu"
 
 
+class EvaluationConfig(Section):
+    """What every Table 1 shares (RATED's report and the release card's lexical rows)."""
+
+    # the head of a task set: its train split's N most required tools; a test query with none of them is in the
+    # set's `tail` subset (ecoagent/retrieval/head_tail.py)
+    head_tools: Count = 20
+
+
 class EmbeddedLLMConfig(Section):
     """The llama.cpp server (xllamacpp) the pipeline starts itself on 127.0.0.1."""
 
@@ -116,6 +124,7 @@ class Config(Section):
     # when output is not a terminal (a log file, an Airflow task log): a plain progress line this often
     progress_interval_s: float = Field(15.0, gt=0)
     embedding: EmbeddingConfig = EmbeddingConfig()
+    evaluation: EvaluationConfig = EvaluationConfig()
     llm: LLMConfig = LLMConfig()
 
     def resolve_path(self, value: str) -> Path:

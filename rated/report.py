@@ -64,7 +64,13 @@ def table1(metrics: dict, title: str = "## Table 1: offline retrieval") -> list[
         "construction, graded 2 where the title names the tool's service, 1 where only the description does), "
         "`workflows-title/test` the same queries by their title alone; their splits are temporal (test = the newest "
         f"months). Every set: {ALTERNATIVE_RULE}. stale@5: the share of the top 5 that are deprecated or removed "
-        "tools while an active tool of the same service exists (`ecoagent/retrieval/stale.py`)."
+        "tools while an active tool of the same service exists (`ecoagent/retrieval/stale.py`). "
+        "`popularity (train frequency)` ranks every tool by how many of the set's train queries require it, the "
+        "same list for every query: the floor a retriever must clear to be said to read the query. "
+        f"`<set>:tail` holds the queries requiring none of the {_head_size(metrics)} tools train requires most, "
+        "`<set>:unseen` those requiring a tool no train query requires (`ecoagent/retrieval/head_tail.py`). "
+        "MRR (tools): MRR averaged over the required tools, each tool the mean over the queries requiring it "
+        "(`ecoagent/retrieval/tool_macro.py`)."
     )
     for set_name, results in metrics["table1"].items():
         lines += ["", f"### {set_name}", ""]
@@ -75,16 +81,23 @@ def table1(metrics: dict, title: str = "## Table 1: offline retrieval") -> list[
         subset = set_name.split("/")[0]
         rows = []
         for name, values in results.items():
-            paper = TABLE1.get(_paper_row_table1(name) or "", {}).get(subset) if "cold_start" not in set_name else None
+            paper = (TABLE1.get(_paper_row_table1(name) or "", {}).get(subset)
+                     if "cold_start" not in set_name and ":" not in set_name else None)  # fmt: skip
             cells = [name, str(values["queries"])]
             for i, metric in enumerate(("mrr", "recall@1", "recall@5")):
                 cells.append(f"{_num(values[metric])} ({_num(paper[i]) if paper else '–'})")
-            cells += [_interval(values.get("mrr_ci95")), _num(values.get("success@1")), _num(values["ndcg@10"]),
-                      _stale(values)]  # fmt: skip
+            cells += [_interval(values.get("mrr_ci95")), _num(values.get("mrr_tools_macro")),
+                      _num(values.get("success@1")), _num(values["ndcg@10"]), _stale(values)]  # fmt: skip
             rows.append(cells)
         lines += markdown_table(["Method", "Queries", "MRR (paper)", "Recall@1 (paper)", "Recall@5 (paper)",
-                                 "MRR 95 % CI", "Success@1", "nDCG@10", "stale@5 [95 % CI]"], rows, 1)  # fmt: skip
+                                 "MRR 95 % CI", "MRR (tools)", "Success@1", "nDCG@10", "stale@5 [95 % CI]"], rows,
+                                1)  # fmt: skip
     return lines
+
+
+def _head_size(metrics: dict) -> str:
+    """``evaluation.head_tools`` of the run (``N`` for a run recorded before it was a setting)."""
+    return str((metrics.get("evaluation") or {}).get("head_tools", "N"))
 
 
 def _stale(values: dict) -> str:
@@ -743,7 +756,7 @@ def paper_scale(metrics: dict) -> list[str]:
         "fitted again); a query stays only when every tool it requires is in the view. Queries left out: "
         f"{dropped or 'none'}." + (f" Not carried: {scale['skipped']}." if scale["skipped"] else ""),
         "",
-        *table1(scale, "### Table 1 at the paper's scale"),
+        *table1({**scale, "evaluation": metrics.get("evaluation")}, "### Table 1 at the paper's scale"),
     ]
     if scale.get("table2"):
         lines += ["", *table2(scale, "### Table 2 at the paper's scale")]

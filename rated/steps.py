@@ -39,9 +39,11 @@ from rated.table2 import dynamic_evaluation, table2_statics
 if TYPE_CHECKING:
     from rated.encoder import EncoderChoice
 
-# workflows-title: the same workflow queries by their title alone (the underspecified track)
-TABLE1_SETS = ("syn/test", "real/test", "workflows/test", "workflows-title/test", "gold/test", "syn/cold_start",
-               "real/cold_start", "workflows/cold_start")  # fmt: skip
+# workflows-title: the same workflow queries by their title alone (the underspecified track); name:tail and
+# name:unseen: the queries away from train's head (ecoagent/retrieval/head_tail.py)
+TABLE1_SETS = ("syn/test", "real/test", "workflows/test", "workflows/test:tail", "workflows/test:unseen",
+               "workflows-title/test", "workflows-title/test:tail", "workflows-title/test:unseen", "gold/test",
+               "syn/cold_start", "real/cold_start", "workflows/cold_start")  # fmt: skip
 
 
 class Workbench:
@@ -59,14 +61,16 @@ class Workbench:
 
     @property
     def inputs(self) -> dict:
-        """What every step's output is computed from: the release (its manifest's sha256), the profile, the seed and
-        the RATED settings; each step's file is reused only while these are the same."""
+        """What every step's output is computed from: the release (its manifest's sha256), the profile, the seed,
+        the RATED settings and the evaluation settings Table 1 shares; each step's file is reused only while these are
+        the same."""
         manifest = (self.release.folder / RELEASE_FILES.manifest).read_bytes()
         release = {"folder": self.release.location, "version": self.release.version,
                    "manifest_sha256": hashlib.sha256(manifest).hexdigest()}  # fmt: skip
         config = self.config
         return {"release": release, "profile": config.profile, "seed": config.seed,
-                "settings": config.rated.model_dump(mode="json")}  # fmt: skip
+                "settings": config.rated.model_dump(mode="json"),
+                "evaluation": config.evaluation.model_dump(mode="json")}  # fmt: skip
 
     @cached_property
     def encoder(self) -> EncoderChoice:
@@ -105,7 +109,8 @@ def train(bench: Workbench) -> dict:
 
 def table1(bench: Workbench) -> dict:
     retrievers, skipped = bench.table1_retrievers
-    table, judged = offline_table(bench.release, retrievers, TABLE1_SETS, bench.config.seed)
+    config = bench.config
+    table, judged = offline_table(bench.release, retrievers, TABLE1_SETS, config.seed, config.evaluation.head_tools)
     context.say("Table 1 done")
     return {"skipped": skipped, "table1": table, "table1_sets": judged}
 
@@ -127,7 +132,8 @@ def paper_scale(bench: Workbench) -> dict:
     if not config.rated.paper_scale.listings:
         return {"paper_scale": None}
     scale = paper_scale_view(bench.release, bench.retrievers, bench.encoder.trained, config.rated)
-    table, judged = offline_table(scale.view, scale.retrievers, TABLE1_SETS, config.seed)
+    table, judged = offline_table(scale.view, scale.retrievers, TABLE1_SETS, config.seed,
+                                  config.evaluation.head_tools)
     out = {**scale.record, "table1": table, "table1_sets": judged}
     if config.rated.paper_scale.table2:
         statics = table2_statics(scale.retrievers, scale.trained)
@@ -174,6 +180,7 @@ def metrics_from_files(store: ArtifactStore, recorded: Sequence[Step]) -> dict:
         "profile": run["profile"],
         "seed": run["seed"],
         "settings": run["settings"],
+        "evaluation": run.get("evaluation"),
     }
     for file in files.values():
         metrics.update(file["record"])

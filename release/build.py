@@ -210,7 +210,8 @@ def build_release(
         info = release_info(stage, config, prev, version, created, layout, file_table(store.local_path, layout, tables),
                             stats)  # fmt: skip
         # Table 1's lexical rows for the card, both scales: counted set by set (a phase per scale)
-        info["baselines"] = release_baselines(store.local_path, layout, version, config.seed)
+        info["baselines"] = release_baselines(store.local_path, layout, version, config.seed,
+                                              config.evaluation.head_tools)
         with context.phase("card, Croissant file and changelog", 1) as writing:
             _write_text_files(store, info, stage, prev, _mapping_reports(stage, tables))
             writing.advance()

@@ -242,7 +242,8 @@ BASELINE_COLUMNS = ("mrr", "success@1", "recall@5", "ndcg@10")
 
 def _baselines_values(baselines: dict) -> dict:
     """Table 1's lexical rows (:mod:`release.baselines`): one markdown table over both scales, and the headline
-    (workflows/test's TF-IDF MRR at each scale) for the card's first lines."""
+    (workflows/test's TF-IDF MRR at each scale, on the whole set and on its tail, beside the popularity floor) for the
+    card's first lines."""
     rows, headline = [], {}
     for scale, label in (("full", "full catalog"), ("paper_scale", "paper scale")):
         part = baselines.get(scale) or {}
@@ -252,20 +253,38 @@ def _baselines_values(baselines: dict) -> dict:
             for retriever, cell in cells.items():
                 rows.append([name, f"{label} ({part['tools']:,})", retriever, cell["queries"],
                              _ci_text(cell.get("mrr"), cell.get("mrr_ci95"), 3, ""),
+                             "–" if cell.get("mrr_tools_macro") is None else f"{cell['mrr_tools_macro']:.3f}",
                              *(f"{cell[m]:.3f}" for m in BASELINE_COLUMNS[1:]),
                              _ci_text(cell.get("stale@5"), cell.get("stale@5_ci95"), 3, "")])  # fmt: skip
-                if name == "workflows/test" and retriever == "TF-IDF":
-                    headline[scale] = (f"{cell['mrr']:.3f}", part["tools"])
-    header = ["set", "catalog (tools)", "retriever", "queries", "MRR [95 % CI]", "success@1", "recall@5", "nDCG@10",
-              "stale@5 [95 % CI]"]  # fmt: skip
+        if headline_row := _headline(part):
+            headline[scale] = headline_row
+    header = ["set", "catalog (tools)", "retriever", "queries", "MRR [95 % CI]", "MRR (tools)", "success@1",
+              "recall@5", "nDCG@10", "stale@5 [95 % CI]"]  # fmt: skip
     paper = baselines.get("paper_scale") or {}
+    full = baselines.get("full") or {}
     return {
         "baselines_table": "\n".join(markdown_table(header, rows)) if rows else "",
         "baselines_headline": headline,
+        "head_tools": full.get("head_tools"),
         "paper_scale_skipped": paper.get("skipped"),
         "paper_scale_left_out": _by_reason({k: v for k, v in (paper.get("queries_left_out") or {}).items() if v}),
         "paper_scale_listings": " and ".join(paper.get("listings") or []),
     }
+
+
+def _headline(part: dict) -> dict | None:
+    """workflows/test at one scale: TF-IDF's MRR on the set and on its tail, the popularity row's, and the sizes."""
+    table = part.get("table1") or {}
+    whole = (table.get("workflows/test") or {}).get("TF-IDF")
+    if whole is None:
+        return None
+    tail = (table.get("workflows/test:tail") or {}).get("TF-IDF")
+    floor = next((cell for name, cell in (table.get("workflows/test") or {}).items() if name.startswith("popularity")),
+                 None)  # fmt: skip
+    return {"mrr": f"{whole['mrr']:.3f}", "tools": part["tools"], "queries": whole["queries"],
+            "tail_mrr": None if tail is None else f"{tail['mrr']:.3f}",
+            "tail_queries": None if tail is None else tail["queries"],
+            "popularity_mrr": None if floor is None else f"{floor['mrr']:.3f}"}  # fmt: skip
 
 
 def _listings_table(per_listing: dict) -> str:

@@ -21,7 +21,7 @@ import hashlib
 import json
 import os
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -110,6 +110,15 @@ class QuerySet:
         for i, rows in enumerate(self.acceptable):
             out[i, rows] = -np.inf
         return out
+
+    def subset(self, name: str, positions: list[int]) -> QuerySet:
+        """The queries at ``positions`` (in that order) under ``name``; ``left_out`` stays the split's count."""
+
+        def pick(values: list | None) -> list | None:
+            return None if values is None else [values[i] for i in positions]
+
+        return replace(self, name=name, ids=pick(self.ids), texts=pick(self.texts), relevant=pick(self.relevant),
+                       grades=pick(self.grades), acceptable=pick(self.acceptable), views=pick(self.views))  # fmt: skip
 
     @classmethod
     def concat(cls, name: str, parts: list[QuerySet]) -> QuerySet:

@@ -21,7 +21,9 @@ from functools import lru_cache
 import numpy as np
 
 from ecoagent.release_format.reader import Corpus, QuerySet, Release
+from ecoagent.retrieval.head_tail import PopularityRanker, named_query_set, train_split
 from ecoagent.retrieval.rankers import Retriever, top_k
+from ecoagent.retrieval.tool_macro import tool_macro_average
 from ecoagent.runtime import context
 
 METRICS = ("mrr", "recall@1", "success@1", "recall@5", "ndcg@10")
@@ -114,49 +116,63 @@ def per_query(scores: np.ndarray, queries: QuerySet, corpus: Corpus, metric: str
 def mrr_with_interval(scores: np.ndarray, queries: QuerySet, corpus: Corpus, seed: int = 0,
                       judged: tuple | None = None) -> dict[str, float]:  # fmt: skip
     """MRR with its 95 % percentile bootstrap interval over queries (:func:`ecoagent.statistics.bootstrap_interval`)."""
+    return _mrr_cells(per_query(scores, queries, corpus, judged=judged), seed)
+
+
+def _mrr_cells(values: np.ndarray, seed: int) -> dict[str, float]:
     from ecoagent.statistics import bootstrap_interval
 
-    values = per_query(scores, queries, corpus, judged=judged)
     low, high = bootstrap_interval(values, seed=seed)
     return {"mrr": round(float(values.mean()), 6), "mrr_ci95": [round(low, 6), round(high, 6)]}
 
 
-def offline_table(release: Release, retrievers: list[Retriever], sets: tuple[str, ...] | list[str],
-                  seed: int) -> tuple[dict[str, dict], dict[str, dict]]:  # fmt: skip
-    """Table 1 on each query set of ``sets`` (``name/split``): ``({set: {retriever: metrics} or {"skipped": why}},
-    {set: what is judged})``, the second saying per set how many queries, graded or not, alternatives and queries
-    left out."""
+def offline_table(release: Release, retrievers: list[Retriever], sets: tuple[str, ...] | list[str], seed: int,
+                  head_size: int = 20) -> tuple[dict[str, dict], dict[str, dict]]:  # fmt: skip
+    """Table 1 on each query set of ``sets`` (``name/split``, or a head/tail subset ``name/split:tail``,
+    :mod:`ecoagent.retrieval.head_tail`, whose head is the train split's ``head_size`` most required tools):
+    ``({set: {retriever: metrics} or {"skipped": why}}, {set: what is judged})``. A set whose config has a train
+    split gets the query-blind :class:`~ecoagent.retrieval.head_tail.PopularityRanker` row first. The second dict
+    says per set how many queries, graded or not, alternatives and queries left out."""
     table1: dict[str, dict] = {}
     judged: dict[str, dict] = {}
+    resolved = {name: named_query_set(release, name, head_size) for name in sets}
+    floors = {name: PopularityRanker(train).fit(release.corpus) for name in sets
+              if resolved[name] is not None and (train := release.queries(train_split(name))) is not None}  # fmt: skip
     # counted cell by cell: one set of the full catalog takes minutes (e5 over long task texts, ten retrievers)
-    with context.phase("Table 1: cells (query sets x retrievers)", len(sets) * len(retrievers)) as counting:
+    cells = len(sets) * len(retrievers) + len(floors)
+    with context.phase("Table 1: cells (query sets x retrievers)", cells) as counting:
         for name in sets:
-            queries = release.queries(name)
-            if queries is None:
+            queries = resolved[name]
+            if not queries:  # None (not in the release) or empty (a subset no query falls in)
                 table1[name] = {"skipped": f"no {name} queries in release {release.version}"}
-                counting.advance(len(retrievers))
-            else:
-                table1[name] = {}
-                for retriever in retrievers:
-                    table1[name][retriever.name] = table1_cell(retriever, queries, release, seed)
-                    counting.advance()
-                judged[name] = {
-                    "queries": len(queries),
-                    "graded": any(g > 1 for grades in queries.grades or [] for g in grades),
-                    "alternatives": sum(len(a) for a in queries.acceptable or []),
-                    "queries_with_alternatives": sum(bool(a) for a in queries.acceptable or []),
-                    "left_out_only_alternatives": queries.left_out,
-                }
+                counting.advance(len(retrievers) + (name in floors))
+                continue
+            table1[name] = {}
+            for retriever in [*([floors[name]] if name in floors else []), *retrievers]:
+                table1[name][retriever.name] = table1_cell(retriever, queries, release, seed)
+                counting.advance()
+            judged[name] = {
+                "queries": len(queries),
+                "graded": any(g > 1 for grades in queries.grades or [] for g in grades),
+                "alternatives": sum(len(a) for a in queries.acceptable or []),
+                "queries_with_alternatives": sum(bool(a) for a in queries.acceptable or []),
+                "left_out_only_alternatives": queries.left_out,
+            }
+            if ":" in name:
+                judged[name]["head_tools"] = head_size
     return table1, judged
 
 
 def table1_cell(retriever: Retriever, queries: QuerySet, release: Release, seed: int) -> dict:
     """One retriever's Table 1 metrics on ``queries``: the ranx means, MRR with its 95 % bootstrap interval over the
-    queries, and stale@5 (:mod:`ecoagent.retrieval.stale`)."""
+    queries, MRR averaged over required tools (:mod:`ecoagent.retrieval.tool_macro`) and stale@5
+    (:mod:`ecoagent.retrieval.stale`)."""
     from ecoagent.retrieval.stale import stale_metrics
 
     scores = retriever.score(queries.texts)
     judged = ranx_judged(scores, queries, release.corpus)  # the top-100 run once, for the means and the interval
-    return {**evaluate(scores, queries, release.corpus, judged=judged),
-            **mrr_with_interval(scores, queries, release.corpus, seed, judged=judged),
+    reciprocal_ranks = per_query(scores, queries, release.corpus, judged=judged)
+    macro = tool_macro_average(reciprocal_ranks, queries)
+    return {**evaluate(scores, queries, release.corpus, judged=judged), **_mrr_cells(reciprocal_ranks, seed),
+            "mrr_tools_macro": None if macro is None else round(macro, 6),
             **stale_metrics(scores, queries, release.tools, seed=seed)}  # fmt: skip

@@ -187,3 +187,20 @@ def test_a_filled_review_of_the_native_labels_reaches_the_card(tmp_path: Path):
                            created=CREATED).folder)  # fmt: skip
     text = DatasetCard.load(folder / "README.md").text
     assert "People checked 3 of the native labels in the blind review sample: 66.7 % were right" in text
+
+
+def test_the_card_quotes_the_tail_beside_the_whole_set_and_the_popularity_floor(built):
+    from huggingface_hub import DatasetCard
+
+    folder, _, _ = built
+    table = json.loads((folder / "manifest.json").read_text())["baselines"]["full"]["table1"]
+    whole, tail = table["workflows/test"], table["workflows/test:tail"]
+    assert "popularity (train frequency)" in whole  # the manifest sorts its keys
+    text = DatasetCard.load(folder / "README.md").text
+    glance = next(line for line in text.splitlines() if line.startswith("- Retrieval at a glance"))
+    assert f"TF-IDF reaches MRR {whole['TF-IDF']['mrr']:.3f} on `workflows/test`" in glance
+    if "skipped" in tail:  # every test query of the fixture needs a head tool
+        assert "on its tail" not in glance
+    else:
+        assert f"and {tail['TF-IDF']['mrr']:.3f} on its tail ({tail['TF-IDF']['queries']} queries" in glance
+    assert f"reaches {whole['popularity (train frequency)']['mrr']:.3f}" in glance
