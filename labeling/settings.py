@@ -23,6 +23,9 @@ class WorkflowsConfig(Section):
         "@n8n/n8n-nodes-langchain.agentTool", "@n8n/n8n-nodes-langchain.mcpClientTool",
         "@n8n/n8n-nodes-langchain.mcpClient", "@n8n/n8n-nodes-langchain.code",
     ]  # fmt: skip
+    # the services an HTTP Request / GraphQL node calls, named by its URL or credential type, become acceptable labels
+    # of the query (labeling/workflows/completion.py; resolution completed_credential | completed_http_url)
+    complete_generic_nodes: bool = True
     # an "all operations" template (kept apart): this many labelled tools of one node, and this share of its tools
     all_operations_min_tools: Count = 4
     all_operations_min_share: Share = 0.5

@@ -7,7 +7,10 @@ and splits the queries grouped and by time (:mod:`labeling.workflows.groups`).
 
 A template is a query when at least one of its catalog tools is supported by its text: an exact label, or the
 tools of a stripped node whose operation is unknown (``alternative``: acceptable, not required; a query whose
-labels are all alternatives has ``gold_tools`` empty and ``alternative_nodes`` set). Its ``status``: ``kept``,
+labels are all alternatives has ``gold_tools`` empty and ``alternative_nodes`` set). With
+``label.workflows.complete_generic_nodes`` a query also gets the acceptable labels of the services its generic
+nodes call (:mod:`labeling.workflows.completion`: an HTTP Request to api.telegram.org -> Telegram's tools;
+resolution ``completed_credential`` or ``completed_http_url``). Its ``status``: ``kept``,
 or set apart (written, never in the main configs): ``all_operations`` (at least
 ``label.workflows.all_operations_min_tools`` labelled tools of one node that make up at least
 ``all_operations_min_share`` of the node's catalog tools: an "MCP server, all N operations" template exposes a
@@ -37,7 +40,7 @@ from ecoagent.packages.fetch import fetch_data_package
 from ecoagent.store import ArtifactStore
 from ecoagent.text.splits import check_no_leakage
 from ecoagent.text.words import MAX_QUERY_WORDS
-from labeling.workflows import cleaning, grades
+from labeling.workflows import cleaning, completion, grades
 from labeling.workflows.groups import cold_start_tools, split_months, temporal_splits, workflow_groups
 from labeling.workflows.mapping import NON_GOLD_RULE, ActionTable, NodeMapping
 from labeling.workflows.reader import Template, read_templates
@@ -71,7 +74,9 @@ WORKFLOW_QREL_SCHEMA = {
     "tool_id": pl.String,
     "grade": pl.Int8,  # 2: the title names the service; 1: only the description does
     "alternative": pl.Boolean,  # a stripped node's possible tool: acceptable, not required
-    "resolution": pl.String,  # read | default | stripped_single_tool | stripped_node_name | stripped_parameters
+    # read | default | stripped_single_tool | stripped_node_name | stripped_parameters | completed_credential |
+    # completed_http_url (labeling.workflows.completion: a generic node's call, acceptable)
+    "resolution": pl.String,
     "node_types": pl.List(pl.String),
     "cold_start": pl.Boolean,
 }
@@ -137,10 +142,11 @@ def build_workflows(config: Config, catalog: pl.DataFrame, crawl_dir: str,
     names_of = {tid: grades.service_names(d, s) for tid, d, s in catalog.select("tool_id", "display_name",
                                                                                  "service").iter_rows()}  # fmt: skip
     report = MappingReport()
+    index = completion.ServiceIndex.from_catalog(catalog) if cfg.complete_generic_nodes else None
     labelled = [
         item
         for template in read.templates
-        if (item := _label_template(config, template, table, node_names, names_of, report)) is not None
+        if (item := _label_template(config, template, table, node_names, names_of, report, index)) is not None
     ]
     node_tools = dict(actions.filter(pl.col("tool_id").is_not_null()).group_by("node_type")
                       .agg(pl.col("tool_id").n_unique()).iter_rows())  # fmt: skip
@@ -154,10 +160,19 @@ def build_workflows(config: Config, catalog: pl.DataFrame, crawl_dir: str,
     return WorkflowSet(queries, qrels, report.as_dict(head), read.drops)
 
 
-def _label_template(config: Config, template: Template, table: ActionTable, node_names: set[str],
-                    names_of: dict[str, frozenset], report: MappingReport) -> _Labelled | None:  # fmt: skip
-    """The template's labels (None, with the reason counted, when it is no query)."""
+def clean_template(config: Config, template: Template, node_names: set[str]) -> str:
+    """The template's cleaned description, cut to what the task view leaves beside its title."""
     cfg = config.label.workflows
+    title_words = len(template.title.split())
+    return cleaning.clean_description(template.description, node_names, cfg.description_chars,
+                                      max(MAX_QUERY_WORDS - title_words, 0))  # fmt: skip
+
+
+def _label_template(config: Config, template: Template, table: ActionTable, node_names: set[str],
+                    names_of: dict[str, frozenset], report: MappingReport,
+                    index: completion.ServiceIndex | None = None) -> _Labelled | None:  # fmt: skip
+    """The template's labels (None, with the reason counted, when it is no query); with ``index``, completed by
+    the generic nodes' calls (:mod:`labeling.workflows.completion`)."""
     mappings: list[NodeMapping] = []
     for node in template.nodes:
         mapping = table.map_node(node, template.stripped)
@@ -165,9 +180,7 @@ def _label_template(config: Config, template: Template, table: ActionTable, node
             mapping = NodeMapping(mapping.node_type, mapping.base_type, mapping.version, unmapped="not_in_catalog")
         report.node(template.template_id, mapping)
         mappings.append(mapping)
-    title_words = len(template.title.split())
-    cleaned = cleaning.clean_description(template.description, node_names, cfg.description_chars,
-                                         max(MAX_QUERY_WORDS - title_words, 0))  # fmt: skip
+    cleaned = clean_template(config, template, node_names)
     title_tokens, text_tokens = grades.tokens(template.title), grades.tokens(cleaned)
     labels: dict[str, dict] = {}
     for m in mappings:
@@ -188,8 +201,22 @@ def _label_template(config: Config, template: Template, table: ActionTable, node
     if status is not None:
         report.template(status)
         return None
+    if index is not None:
+        _complete(template, index, labels, (title_tokens, text_tokens), names_of, report)
     text = cleaning.task_text(template.title, cleaned)
     return _Labelled(template, text, cleaned, labels)
+
+
+def _complete(template: Template, index: completion.ServiceIndex, labels: dict[str, dict], text: tuple,
+              names_of: dict[str, frozenset], report: MappingReport) -> None:  # fmt: skip
+    """Add the acceptable labels of the template's generic calls to a query's native ``labels``; ``text``: the
+    title's and the cleaned description's tokens."""
+    service_of = index.service_of
+    native = {service_of[t] for t in labels if t in service_of}
+    done = completion.complete(template.nodes, index, native, *text, names_of)
+    for tool_id, row in done.labels.items():
+        labels.setdefault(tool_id, row)
+    report.completed(done)
 
 
 def _no_query_reason(mappings: list[NodeMapping], labels: dict[str, dict]) -> str | None:
@@ -267,7 +294,8 @@ def _query_row(item: _Labelled, tools: frozenset[str], split: str, group_id: str
         "status": item.status, "template_id": t.template_id, "author_name": t.author_name,
         "author_username": t.author_username, "author_verified": t.author_verified, "views": t.views,
         "created_at": t.created_at, "url": t.url, "stripped": t.stripped, "gold_tools": sorted(tools),
-        "alternative_nodes": sorted({r["node"] for r in item.labels.values() if r["alternative"]}),
+        "alternative_nodes": sorted({r["node"] for r in item.labels.values()
+                                     if r["alternative"] and r["resolution"] not in completion.RESOLUTIONS}),
         "split": split, "group_id": group_id, "cold_start": split == "test" and bool(tools & cold),
     }  # fmt: skip
 
@@ -290,4 +318,5 @@ def _report_head(config: Config, package: Path, read) -> dict:
             "required, never the default)"
         ),
         "grade_rule": grades.__doc__.strip().split("\n\n")[-1],
+        "completion_rule": completion.COMPLETION_RULE if cfg.complete_generic_nodes else "off",
     }

@@ -199,3 +199,9 @@ def _stripped(head: dict, rows: list[dict], node_name: str) -> NodeMapping:
             return NodeMapping(**head, unmapped=row["reason"] or "absent_from_default_version")
         return NodeMapping(**head, tool_id=row["tool_id"], resolution="stripped_node_name")
     return NodeMapping(**head, unmapped="stripped_parameters", alternatives=tuple(tools))
+
+
+def node_of(tool_id: str) -> str:
+    """The n8n node a catalog tool belongs to (``n8n:<package>:<node>:...`` -> ``<package>.<node>``), else itself."""
+    parts = tool_id.split(":")
+    return f"{parts[1]}.{parts[2]}" if parts[0] == "n8n" and len(parts) >= 5 else tool_id

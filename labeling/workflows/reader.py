@@ -37,6 +37,7 @@ class WorkflowNode:
     type: str  # "<package>.<node>", e.g. n8n-nodes-base.googleSheets
     version: float | None  # typeVersion
     parameters: dict
+    credentials: tuple[str, ...] = ()  # the credential types the node holds ("telegramApi"), never their values
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,9 @@ def _nodes(workflow: dict) -> tuple[WorkflowNode, ...]:
         version = node.get("typeVersion")
         version = float(version) if isinstance(version, int | float) and not isinstance(version, bool) else None
         params = node.get("parameters") if isinstance(node.get("parameters"), dict) else {}
-        out.append(WorkflowNode(str(node.get("name") or ""), node["type"], version, params))
+        held = node.get("credentials") if isinstance(node.get("credentials"), dict) else {}
+        credentials = tuple(str(k) for k in held)
+        out.append(WorkflowNode(str(node.get("name") or ""), node["type"], version, params, credentials))
     return tuple(out)
 
 

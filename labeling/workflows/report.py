@@ -8,7 +8,9 @@ many do not and why, how many mapped tools no text of their template supports (`
 many labels the type gave, and how many (occurrence, tool) alternatives the text supports (``alternatives``) or
 not. The totals hold the acceptance share: app-node occurrences of n8n's own packages (``n8n-nodes-base``,
 ``@n8n/n8n-nodes-langchain``) that map (exactly or at the node level) over all of them, and the exact share beside
-it.
+it. ``completion`` counts the labels :mod:`labeling.workflows.completion` added by resolution, the queries that
+gained one, the services completed (by queries) and the calls that added nothing (``already_labelled``: the
+query has a native label of the service; ``unsupported``: no text of the query names it).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from labeling.workflows.completion import Completion
 from labeling.workflows.mapping import NodeMapping
 
 OFFICIAL_PACKAGES = ("n8n-nodes-base", "@n8n/n8n-nodes-langchain")
@@ -65,6 +68,8 @@ class MappingReport:
     def __init__(self) -> None:
         self.types: dict[str, _TypeCounts] = {}
         self.templates: Counter = Counter()
+        self.completion = {"labels_by_resolution": Counter(), "queries": 0, "services": Counter(),
+                           "skipped": Counter()}  # fmt: skip
 
     def node(self, template_id: int, mapping: NodeMapping) -> None:
         counts = self.types.setdefault(mapping.node_type, _TypeCounts(mapping.base_type))
@@ -92,6 +97,21 @@ class MappingReport:
             counts.labels += 1
         else:
             counts.unsupported += 1
+
+    def completed(self, done: Completion) -> None:
+        """Count one query's completion (:func:`labeling.workflows.completion.complete`)."""
+        c = self.completion
+        c["labels_by_resolution"].update(row["resolution"] for row in done.labels.values())
+        c["queries"] += bool(done.labels)
+        c["services"].update(list(done.services))
+        c["skipped"].update(done.skipped)
+
+    def completion_counts(self) -> dict:
+        c = self.completion
+        return {"labels": sum(c["labels_by_resolution"].values()),
+                "labels_by_resolution": dict(sorted(c["labels_by_resolution"].items())),
+                "queries": c["queries"], "skipped": dict(sorted(c["skipped"].items())),
+                "services_by_queries": dict(sorted(c["services"].items(), key=lambda kv: (-kv[1], kv[0])))}  # fmt: skip
 
     def template(self, status: str) -> None:
         self.templates[status] += 1
@@ -135,5 +155,5 @@ class MappingReport:
     def as_dict(self, head: dict) -> dict:
         by_type = sorted((c.row(t) for t, c in self.types.items()), key=lambda r: (-r["occurrences"], r["node_type"]))
         return {**head, "templates_by_status": dict(sorted(self.templates.items())), "totals": self.totals(),
-                "by_node_type": by_type}  # fmt: skip
+                "completion": self.completion_counts(), "by_node_type": by_type}  # fmt: skip
 

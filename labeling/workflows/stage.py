@@ -22,7 +22,9 @@ import polars as pl
 from ecoagent.config import Config
 from ecoagent.layout import LABEL_FILES
 from ecoagent.store import ArtifactStore
+from labeling.workflows import completion
 from labeling.workflows.build import WorkflowSet, build_workflows, crawl_folder
+from labeling.workflows.mapping import node_of
 from labeling.workflows.measure import bucket, measure_by_tools
 
 WORKFLOW_PAIR_SCHEMA = {
@@ -109,6 +111,7 @@ def write_workflows(config: Config, store: ArtifactStore, plan: WorkflowPlan, ll
         },
         "qrels": _qrel_counts(ws.qrels),
         "mapping": ws.report["totals"],
+        "completion": ws.report["completion"],
         "templates_by_status": ws.report["templates_by_status"],
         "templates_dropped": ws.report["source"]["templates_dropped"],
         "review_sample_rows": review_rows,
@@ -119,9 +122,14 @@ def write_workflows(config: Config, store: ArtifactStore, plan: WorkflowPlan, ll
 
 
 def _qrel_counts(qrels: pl.DataFrame) -> dict:
+    """Exact labels by grade, a stripped node's alternatives, and the completed labels by resolution (both
+    acceptable)."""
     exact = qrels.filter(~pl.col("alternative"))
-    return {"exact": len(exact), "alternative": len(qrels) - len(exact),
-            "exact_by_grade": {str(g): n for g, n in sorted(exact.group_by("grade").len().iter_rows())}}  # fmt: skip
+    completed = qrels.filter(pl.col("resolution").is_in(list(completion.RESOLUTIONS)))
+    return {"exact": len(exact), "alternative": len(qrels) - len(exact) - len(completed),
+            "exact_by_grade": {str(g): n for g, n in sorted(exact.group_by("grade").len().iter_rows())},
+            "completed": len(completed),
+            "completed_by_resolution": dict(sorted(completed.group_by("resolution").len().iter_rows()))}  # fmt: skip
 
 
 def native_truth(qrels: pl.DataFrame) -> tuple[dict[str, set[str]], dict[str, set[str]], dict[tuple[str, str], int]]:
@@ -133,12 +141,6 @@ def native_truth(qrels: pl.DataFrame) -> tuple[dict[str, set[str]], dict[str, se
         (acceptable if alternative else required).setdefault(query_id, set()).add(tool_id)
         grade[(query_id, tool_id)] = g
     return required, acceptable, grade
-
-
-def node_of(tool_id: str) -> str:
-    """The n8n node a catalog tool belongs to (``n8n:<package>:<node>:...`` -> ``<package>.<node>``), else itself."""
-    parts = tool_id.split(":")
-    return f"{parts[1]}.{parts[2]}" if parts[0] == "n8n" and len(parts) >= 5 else tool_id
 
 
 def evaluate(config: Config, plan: WorkflowPlan, pairs: pl.DataFrame, required: dict[str, set[str]],

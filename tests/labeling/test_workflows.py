@@ -263,3 +263,77 @@ def test_a_crawl_without_the_action_table_is_refused_by_name(tmp_path):
     catalog = pl.DataFrame(schema={"tool_id": pl.String, "display_name": pl.String, "service": pl.String})
     with pytest.raises(MissingInput, match=r"n8n_actions\.parquet.*label\.workflows\.crawl_dir"):
         build_workflows(config, catalog, str(tmp_path / "crawl"), lambda texts: np.zeros((len(texts), 2)))
+
+
+def _http(url: str, **extra) -> dict:
+    return wf.n("httpRequest", 4.2, name="HTTP Request", url=url, method="POST", **extra)
+
+
+# a workflow calling a service through a generic node (labeling/workflows/completion.py)
+COMPLETION_TEMPLATES = [
+    (111, "Send the Nimbus forecast to Telegram", "Each morning the forecast goes to a Telegram channel.",
+     "judy", "2025-06-10T10:00:00.000Z",
+     [wf.TRIGGER, wf.n("nimbus"), _http("=https://api.telegram.org/bot{{ $json.token }}/sendMessage"),
+      _http("https://api.clientele.com/v1/contacts")]),  # Clientele: no text names it
+    (112, "Share the Nimbus forecast with the team", "The forecast is posted to the team's own endpoint.",
+     "kim", "2025-06-11T10:00:00.000Z",
+     [wf.TRIGGER, wf.n("nimbus"), _http("={{ $json.webhookUrl }}"), _http("http://localhost:5678/webhook/telegram"),
+      _http("https://webhook.site/0c9d-telegram"), _http("https://10.0.0.7/telegram/send")]),
+    (113, "Log new Clientele contacts in Tabula", "New contacts are appended to a sheet and mailed with Postino.",
+     "leo", "2025-06-12T10:00:00.000Z",
+     [wf.TRIGGER, wf.n("tabula", 4, operation="append"),
+      _http("https://crm.example.com/contacts", authentication="predefinedCredentialType",
+            nodeCredentialType="clienteleApi"),
+      {**wf.n("httpRequestTool", 4.2, url="https://mail.example.org/send"),
+       "credentials": {"postinoApi": {"id": "1", "name": "Postino account"}, "httpHeaderAuth": {"id": "2"}}}]),
+    (114, "Message the team with Postino and Telegram", "Each note goes out with Postino.",
+     "mia", "2025-06-13T10:00:00.000Z",
+     [wf.TRIGGER, wf.n("postino", resource="message", operation="send"), _http("https://api.postino.io/v1/send")]),
+]  # fmt: skip
+TELEGRAM = ("n8n:n8n-nodes-base:telegram:message:sendMessage", "n8n:n8n-nodes-base:telegram:chat:get")
+
+
+def _completion_set(tmp_path, complete: bool):
+    mirror = tmp_path / "mirror"
+    wf.build_workflows_package(mirror, [*wf.TEMPLATES, *COMPLETION_TEMPLATES])
+    frame = _action_frame(tmp_path)
+    (tmp_path / "crawl").mkdir(exist_ok=True)
+    frame.write_parquet(tmp_path / "crawl" / CRAWL_FILES.n8n_actions)
+    fixture = frame.filter(pl.col("tool_id").is_not_null()).select("tool_id").unique().with_columns(
+        pl.col("tool_id").str.split(":").list.get(2).str.to_titlecase().alias("display_name"),
+        pl.col("tool_id").str.split(":").list.get(2).alias("service"))  # fmt: skip
+    declared = pl.when(pl.col("service") == "clientele").then(pl.lit(["clienteleApi"]))
+    fixture = fixture.with_columns(declared.otherwise(pl.lit([], dtype=pl.List(pl.String))).alias("auth_credentials"))
+    telegram = pl.DataFrame({"tool_id": TELEGRAM, "display_name": ["Telegram"] * 2, "service": ["telegram"] * 2,
+                             "auth_credentials": [["telegramApi"]] * 2})  # fmt: skip
+    catalog = pl.concat([fixture, telegram])
+    config = load_config("fixture", [f"crawl.npm_mirror_dir={mirror}", f"crawl.cache_dir={tmp_path / 'cache'}",
+                                     f"label.workflows.package={wf.WORKFLOWS_PACKAGE}@{wf.WORKFLOWS_VERSION}",
+                                     "label.workflows.package_sha256=null",
+                                     f"label.workflows.generic_nodes=[{wf.GENERIC}]",
+                                     f"label.workflows.complete_generic_nodes={str(complete).lower()}"],
+                         environ={})  # fmt: skip
+    return build_workflows(config, catalog, str(tmp_path / "crawl"), lambda texts: np.ones((len(texts), 2)))
+
+
+def test_a_generic_node_completes_the_labels_with_the_service_it_calls(tmp_path):
+    ws = _completion_set(tmp_path / "on", complete=True)
+    rows = {(q, t): r for q, t, *r in ws.qrels.select("query_id", "tool_id", "grade", "alternative",
+                                                      "resolution").iter_rows()}  # fmt: skip
+    for tool_id in TELEGRAM:  # api.telegram.org: Telegram's tools, acceptable, graded by the title
+        assert rows[("workflows:111", tool_id)] == [2, True, "completed_http_url"]
+    assert not [k for k in rows if k[0] == "workflows:111" and "clientele" in k[1]]  # no text names Clientele
+    assert not [k for k in rows if k[0] == "workflows:112" and rows[k][2].startswith("completed")]  # no service
+    assert rows[("workflows:113", tool("clientele:contact:create"))] == [2, True, "completed_credential"]
+    assert rows[("workflows:113", tool("postino:message:send"))] == [1, True, "completed_credential"]
+    assert rows[("workflows:114", tool("postino:message:send"))][1:] == [False, "read"]  # the native label stays
+    assert not [k for k in rows if k[0] == "workflows:114" and rows[k][2].startswith("completed")]
+    query = ws.queries.filter(pl.col("template_id") == 111).row(0, named=True)
+    assert query["gold_tools"] == [tool("nimbus:-:-")] and query["alternative_nodes"] == []
+    done = ws.report["completion"]
+    assert done["labels_by_resolution"] == {"completed_credential": 6, "completed_http_url": 2}
+    assert (done["queries"], done["skipped"]) == (2, {"already_labelled": 1, "unsupported": 1})
+    assert list(done["services_by_queries"]) == ["clientele", "postino", "telegram"]
+    off = _completion_set(tmp_path / "off", complete=False)
+    assert not off.qrels.filter(pl.col("resolution").str.starts_with("completed")).height
+    assert off.queries.equals(ws.queries)  # the same queries, groups and splits: only acceptable labels added
