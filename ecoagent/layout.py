@@ -103,7 +103,8 @@ LABEL_FILES = StageFiles(marker="summary", queries="real_queries.parquet", pairs
 # a release folder's own files (its data files are named by release.build.data_path)
 RELEASE_FILES = StageFiles(marker="manifest", manifest="manifest.json", card="README.md", changelog="CHANGELOG.md",
                            croissant="croissant.json", gate_folder="gate", gate_report="release_gate.md",
-                           gate_leakage="leakage.json", gate_secrets="secrets.json")  # fmt: skip
+                           gate_leakage="leakage.json", gate_secrets="secrets.json",
+                           gate_personal_data="personal_data.json")  # fmt: skip
 TRACKED_RELEASE_FILES = (RELEASE_FILES.manifest, RELEASE_FILES.card, RELEASE_FILES.changelog)  # in releases/<v>/
 # RATED's folder (rated/stage.py): one file per step (train, Table 1, Table 2, the paper-scale view, Table 3: what
 # each found and the fingerprint it is reused by), the report and metrics.json rendered from them, the models

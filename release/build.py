@@ -106,6 +106,7 @@ import json
 import logging
 import os
 import re
+from collections import Counter
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -118,12 +119,14 @@ from ecoagent.layout import HISTORY_FILES, RELEASE_FILES, SEMVER
 from ecoagent.runtime import context
 from ecoagent.runtime.quality_gate import GateResult, QualityGateFailed
 from ecoagent.store import ArtifactStore, StageFolder
+from ecoagent.text.personal_data import KINDS as PERSONAL_DATA_KINDS
+from ecoagent.text.personal_data import scrub_frame
 from ecoagent.text.redaction import redact, redact_frame, redact_value
 from release.baselines import release_baselines
 from release.changelog import changelog
 from release.inputs import ReleaseInputs, read_inputs, read_previous
 from release.manifest import release_info, release_manifest
-from release.tables import CORPUS_SPLIT, GOLD_SPLIT, WORKFLOWS, file_table, release_tables
+from release.tables import CORPUS_SPLIT, GOLD_SPLIT, WORKFLOWS, file_table, personal_text_columns, release_tables
 
 __all__ = ["ReleaseInputs", "ReleaseResult", "build_release", "build_time", "data_path", "release_version"]
 
@@ -197,14 +200,7 @@ def build_release(
     with context.phase("build the configs' tables", 1) as building:
         tables, stats = release_tables(stage, config, prev)
         building.advance()
-    # Every table and text file passes the one redaction (ecoagent.text.redaction); the gate then checks none is left.
-    stats["redacted_values"] = 0
-    with context.phase("redact the tables", len(tables)) as redacting:
-        for key, frame in tables.items():
-            tables[key], count = redact_frame(frame)
-            stats["redacted_values"] += count
-            redacting.advance()
-
+    _clean_tables(tables, stats)
     with folder.replace() as store:
         layout = _write_tables(store, tables)
         info = release_info(stage, config, prev, version, created, layout, file_table(store.local_path, layout, tables),
@@ -227,6 +223,29 @@ def build_release(
     gate.report_path = folder.url(RELEASE_FILES.gate_folder, report_name)
     log.info("release %s written to %s", version, out_dir)
     return ReleaseResult(folder=folder.url(), version=version, manifest=manifest, gate=gate, previous=previous)
+
+
+def _clean_tables(tables: dict[tuple[str, str], pl.DataFrame], stats: dict) -> None:
+    """Every table passes the one secret redaction (:mod:`ecoagent.text.redaction`; the text files pass it when
+    written) and the text of every query, corpus document and tool the one personal-data scrub
+    (:mod:`ecoagent.text.personal_data`); the gate then checks none is left. The counts go to ``stats``:
+    ``redacted_values``, and ``personal_data_scrubbed`` by config and kind, with a total that counts a file the
+    corpus configs share once."""
+    stats["redacted_values"] = 0
+    by_config: dict[str, Counter[str]] = {}
+    by_file: dict[str, Counter[str]] = {}
+    with context.phase("redact secrets and personal data in the tables", len(tables)) as redacting:
+        for key, frame in tables.items():
+            tables[key], count = redact_frame(frame)
+            stats["redacted_values"] += count
+            tables[key], found = scrub_frame(tables[key], personal_text_columns(key[0]))
+            by_config.setdefault(key[0], Counter()).update(found)
+            by_file[data_path(*key)] = found
+            redacting.advance()
+    stats["personal_data_scrubbed"] = {
+        "total": {kind: sum(found[kind] for found in by_file.values()) for kind in PERSONAL_DATA_KINDS},
+        "by_config": {name: dict(sorted(found.items())) for name, found in sorted(by_config.items()) if found},
+    }
 
 
 def _check_folders(version: str, out_dir: str, previous: str | None) -> None:

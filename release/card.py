@@ -21,6 +21,7 @@ from huggingface_hub import DatasetCard, DatasetCardData
 
 from ecoagent.layout import HISTORY_FILES, RELEASE_FILES
 from ecoagent.text.markdown import markdown_table
+from ecoagent.text.personal_data import EMAIL, PHONE, SAMPLE_ROW
 from schemas.unknown_fields import unknown_counts_text
 
 LICENSE = "cc-by-4.0"
@@ -154,7 +155,27 @@ def card_values(info: dict) -> dict:
         **_tool_events_values(info.get("tool_events") or {}),
         **_baselines_values(info.get("baselines") or {}),
         **_failure_values(info),
+        "personal_data_scrubbed": personal_data_text(info["stats"].get("personal_data_scrubbed")),
     }
+
+
+PERSONAL_DATA_NAMES = {EMAIL: ("e-mail address", "e-mail addresses"), PHONE: ("phone number", "phone numbers"),
+                       SAMPLE_ROW: ("sample-data row", "sample-data rows")}  # fmt: skip
+
+
+def _kinds_text(counts: dict[str, int]) -> str:
+    """``2 e-mail addresses, 1 phone number, 0 sample-data rows``: every kind, in the rule's order."""
+    return ", ".join(f"{counts.get(kind, 0)} {names[counts.get(kind, 0) != 1]}"
+                     for kind, names in PERSONAL_DATA_NAMES.items())  # fmt: skip
+
+
+def personal_data_text(scrubbed: dict | None) -> str:
+    """What the build's personal-data scrub removed (``stats.personal_data_scrubbed``): the total over the release's
+    files, then by config; "not counted" for a build that predates it."""
+    if scrubbed is None:
+        return "not counted in this build"
+    by_config = "; ".join(f"`{name}` {_kinds_text(counts)}" for name, counts in scrubbed["by_config"].items())
+    return _kinds_text(scrubbed["total"]) + (f" (by config: {by_config})" if by_config else "")
 
 
 def _release_values(info: dict) -> dict:

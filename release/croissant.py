@@ -256,6 +256,9 @@ def _rai_limitations_and_uses(info: dict, gen: dict) -> dict:
         "personal_sensitive_information": [
             "None intended: tool metadata from public packages; secret-looking strings are redacted at crawl time.",
             "Real queries are public benchmark queries; they may mention names or places written by their users.",
+            "E-mail addresses and phone numbers in query, corpus and tool texts are replaced by [email] and [phone], "
+            "and tables of sample personal data dropped (ecoagent.text.personal_data; counts in the manifest's "
+            "stats.personal_data_scrubbed); workflow template authors stay named as their attribution.",
         ],
         "data_release_maintenance_plan": (
             "Versioned releases (Hub revision = version) with a changelog of added, removed and changed tools; "

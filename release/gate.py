@@ -26,6 +26,12 @@ Secrets: every string of every table and the text of every other file (card, Cro
 the project's secret formats (:mod:`ecoagent.text.redaction`); ``secret_matches`` must be 0. Which file, column and
 format matched (never the value) goes to ``secrets.json``.
 
+Personal data: the text of every query (``text`` and ``title`` of each ``*-queries`` config), corpus document and
+tool (:func:`release.tables.personal_text_columns`) is checked with the project's one personal-data rule
+(:mod:`ecoagent.text.personal_data`: e-mail addresses, phone numbers, sample-data rows), which the build applied;
+``personal_data_matches`` must be 0. Which file, column and kind matched (never the value) goes to
+``personal_data.json``.
+
 The leakage problems themselves are logged and written to ``leakage.json`` beside the report, because a metric
 only says how many there are.
 """
@@ -42,8 +48,10 @@ import polars as pl
 from ecoagent.layout import RELEASE_FILES
 from ecoagent.release_format.integrity import UNLISTED_FOLDERS, verify_release
 from ecoagent.runtime.quality_gate import GateResult, metric_between, run_gate
+from ecoagent.text import personal_data
 from ecoagent.text.redaction import find_secrets, scan_frame
 from ecoagent.text.words import MAX_QUERY_WORDS
+from release.tables import personal_text_columns
 from schemas.tool_event import EVENTS, STATUS_PATTERN
 from schemas.unknown_fields import unknown_passed_as_known
 
@@ -108,6 +116,8 @@ def release_expectations(
         _zero("unknown_passed_as_known", "tools: no field its source could not show presented as known (auth_type "
               "null only where named in unknown_fields; a reduced copy's auth 'none' or empty schema named unknown)"),
         _zero("secret_matches", "no file matches a secret format (secrets.json)"),
+        _zero("personal_data_matches", "no query or tool text holds an e-mail address, a phone number or a sample-data "
+              "row (personal_data.json)"),
     ]  # fmt: skip
     return exps
 
@@ -150,6 +160,19 @@ def secret_matches(folder: Path) -> dict[str, dict[str, int]]:
             hits = dict(Counter(find_secrets(path.read_text(encoding="utf-8", errors="replace"))))
         if hits:
             found[rel] = dict(sorted(hits.items()))
+    return found
+
+
+def personal_data_matches(folder: Path, configs: dict[str, dict[str, str]]) -> dict[str, dict[str, int]]:
+    """``{file: {"column: kind": matches}}`` of personal data in the query and tool texts of the files ``configs``
+    (the card's) names; a file several configs share (the corpus) is read once."""
+    files = {path: personal_text_columns(name) for name, splits in configs.items() for path in splits.values()}
+    found: dict[str, dict[str, int]] = {}
+    for path, columns in sorted(files.items()):
+        if columns:
+            hits = personal_data.scan_frame(pl.read_parquet(Path(folder) / path), columns)
+            if hits:
+                found[path] = {f"{column}: {kind}": n for (column, kind), n in sorted(hits.items())}
     return found
 
 
@@ -308,6 +331,8 @@ def run_release_gate(
     ``files``: the file table to verify the folder against (the build's, before ``manifest.json`` exists);
     default: the folder's manifest. A mismatch raises ReleaseIntegrityError before any check runs.
     """
+    from release.card import read_configs
+
     verify_release(folder, files)
     frame, metrics, problems = release_metrics(Path(folder), dedup_threshold)
     subsets = (*SUBSETS, *(s for s in WORKFLOW_SUBSETS if f"leakage.{s}" in metrics))
@@ -315,6 +340,10 @@ def run_release_gate(
     metrics["secret_matches"] = float(sum(n for hits in secrets.values() for n in hits.values()))
     if secrets:
         log.warning("secret formats still match in %s", sorted(secrets))
+    personal = personal_data_matches(Path(folder), read_configs(Path(folder)))
+    metrics["personal_data_matches"] = float(sum(n for hits in personal.values() for n in hits.values()))
+    if personal:
+        log.warning("personal data still in %s", sorted(personal))
     for subset, found in problems.items():
         for kind, items in found.items():
             if items:
@@ -329,4 +358,6 @@ def run_release_gate(
     if out_dir is not None:
         Path(out_dir, RELEASE_FILES.gate_leakage).write_text(json.dumps(problems, indent=2, sort_keys=True) + "\n")
         Path(out_dir, RELEASE_FILES.gate_secrets).write_text(json.dumps(secrets, indent=2, sort_keys=True) + "\n")
+        Path(out_dir, RELEASE_FILES.gate_personal_data).write_text(json.dumps(personal, indent=2, sort_keys=True)
+                                                                   + "\n")  # fmt: skip
     return result

@@ -33,6 +33,23 @@ REAL_QUERY_COLUMNS = ("text", "source", "category")
 # the workflows-queries columns beside _id and text, as the label stage writes them (attribution kept per row)
 WORKFLOW_QUERY_COLUMNS = ("title", "template_id", "views", "created_at", "author_name", "author_username",
                           "author_verified", "url", "stripped")  # fmt: skip
+# the text that may carry personal data (ecoagent.text.personal_data), scrubbed by the build and checked by the gate:
+# every query's text and title, the corpus documents and the tools' prose and parameter schema (compact JSON, one
+# line: no row of it is ever dropped). Attribution (a template's author_name, author_username, url) stays on purpose.
+QUERY_TEXT_COLUMNS = ("text", "title")
+CORPUS_TEXT_COLUMNS = ("title", "text")
+TOOL_TEXT_COLUMNS = ("display_name", "description", "doc_summary", "parameters")
+
+
+def personal_text_columns(config_name: str) -> tuple[str, ...]:
+    """The columns of ``config_name`` whose text is scrubbed of personal data and checked for it (none: no text)."""
+    if config_name == "tools":
+        return TOOL_TEXT_COLUMNS
+    if config_name.endswith("-queries"):
+        return QUERY_TEXT_COLUMNS
+    if config_name.endswith("-corpus"):
+        return CORPUS_TEXT_COLUMNS
+    return ()
 
 
 def release_tables(

@@ -15,7 +15,10 @@ that says what the workflow does:
    themselves are structure, not text, and are removed too.
 3. Lines anywhere are removed when they hold a URL, a marketing phrase (:data:`MARKETING`), a credential or
    setup instruction (:data:`SETUP_LINE`), or a node type (``n8n-nodes-base.x``, ``Type: httpRequest``, or a
-   camel-case word that is an n8n node's name).
+   camel-case word that is an n8n node's name); a table row of sample personal data (an author's test rows: a
+   name, a phone number, an e-mail address) is removed before anything else reads it, by the project's one rule
+   (:func:`ecoagent.text.personal_data.is_sample_row`), since the lines are joined into one paragraph afterwards and
+   a row could no longer be told apart.
 4. What is left is joined into one paragraph (each line ends with a full stop) and cut at the last sentence end
    before ``max_chars`` (a word boundary when there is none), and to ``max_words`` words.
 
@@ -28,6 +31,8 @@ import html
 import re
 import unicodedata
 from collections.abc import Collection
+
+from ecoagent.text.personal_data import is_sample_row
 
 DROPPED_SECTIONS = re.compile(
     r"set ?up|setting up|install|prerequisite|requirement|credential|configur|customi[sz]|getting started|"
@@ -108,6 +113,8 @@ def kept_lines(description: str, node_names: Collection[str] = ()) -> list[str]:
     kept: list[str] = []
     dropping = False
     for raw in _plain(description).splitlines():
+        if is_sample_row(raw):
+            continue
         line = " ".join(_EMPHASIS.sub(" ", _BULLET.sub("", _HEADING_MARK.sub("", raw))).split()).strip(" :-–—|")
         if not line:
             continue

@@ -16,6 +16,7 @@ from crawlers.base import PackageFiles
 from ecoagent.config import load_config
 from ecoagent.layout import CRAWL_FILES
 from ecoagent.packages.archive import read_archive
+from ecoagent.text.personal_data import find_personal_data
 from labeling.workflows import cleaning, grades
 from labeling.workflows.build import WORKFLOW_QREL_SCHEMA, WORKFLOW_QUERY_SCHEMA, build_workflows
 from labeling.workflows.groups import clone_pairs, temporal_splits, workflow_groups
@@ -128,6 +129,25 @@ def test_the_description_keeps_what_the_workflow_does():
     cut = cleaning.clean_description(long, max_chars=300)
     assert len(cut) <= 300 and cut.endswith(".")
     assert cleaning.task_text("Post to Slack", "Sends it.") == "Post to Slack. Sends it."
+
+
+def test_sample_data_rows_never_reach_the_task_text(tmp_path):
+    # an author's test rows under the description, as n8n.io templates have them (made-up values)
+    description = (
+        "## How it works\nEach new order is written to a sheet and the buyer gets a confirmation.\n\n"
+        "| Name | Phone | Email | Status |\n|------|-------|-------|--------|\n"
+        "| Jane Roe | +1 (555) 010-4477 | jane.roe@example.com | sent |\n"
+        "| Mary Ann Poe | 8801000000001 | unverified | not sent |\n"
+    )
+    nodes = [wf.TRIGGER, wf.n("postino", resource="message", operation="send")]
+    template = (201, "Confirm new orders with Postino", description, "judy", "2025-05-01T10:00:00.000Z", nodes)
+    read = read_templates(wf.build_workflows_package(tmp_path, [template]), "data/nodes.db")
+    stored = read.templates[0]
+    text = cleaning.task_text(stored.title, cleaning.clean_description(stored.description))
+    kept = "Each new order is written to a sheet and the buyer gets a confirmation."
+    assert text == f"Confirm new orders with Postino. {kept}"
+    assert not any(value in text for value in ("Roe", "555", "jane.roe@example.com", "Mary", "8801000000001"))
+    assert find_personal_data(text) == Counter()
 
 
 def test_grades_follow_what_the_text_names():

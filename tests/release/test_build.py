@@ -518,6 +518,38 @@ def test_no_environment_secret_reaches_the_release(tmp_path: Path, monkeypatch):
     assert result.manifest["config"]["llm"]["base_url"] == "http://gpu:8000/v1"
 
 
+def _plant(path: Path, column: str, suffix: str) -> None:
+    """``suffix`` added to ``column`` of the first row of a stage's table."""
+    first = pl.int_range(pl.len()) == 0
+    frame = pl.read_parquet(path)
+    frame.with_columns(pl.when(first).then(pl.col(column) + suffix).otherwise(column).alias(column)).write_parquet(path)
+
+
+def test_personal_data_is_scrubbed_from_query_and_tool_texts_and_counted(tmp_path: Path):
+    inputs = make_stage_outputs(tmp_path / "stages", V1_TOOLS)
+    # made-up values: a tool description with a sample-data row and an address, a query with a phone number
+    _plant(Path(inputs.score_dir, "tools_scored.parquet"), "description",
+           "\n| Jane Roe | jane.roe@example.com | 555-010-4477 |\nErrors go to ops@example.com.")  # fmt: skip
+    _plant(Path(inputs.synth_dir, "syn_queries.parquet"), "text", " or call +1 (555) 010-4478")
+    result = build_release(inputs, tmp_path / "rel", version="v1", config=CONFIG, created=CREATED)
+    for path in Path(result.folder).rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            assert not any(v in data for v in (b"Jane Roe", b"example.com", b"010-447")), path
+    scrubbed = result.manifest["stats"]["personal_data_scrubbed"]
+    by_config = scrubbed["by_config"]
+    assert by_config["tools"] == by_config["syn-corpus"] == {"email": 1, "sample_row": 1}
+    assert by_config["syn-queries"] == {"phone": 1}
+    # the corpus configs share one file: counted once in the total; the query is in syn-queries and syn-disjoint
+    phones = sum(counts.get("phone", 0) for counts in by_config.values())
+    assert scrubbed["total"] == {"email": 2, "phone": phones, "sample_row": 2}
+    tools = pl.read_parquet(Path(result.folder, "tools", "train-00000-of-00001.parquet"))
+    assert tools["description"].str.ends_with("\nErrors go to [email].").sum() == 1
+    card = Path(result.folder, "README.md").read_text()
+    assert f"Personal data scrubbed in this build: 2 e-mail addresses, {phones} phone number" in card
+    assert result.gate.success
+
+
 def test_source_date_epoch_fixes_the_created_time(monkeypatch):
     from ecoagent.config import ConfigError
     from release.build import build_time

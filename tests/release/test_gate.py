@@ -162,6 +162,23 @@ def test_a_planted_secret_fails_the_gate_and_is_reported_without_its_value(copy:
     assert key not in report and key not in (tmp_path / "report" / "release_gate.md").read_text()
 
 
+SYN_TRAIN = "syn-queries/train-00000-of-00001.parquet"
+
+
+@pytest.mark.parametrize(("planted", "kind"), [("jane.roe@example.com", "email"), ("+1 (555) 010-4477", "phone")])
+def test_personal_data_planted_in_a_query_fails_the_gate_and_is_reported_without_it(
+    copy: Path, tmp_path: Path, planted: str, kind: str
+):
+    first = pl.int_range(pl.len()) == 0
+    _rewrite(copy, SYN_TRAIN, lambda f: f.with_columns(
+        pl.when(first).then(pl.col("text") + f" and tell {planted}").otherwise("text").alias("text")))  # fmt: skip
+    result = run_release_gate(copy, tmp_path / "report")
+    assert _failed(result) == {"personal_data_matches"}
+    report = (tmp_path / "report" / "personal_data.json").read_text()
+    assert json.loads(report) == {SYN_TRAIN: {f"text: {kind}": 1}}
+    assert planted not in report and planted not in (tmp_path / "report" / "release_gate.md").read_text()
+
+
 def _first_tool(change: dict) -> Callable[[pl.DataFrame], pl.DataFrame]:
     def edit(frame: pl.DataFrame) -> pl.DataFrame:
         rows = frame.to_dicts()
