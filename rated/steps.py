@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
 # workflows-title: the same workflow queries by their title alone (the underspecified track)
 TABLE1_SETS = ("syn/test", "real/test", "workflows/test", "workflows-title/test", "gold/test", "syn/cold_start",
-               "real/cold_start", "workflows/cold_start")  # fmt: skip
+               "real/cold_start", "workflows/cold_start", "workflows-disjoint/test")  # fmt: skip
 
 
 class Workbench:

@@ -19,7 +19,7 @@ from ecoagent.retrieval.evaluation import offline_table
 from ecoagent.retrieval.rankers import BM25Retriever, TfidfRetriever
 
 # the sets a reader reports on, in the card's order (a set the release lacks is skipped)
-CARD_SETS = ("workflows/test", "gold/test", "real/test", "syn/test")
+CARD_SETS = ("workflows/test", "workflows-disjoint/test", "gold/test", "real/test", "syn/test")
 
 
 def lexical_table(release: Release, seed: int) -> dict:
