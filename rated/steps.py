@@ -40,10 +40,11 @@ if TYPE_CHECKING:
     from rated.encoder import EncoderChoice
 
 # workflows-title: the same workflow queries by their title alone (the underspecified track); name:tail and
-# name:unseen: the queries away from train's head (ecoagent/retrieval/head_tail.py)
+# name:unseen: the queries away from train's head (ecoagent/retrieval/head_tail.py); workflows-disjoint: tools of
+# train, validation and test disjoint (release/workflows_disjoint.py)
 TABLE1_SETS = ("syn/test", "real/test", "workflows/test", "workflows/test:tail", "workflows/test:unseen",
                "workflows-title/test", "workflows-title/test:tail", "workflows-title/test:unseen", "gold/test",
-               "syn/cold_start", "real/cold_start", "workflows/cold_start")  # fmt: skip
+               "syn/cold_start", "real/cold_start", "workflows/cold_start", "workflows-disjoint/test")  # fmt: skip
 
 
 class Workbench:

@@ -41,6 +41,11 @@ writes, into ``out_dir`` (the lead's ``<store>/release/<version>/``):
                                 alternative), alternative
   ``workflows-title-queries``   ``_id``, ``text`` (the title)          train / validation / test / cold_start
   ``workflows-title-qrels``     the rows of ``workflows-qrels``        train / validation / test / cold_start
+  ``workflows-disjoint-corpus`` the corpus file                        ``corpus``
+  ``workflows-disjoint-queries`` the columns of ``workflows-queries``  train / validation / test (by service)
+                                but ``test_cold_start``
+  ``workflows-disjoint-qrels``  the rows of ``workflows-qrels`` of     train / validation / test (by service)
+                                its queries
   ============================  =====================================  ==========================================
 
   The gold configs (the human-annotated LiveMCPBench tasks mapped to catalog tools by the label stage,
@@ -54,7 +59,10 @@ writes, into ``out_dir`` (the lead's ``<store>/release/<version>/``):
   ``alternative`` marks a tool of a node stored without parameters (operation unknown): acceptable, not required.
   ``test_cold_start`` marks a test query with a tool no train or validation query has (the label stage's
   cold-start view); the ``cold_start`` split is the release's, as for Real (tools new since the previous release).
-  The title track shares the queries' ids and qrels, its text the title alone. Their mapping report, per node
+  The title track shares the queries' ids and qrels, its text the title alone. ``workflows-disjoint`` is the task
+  view split by service (:mod:`release.workflows_disjoint`): no tool of a test query's qrels is a tool of a train or
+  validation query, a query whose tools fall in two splits is left out (counted in the manifest's
+  ``stats.workflows_disjoint``); it is released when it has train and test queries. Their mapping report, per node
   type, is ``workflow-mapping.json``, listed in the manifest. A label folder without workflow files gives the same
   release, byte for byte, as before the workflow set existed.
 

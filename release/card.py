@@ -414,6 +414,26 @@ def _workflows_values(info: dict) -> dict:
         "wf_table": "\n".join(markdown_table([*header, "queries"], [[*r, evaluation.get("queries")] for r in rows])),
         "wf_gold_table": "\n".join(markdown_table(header, gold_rows)) if gold_rows else "",
         "wf_gold_decided_by": gold.get("decided_by"),
+        **_workflows_disjoint_values(info["stats"].get("workflows_disjoint") or {}, info["seeds"]["split_ratios"]),
+    }
+
+
+def _workflows_disjoint_values(view: dict, shares: list) -> dict:
+    """The tool-disjoint view of the workflow set (:mod:`release.workflows_disjoint`): its queries, tools and services
+    per split, and the queries it left out, by reason."""
+    splits = ("train", "validation", "test")
+    per_split = {kind: ", ".join(f"{s} {(view.get(kind) or {}).get(s, 0)}" for s in splits)
+                 for kind in ("queries", "tools", "services")}  # fmt: skip
+    dropped = view.get("dropped_queries") or {}
+    return {
+        "wf_disjoint": view,
+        "wf_disjoint_shares": shares,
+        "wf_disjoint_queries": per_split["queries"],
+        "wf_disjoint_tools": per_split["tools"],
+        "wf_disjoint_services": per_split["services"],
+        "wf_disjoint_dropped": sum(dropped.values()),
+        "wf_disjoint_spanning": dropped.get("services_in_two_splits", 0),
+        "wf_disjoint_grouped": dropped.get("group_in_an_earlier_split", 0),
     }
 
 

@@ -47,6 +47,8 @@ RECORD_SETS = {
                         "names the service) or 1 (only the description does); alternative: acceptable, not required."),
     "workflows-title-queries": ("workflows-title-queries", "Workflows, title track: the template title alone."),
     "workflows-title-qrels": ("workflows-title-qrels", "Workflows, title track: the same qrels as workflows-qrels."),
+    "workflows-disjoint-queries": ("workflows-disjoint-queries", "Workflows split by service: no test tool in train."),
+    "workflows-disjoint-qrels": ("workflows-disjoint-qrels", "Workflows split by service: its queries' qrels."),
     "tool-events": ("tool-events", "What happened to each tool month by month in the catalog history: removed, "
                     "renamed, restored, deprecated, package_deprecated, description_changed, with the month and the "
                     "evidence (package@version and the flag, message or match)."),

@@ -8,7 +8,9 @@ load, and checks:
   ``tool-events``' ``event`` one of the known kinds (:data:`schemas.tool_event.EVENTS`), query length 1..300
   words, qrels ``score`` in {0, 1, 2, 3} (graded relevance allowed: the workflow qrels carry grades 1 and 2);
 - per release (run-level metrics): rows of the train and test splits of ``{syn,real}-{queries,qrels}`` (and of
-  ``workflows-*`` and ``workflows-title-*`` when the release has the workflow set) at least ``min_split_rows``;
+  ``workflows-*``, ``workflows-title-*`` and ``workflows-disjoint-*`` when the release has them) at least
+  ``min_split_rows``; no tool in the qrels of two splits of ``workflows-disjoint`` (``tools_in_two_splits``: the
+  view is tool-disjoint, :mod:`release.workflows_disjoint`);
   no leakage across train/validation/test (:func:`ecoagent.text.splits.check_no_leakage`: the number of
   problems must be 0) nor between ``cold_start`` and the other splits; no query id in two splits; no duplicate
   tool id; no tool presenting a field its source could not show as known (``unknown_passed_as_known``); every qrel's
@@ -62,7 +64,9 @@ log = logging.getLogger(__name__)
 
 GATE_NAME = "release"
 SUBSETS = ("syn", "real")  # split into train / validation / test
-WORKFLOW_SUBSETS = ("workflows", "workflows-title")  # split too; checked like Syn and Real when present
+# split too; checked like Syn and Real when present
+WORKFLOW_SUBSETS = ("workflows", "workflows-title", "workflows-disjoint")
+TOOL_DISJOINT_SUBSETS = ("workflows-disjoint",)  # no tool in the qrels of two of its splits
 GOLD = "gold"  # test only
 TOOL_EVENTS_CONFIG = "tool-events"
 REQUIRED_SPLITS = ("train", "test")
@@ -107,6 +111,9 @@ def release_expectations(
     ]
     for subset in subsets:
         exps += _subset_expectations(subset, min_split_rows)
+        if subset in TOOL_DISJOINT_SUBSETS:
+            exps.append(_zero(f"tools_in_two_splits.{subset}", f"{subset}: no tool in the qrels of two of "
+                              "train/validation/test (a tool-disjoint view)"))  # fmt: skip
     exps += [
         _zero(f"dangling_query_ids.{GOLD}", "gold-qrels: every query-id is in gold-queries"),
         _zero(f"dangling_corpus_ids.{GOLD}", "gold-qrels: every corpus-id is in the corpus"),
@@ -234,6 +241,8 @@ def release_metrics(folder: Path, dedup_threshold: float = 0.7) -> tuple[pl.Data
         else:
             split_metrics, problems[subset] = _split_checks(subset, queries, qrels, dedup_threshold)
             metrics |= split_metrics
+            if subset in TOOL_DISJOINT_SUBSETS:
+                metrics[f"tools_in_two_splits.{subset}"] = _tools_in_two_splits(qrels)
             if len(queries):
                 trained.append(queries.filter(pl.col("split").is_in(["train", "validation"])).select("_id", "text"))
         metrics[f"ids_in_two_splits.{subset}"] = _ids_in_two_splits(queries)
@@ -282,6 +291,16 @@ def _split_checks(
     metrics[f"leakage.{subset}"] = float(len(regular))
     metrics[f"cold_start_leakage.{subset}"] = float(len(cold))
     return metrics, {"leakage": regular, "cold_start_leakage": cold}
+
+
+def _tools_in_two_splits(qrels: pl.DataFrame) -> float:
+    """The tools (alternatives included) in the qrels of two or more of train/validation/test: 0 in a tool-disjoint
+    view."""
+    if qrels.is_empty():
+        return 0.0
+    regular = qrels.filter(pl.col("split").is_in(["train", "validation", "test"]))
+    per_tool = regular.group_by("corpus-id").agg(pl.col("split").n_unique().alias("n"))
+    return float((per_tool["n"] > 1).sum())
 
 
 def _ids_in_two_splits(queries: pl.DataFrame) -> float:

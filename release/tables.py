@@ -11,6 +11,7 @@ import polars as pl
 from ecoagent.config import Config
 from ecoagent.hashing import sha256_file
 from ecoagent.text.dedup import DisjointSets
+from release.workflows_disjoint import disjoint_view, service_splits, service_uses, view_counts
 from schemas.tool_event import ACTIVE, DEPRECATED, GONE_EVENTS, REMOVED_SINCE, RESTORED
 
 SPLITS = ("train", "validation", "test")
@@ -20,11 +21,13 @@ NOT_SEEN = "9999-99"  # the first-seen month of a tool no month of the history h
 # ... of a tool whose package the history does not follow (a community listing's): not known, so never new by it
 UNTRACKED = "unknown"
 ALL_SPLITS = (*SPLITS, COLD_START)
+REQUIRED_VIEW_SPLITS = ("train", "test")  # the release gate's required splits: a view without one is not released
 CORPUS_SPLIT = "corpus"  # MTEB reads a corpus config's only split, whatever its name; "corpus" is the convention
 TOOLS_SPLIT = "train"  # HF's split name for a dataset that is one table
 GOLD_SPLIT = "test"  # the gold set is an evaluation set only
 WORKFLOWS = "workflows"  # the task view (title + cleaned description) of the n8n workflow templates
 WORKFLOWS_TITLE = "workflows-title"  # the title view of the same templates: an underspecified second track
+WORKFLOWS_DISJOINT = f"{WORKFLOWS}-{DISJOINT}"  # the task view split by service: no test tool is a train tool
 TOOL_EVENTS = "tool-events"  # the history's tool events, one row per event (a single table, split train)
 REMOVED = REMOVED_SINCE.removesuffix(" since")  # every "removed since <month>" status, counted together
 # the syn-queries and real-queries columns beside _id (and split)
@@ -75,7 +78,7 @@ def release_tables(
     syn_view, syn_dropped = _disjoint_view(syn, syn_positive, disjoint)
     real_view, real_dropped = _disjoint_view(real, real_positive, disjoint)
     tables |= _disjoint_tables(syn_view, syn_positive, real_view, real_positive, corpus)
-    workflow_tables, workflow_stats = _workflow_tables(stage, tools, corpus, new_tools)
+    workflow_tables, workflow_stats = _workflow_tables(stage, tools, corpus, new_tools, config)
     tables |= workflow_tables
     stats = {
         "new_tools": sorted(new_tools),
@@ -308,11 +311,12 @@ def _gold_tables(stage: dict, tools: pl.DataFrame, corpus: pl.DataFrame) -> dict
     }
 
 
-def _workflow_tables(stage: dict, tools: pl.DataFrame, corpus: pl.DataFrame,
-                     new_tools: set[str]) -> tuple[dict[tuple[str, str], pl.DataFrame], dict]:  # fmt: skip
-    """The workflows configs (task and title view) and their counts for the card, when the label stage wrote a
-    workflow set: the kept queries with at least one label on this catalog, in the label stage's split (grouped and
-    temporal), the groups with a tool new since the previous release moved to ``cold_start`` as Real's are."""
+def _workflow_tables(stage: dict, tools: pl.DataFrame, corpus: pl.DataFrame, new_tools: set[str],
+                     config: Config) -> tuple[dict[tuple[str, str], pl.DataFrame], dict]:  # fmt: skip
+    """The workflows configs (task and title view, and the tool-disjoint view) and their counts for the card, when
+    the label stage wrote a workflow set: the kept queries with at least one label on this catalog, in the label
+    stage's split (grouped and temporal), the groups with a tool new since the previous release moved to
+    ``cold_start`` as Real's are."""
     queries, qrels = stage["workflow_queries"], stage["workflow_qrels"]
     if queries is None or qrels is None:
         return {}, {}
@@ -341,11 +345,36 @@ def _workflow_tables(stage: dict, tools: pl.DataFrame, corpus: pl.DataFrame,
             tables[(f"{subset}-qrels", split)] = _split(qrels, split, "query-id", "corpus-id")
     exact = qrels.filter(~pl.col("alternative"))
     by_grade = {f"grade_{g}": int((exact["score"] == g).sum()) for g in (2, 1)}
-    return tables, {
+    disjoint_tables, disjoint_stats = _workflow_disjoint_tables(kept, task, qrels, tools, corpus, config)
+    return tables | disjoint_tables, {
         "workflows_cold_start_queries": int((kept["split"] == COLD_START).sum()),
         "workflows_queries_stripped": int(kept["stripped"].sum()),
         "workflows_qrels": {**by_grade, "alternative": len(qrels) - len(exact)},
+        "workflows_disjoint": disjoint_stats,
     }
+
+
+def _workflow_disjoint_tables(
+    kept: pl.DataFrame, task: pl.DataFrame, qrels: pl.DataFrame, tools: pl.DataFrame, corpus: pl.DataFrame,
+    config: Config,
+) -> tuple[dict[tuple[str, str], pl.DataFrame], dict]:  # fmt: skip
+    """The ``workflows-disjoint`` configs (:mod:`release.workflows_disjoint`): the task view's queries and qrels,
+    re-split by service, and the view's counts. A view without train or test queries is not released (the gate
+    requires both, and a view of a tiny workflow set may have neither); its counts say so."""
+    pairs = qrels.select(pl.col("query-id").alias("query_id"), pl.col("corpus-id").alias("tool_id"))
+    uses = service_uses(pairs, tools)
+    view, dropped = disjoint_view(kept, uses, service_splits(uses, config.release.syn_split_ratios, config.seed))
+    stats = {**view_counts(view, pairs, uses), "dropped_queries": dropped}
+    if not all(stats["queries"][split] for split in REQUIRED_VIEW_SPLITS):
+        return {}, {**stats, "released": False}
+    split_of = view.rename({"query_id": "_id"})
+    view_qrels = qrels.drop("split").join(split_of.rename({"_id": "query-id"}), on="query-id")
+    view_task = task.drop("split", "test_cold_start").join(split_of, on="_id")
+    tables = {(f"{WORKFLOWS_DISJOINT}-corpus", CORPUS_SPLIT): corpus}
+    for split in SPLITS:
+        tables[(f"{WORKFLOWS_DISJOINT}-queries", split)] = _split(view_task, split, "_id")
+        tables[(f"{WORKFLOWS_DISJOINT}-qrels", split)] = _split(view_qrels, split, "query-id", "corpus-id")
+    return tables, {**stats, "released": True}
 
 
 def _merge_dedup_clusters(frame: pl.DataFrame) -> pl.DataFrame:

@@ -10,8 +10,9 @@ A release is laid out as MTEB's multi-subset retrieval datasets are (``{subset}-
 ``{subset}-qrels`` configs, see :mod:`release.build`), so the task is its metadata and the alternatives rule below:
 MTEB's own loader (``RetrievalDatasetLoader`` through ``datasets.load_dataset``) reads the folder or the Hub repo, and
 MTEB's own evaluator scores it. The subsets are ``syn``, ``real``, ``gold`` (test only) and, when the release carries
-the n8n workflow set, ``workflows`` (title + description of a workflow template) and ``workflows-title`` (its title
-alone); the splits ``train``, ``validation``, ``test`` and, from a release's second version on, ``cold_start``.
+the n8n workflow set, ``workflows`` (title + description of a workflow template), ``workflows-title`` (its title
+alone) and ``workflows-disjoint`` (the task view split by service: no test tool is a train tool); the splits
+``train``, ``validation``, ``test`` and, from a release's second version on, ``cold_start``.
 Workflow qrels are graded (2: the title names the tool's service, 1: only the description does) and MTEB's
 evaluator uses the grade as the gain of nDCG.
 
@@ -48,7 +49,8 @@ if TYPE_CHECKING:
     import polars as pl
     from mteb.abstasks.retrieval import AbsTaskRetrieval
 
-SUBSETS = ("syn", "real", "gold", "workflows", "workflows-title")  # gold: the human-annotated set, test only
+# gold: the human-annotated set, test only; workflows-disjoint: the workflow set split by service (tool-disjoint)
+SUBSETS = ("syn", "real", "gold", "workflows", "workflows-title", "workflows-disjoint")
 TASK_NAME = "EcoAgentRetrieval"
 
 
@@ -92,7 +94,8 @@ def ecoagent_task(
         description="EcoAgent: retrieve the agent tool a query asks for from the crawled tool catalog "
         "(RATED, CIKM 2026). Subsets: syn (generated queries), real (real user queries), gold (LiveMCPBench's "
         "human-annotated tasks, test only), workflows and workflows-title (n8n.io workflow templates: title and "
-        "description, or the title alone; the tools each runs, graded).",
+        "description, or the title alone; the tools each runs, graded), workflows-disjoint (the same templates split "
+        "by service, no test tool a train tool).",
         reference=None,
         dataset=_dataset(release, revision),
         type="Retrieval",

@@ -2,7 +2,7 @@
 
 A release (``ecoagent release build``) lists its files in ``manifest.json`` under ``configs``:
 ``{config: {split: path}}``. This module reads the corpus (one row per tool, in the release's
-``tool_id`` order), the query splits of the Syn, Real and gold subsets with their relevant tools, the Syn
+``tool_id`` order), the query splits of the Syn, Real, gold and workflow subsets with their relevant tools, the Syn
 training pairs with their hard negatives, and the full ``tools`` table. Nothing here embeds or
 scores: that is :mod:`ecoagent.retrieval.rankers`.
 
@@ -33,7 +33,9 @@ from ecoagent.release_format.integrity import verify_release
 from ecoagent.release_format.qrels import judge
 from ecoagent.store import ArtifactStore
 
-SUBSETS = ("syn", "real", "gold", "workflows", "workflows-title")  # gold: the human-annotated set, test only
+# gold: the human-annotated set, test only; workflows-disjoint: the workflow queries split by service, no test tool a
+# train tool (release.workflows_disjoint)
+SUBSETS = ("syn", "real", "gold", "workflows", "workflows-title", "workflows-disjoint")
 QUERY_SPLITS = ("train", "validation", "test", "cold_start")
 
 

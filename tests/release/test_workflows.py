@@ -204,3 +204,73 @@ def test_the_card_quotes_the_tail_beside_the_whole_set_and_the_popularity_floor(
     else:
         assert f"and {tail['TF-IDF']['mrr']:.3f} on its tail ({tail['TF-IDF']['queries']} queries" in glance
     assert f"reaches {whole['popularity (train frequency)']['mrr']:.3f}" in glance
+
+
+DISJOINT_CONFIGS = ("workflows-disjoint-corpus", "workflows-disjoint-queries", "workflows-disjoint-qrels")
+
+
+@pytest.fixture(scope="module")
+def built_disjoint(tmp_path_factory) -> Path:
+    """A release whose workflow set has services enough for a tool-disjoint view with train and test queries."""
+    root = tmp_path_factory.mktemp("workflows-disjoint")
+    inputs = make_stage_outputs(root / "stages", TOOLS)
+    add_workflows(inputs, CONFIG, more_templates=True)
+    result = build_release(inputs, root / "release" / "3.1.0", version="3.1.0", config=CONFIG, created=CREATED)
+    return Path(result.folder)
+
+
+def test_the_tool_disjoint_view_loads_and_no_tool_is_in_two_of_its_splits(built_disjoint):
+    import datasets
+
+    folder = built_disjoint
+    assert set(DISJOINT_CONFIGS) <= set(datasets.get_dataset_config_names(str(folder)))
+    queries, qrels = _load(folder, "workflows-disjoint-queries"), _load(folder, "workflows-disjoint-qrels")
+    assert set(queries) == set(qrels) == {"train", "validation", "test"}  # no cold_start split in the view
+    assert all(frame.columns == ["_id", "text", *WORKFLOW_QUERY_COLUMNS] for frame in queries.values())
+    assert all(frame.columns == ["query-id", "corpus-id", "score", "alternative"] for frame in qrels.values())
+    tools = {split: set(frame["corpus-id"]) for split, frame in qrels.items()}
+    assert not tools["train"] & tools["test"] and not tools["train"] & tools["validation"]
+    assert not tools["validation"] & tools["test"]
+    # the view re-splits the workflows-queries rows: the same ids, texts and qrels, fewer queries
+    every = pl.concat(_load(folder, "workflows-queries").values()).drop("test_cold_start")
+    view = pl.concat(queries.values())
+    assert view.join(every, on=view.columns, how="anti").is_empty() and len(view) < len(every)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    stats = manifest["stats"]["workflows_disjoint"]
+    assert stats["released"] and stats["queries"] == {s: len(f) for s, f in queries.items()}
+    assert len(view) + sum(stats["dropped_queries"].values()) == len(every)
+
+
+def test_the_tool_disjoint_view_passes_the_gate_and_reaches_the_reader_card_and_croissant(built_disjoint):
+    from huggingface_hub import DatasetCard
+
+    from ecoagent.release_format.reader import load_release
+
+    folder = built_disjoint
+    _, metrics, _ = release_metrics(folder, CONFIG.label.dedup_threshold)
+    assert metrics["tools_in_two_splits.workflows-disjoint"] == metrics["leakage.workflows-disjoint"] == 0
+    assert metrics["rows.workflows-disjoint-queries.test"] > 0 and metrics["rows.workflows-disjoint-qrels.train"] > 0
+    gate = json.loads((folder / "manifest.json").read_text())["gate"]
+    assert gate["success"]
+    release = load_release(folder)
+    test = release.queries("workflows-disjoint/test")
+    assert test is not None and len(test) == len(_load(folder, "workflows-disjoint-queries")["test"])
+    croissant = {rs["name"] for rs in json.loads((folder / "croissant.json").read_text())["recordSet"]}
+    assert {"workflows-disjoint-queries", "workflows-disjoint-qrels"} <= croissant
+    section = DatasetCard.load(folder / "README.md").text.split("### Workflows")[1].split("## Licenses")[0]
+    stats = json.loads((folder / "manifest.json").read_text())["stats"]["workflows_disjoint"]
+    dropped = stats["dropped_queries"]
+    assert (f"Left out: {sum(dropped.values())} queries ({dropped['services_in_two_splits']} whose tools fall in two "
+            f"splits, {dropped['group_in_an_earlier_split']} with a clone") in section  # fmt: skip
+    assert "| `workflows-disjoint-queries` | test |" in DatasetCard.load(folder / "README.md").text
+
+
+def test_a_view_without_test_queries_is_not_released_and_the_card_says_so(built):
+    from huggingface_hub import DatasetCard
+
+    folder, _, _ = built  # the fixture's own templates: every service that runs alone is of train or validation
+    manifest = json.loads((folder / "manifest.json").read_text())
+    assert not set(DISJOINT_CONFIGS) & set(manifest["configs"])
+    stats = manifest["stats"]["workflows_disjoint"]
+    assert not stats["released"] and stats["queries"]["test"] == 0
+    assert "Not released in this build" in DatasetCard.load(folder / "README.md").text

@@ -21,8 +21,19 @@ from labeling.workflows.mapping import NON_GOLD_RULE
 from tests.labeling import workflow_fixtures as wf
 from tests.release.test_build import tool_id
 
-# the fixture nodes -> the release fixture's tools (index); tool 9 is outside an 8-tool catalog
-NODE_TOOLS = {"tabula": 0, "postino": 1, "nimbus": 2, "clientele": 3, "parla": 4}
+# the fixture nodes -> the release fixture's tools (index); tool 9 is outside an 8-tool catalog; ledger and relay run
+# only in the templates of MORE_TEMPLATES
+NODE_TOOLS = {"tabula": 0, "postino": 1, "nimbus": 2, "clientele": 3, "parla": 4, "ledger": 6, "relay": 7}
+# templates whose tools no other template runs (add_workflows(more_templates=True)): services enough for a
+# tool-disjoint view with train and test queries (release.workflows_disjoint)
+MORE_TEMPLATES = [
+    (201, "Log each shop order in Ledger", "Every new shop order is written to the Ledger book for the accountants.",
+     "kim", "2025-09-10T10:00:00.000Z", [wf.TRIGGER, wf.n("ledger")]),
+    (202, "Forward server alerts with Relay", "Each server alert goes to the engineer on call through Relay.",
+     "liam", "2025-10-10T10:00:00.000Z", [wf.TRIGGER, wf.n("relay")]),
+    (203, "Book the day's refunds in Ledger", "At the end of each day the refunds of the shop are booked in Ledger.",
+     "mia", "2025-12-01T10:00:00.000Z", [wf.TRIGGER, wf.n("ledger")]),
+]  # fmt: skip
 STATUS = {106: "all_operations", 107: "off_topic_description"}  # set apart by the label stage
 NO_QUERY = {109}  # no app node: no query at all
 STRIPPED = {102: 5}  # a stripped template: its node's other tool is an acceptable alternative
@@ -48,10 +59,10 @@ def _tools(title: str, nodes: list[dict]) -> dict[int, int]:
     return out
 
 
-def workflow_frames(config: Config) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The workflow queries and qrels as the label stage writes them."""
+def workflow_frames(config: Config, templates: list[tuple] = wf.TEMPLATES) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The workflow queries and qrels of ``templates`` as the label stage writes them."""
     rows, labels = [], []
-    for tid, title, description, author, created, nodes in wf.TEMPLATES:
+    for tid, title, description, author, created, nodes in templates:
         if tid not in NO_QUERY:
             rows.append((tid, title, description, author, created))
             labels.append({**_tools(title, nodes), **({EXTRA_LABEL[tid]: 1} if tid in EXTRA_LABEL else {})})
@@ -121,13 +132,14 @@ def as_alternatives(queries: pl.DataFrame, qrels: pl.DataFrame,
     return queries.with_columns(pl.col("stripped") | pl.col("query_id").is_in(stripped)), qrels
 
 
-def add_workflows(inputs, config: Config,
-                  alternatives: dict[int, set[int]] | None = None) -> tuple[pl.DataFrame, pl.DataFrame]:  # fmt: skip
+def add_workflows(inputs, config: Config, alternatives: dict[int, set[int]] | None = None,
+                  more_templates: bool = False) -> tuple[pl.DataFrame, pl.DataFrame]:  # fmt: skip
     """Write the workflow files into the label folder of ``inputs`` and its summary section; returns the frames.
 
-    ``alternatives``: qrels turned into alternatives (:func:`as_alternatives`); None: the fixture's own (one)."""
+    ``alternatives``: qrels turned into alternatives (:func:`as_alternatives`); None: the fixture's own (one).
+    ``more_templates``: the fixture's templates and :data:`MORE_TEMPLATES`."""
     label = ArtifactStore(inputs.label_dir)
-    queries, qrels = workflow_frames(config)
+    queries, qrels = workflow_frames(config, wf.TEMPLATES + (MORE_TEMPLATES if more_templates else []))
     if alternatives:
         queries, qrels = as_alternatives(queries, qrels, alternatives)
     label.write_parquet(queries, LABEL_FILES.workflow_queries)
