@@ -69,6 +69,9 @@ def table1(metrics: dict, title: str = "## Table 1: offline retrieval") -> list[
         "same list for every query: the floor a retriever must clear to be said to read the query. "
         f"`<set>:tail` holds the queries requiring none of the {_head_size(metrics)} tools train requires most, "
         "`<set>:unseen` those requiring a tool no train query requires (`ecoagent/retrieval/head_tail.py`). "
+        "`workflows-disjoint/test`: the same tasks re-split so that no tool (nor service) of a test query's qrels is "
+        "a train or validation tool (`release/workflows_disjoint.py`): its popularity row scores what a head alone "
+        "is worth on tools never trained on. "
         "MRR (tools): MRR averaged over the required tools, each tool the mean over the queries requiring it "
         "(`ecoagent/retrieval/tool_macro.py`)."
     )
