@@ -189,23 +189,6 @@ def test_a_filled_review_of_the_native_labels_reaches_the_card(tmp_path: Path):
     assert "People checked 3 of the native labels in the blind review sample: 66.7 % were right" in text
 
 
-def test_the_card_quotes_the_tail_beside_the_whole_set_and_the_popularity_floor(built):
-    from huggingface_hub import DatasetCard
-
-    folder, _, _ = built
-    table = json.loads((folder / "manifest.json").read_text())["baselines"]["full"]["table1"]
-    whole, tail = table["workflows/test"], table["workflows/test:tail"]
-    assert "popularity (train frequency)" in whole  # the manifest sorts its keys
-    text = DatasetCard.load(folder / "README.md").text
-    glance = next(line for line in text.splitlines() if line.startswith("- Retrieval at a glance"))
-    assert f"TF-IDF reaches MRR {whole['TF-IDF']['mrr']:.3f} on `workflows/test`" in glance
-    if "skipped" in tail:  # every test query of the fixture needs a head tool
-        assert "on its tail" not in glance
-    else:
-        assert f"and {tail['TF-IDF']['mrr']:.3f} on its tail ({tail['TF-IDF']['queries']} queries" in glance
-    assert f"reaches {whole['popularity (train frequency)']['mrr']:.3f}" in glance
-
-
 DISJOINT_CONFIGS = ("workflows-disjoint-corpus", "workflows-disjoint-queries", "workflows-disjoint-qrels")
 
 
@@ -274,3 +257,21 @@ def test_a_view_without_test_queries_is_not_released_and_the_card_says_so(built)
     stats = manifest["stats"]["workflows_disjoint"]
     assert not stats["released"] and stats["queries"]["test"] == 0
     assert "Not released in this build" in DatasetCard.load(folder / "README.md").text
+
+
+def test_the_card_quotes_the_tail_beside_the_whole_set_and_the_popularity_floor(built, built_disjoint):
+    from huggingface_hub import DatasetCard
+
+    def glance_and_table(folder: Path) -> tuple[str, dict]:
+        table = json.loads((folder / "manifest.json").read_text())["baselines"]["full"]["table1"]
+        text = DatasetCard.load(folder / "README.md").text
+        return next(line for line in text.splitlines() if line.startswith("- Retrieval at a glance")), table
+
+    glance, table = glance_and_table(built_disjoint)  # its test split has a query away from train's head
+    whole, tail = table["workflows/test"], table["workflows/test:tail"]
+    assert f"TF-IDF reaches MRR {whole['TF-IDF']['mrr']:.3f} on `workflows/test`" in glance
+    assert f"and {tail['TF-IDF']['mrr']:.3f} on its tail ({tail['TF-IDF']['queries']} queries requiring none" in glance
+    assert f"reaches {whole['popularity (train frequency)']['mrr']:.3f}" in glance
+    glance, table = glance_and_table(built[0])  # every test query of this one needs a head tool: no tail to quote
+    assert "skipped" in table["workflows/test:tail"] and "on its tail" not in glance
+    assert "popularity (train frequency)" in table["workflows/test"]  # the manifest sorts its keys
