@@ -42,9 +42,11 @@ class EncoderChoice:
     compared: list[DenseRetriever] = field(default_factory=list)  # "RATED (trained on <source>)" rows
 
 
-def selection_queries(release: Release, settings: RatedConfig) -> QuerySet | None:
-    """The first of ``rated.train.validation`` the release has queries for: where epochs and grid entries are chosen."""
-    for spec in settings.train.validation:
+def selection_queries(release: Release, settings: RatedConfig, source: str | None = None) -> QuerySet | None:
+    """Where epochs and grid entries are chosen: ``rated.train.compare_validation[source]`` when the release has it,
+    else the first of ``rated.train.validation`` the release has queries for."""
+    own = settings.train.compare_validation.get(source or "")
+    for spec in [own] if own and query_set(release, own) is not None else settings.train.validation:
         found = query_set(release, spec)
         if found is not None and len(found):
             return found
@@ -117,7 +119,11 @@ def _trained_on(
     """The encoder trained on ``data`` into ``final`` (the grid's best on the selection queries), reused when
     ``final`` holds one trained on the same release, seed, source and settings."""
     train = settings.train
-    wanted = {"release": release.version, "seed": seed, "source": data.name, "train": train.model_dump(mode="json")}
+    selection = selection_queries(release, settings, data.name)
+    # the compared sources are other models' business: adding one does not retrain this one
+    wanted = {"release": release.version, "seed": seed, "source": data.name,
+              "selection": selection.name if selection else None,
+              "train": train.model_dump(mode="json", exclude={"compare_sources", "compare_validation"})}  # fmt: skip
     record_path = final / TRAIN_RECORD
     if record_path.exists():
         record = json.loads(record_path.read_text())
@@ -125,7 +131,6 @@ def _trained_on(
             log.info("reusing the trained encoder in %s", final)
             retriever = trained_retriever(final, record["fingerprint"], cache_dir, train, name)
             return retriever.fit(release.corpus), record
-    selection = selection_queries(release, settings)
     grid = train.grid or [{}]
     candidates: list[dict] = []
     best: tuple[float, TrainedEncoder] | None = None
