@@ -145,7 +145,10 @@ def _judged(judged: dict | None) -> list[str]:
     parts = ["graded qrels (nDCG gains 2 and 1)" if judged["graded"] else "binary qrels"]
     parts.append(f"{judged['alternatives']} alternatives on {judged['queries_with_alternatives']} queries taken out of "
                  "their rankings")  # fmt: skip
-    parts.append(f"{judged['left_out_only_alternatives']} queries left out (only alternatives)")
+    if "head_tools" in judged:  # a head/tail subset: the split's alternatives-only queries belong to no subset
+        parts.append(f"a subset of the split by the {judged['head_tools']} tools train requires most")
+    else:
+        parts.append(f"{judged['left_out_only_alternatives']} queries left out (only alternatives)")
     return [f"{judged['queries']} queries: " + "; ".join(parts) + ".", ""]
 
 

@@ -114,13 +114,15 @@ class QuerySet:
         return out
 
     def subset(self, name: str, positions: list[int]) -> QuerySet:
-        """The queries at ``positions`` (in that order) under ``name``; ``left_out`` stays the split's count."""
+        """The queries at ``positions`` (in that order) under ``name``. ``left_out`` is 0: the split's alternatives-only
+        queries are in no subset of it."""
 
         def pick(values: list | None) -> list | None:
             return None if values is None else [values[i] for i in positions]
 
         return replace(self, name=name, ids=pick(self.ids), texts=pick(self.texts), relevant=pick(self.relevant),
-                       grades=pick(self.grades), acceptable=pick(self.acceptable), views=pick(self.views))  # fmt: skip
+                       grades=pick(self.grades), acceptable=pick(self.acceptable), views=pick(self.views),
+                       left_out=0)  # fmt: skip
 
     @classmethod
     def concat(cls, name: str, parts: list[QuerySet]) -> QuerySet:
