@@ -50,6 +50,7 @@ from benchmarking.record import add_record_option, write_record
 from ecoagent.config import Config, load_config
 from ecoagent.layout import CRAWL_FILES, LABEL_FILES
 from ecoagent.text.markdown import markdown_table
+from ecoagent.text.personal_data import find_personal_data
 from labeling.workflows import completion, grades
 from labeling.workflows.build import clean_template
 from labeling.workflows.mapping import node_of
@@ -64,7 +65,6 @@ KEY_COLUMNS = ("row_id", "template_id", "query_id", "stratum", "tool_id", "nativ
                "native_alternative", "native_resolution", "completed", "completed_resolution", "completed_grade",
                "tfidf_rank")  # fmt: skip
 _EXPRESSION = re.compile(r"\{\{.*?\}\}", re.DOTALL)
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+")
 _SECRETISH = re.compile(r"(?=.*\d)[A-Za-z0-9_\-:.]{16,}")
 _BOT_TOKEN = re.compile(r"^bot\d+:.*", re.IGNORECASE)
 
@@ -153,7 +153,7 @@ def _mask_host(host: str) -> str:
 def _mask_segment(segment: str) -> str:
     if _BOT_TOKEN.match(segment):
         return "bot***"
-    if _EMAIL.search(segment) or (_SECRETISH.fullmatch(segment) and "{{" not in segment):
+    if find_personal_data(segment) or (_SECRETISH.fullmatch(segment) and "{{" not in segment):
         return "***"
     return segment
 

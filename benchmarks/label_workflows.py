@@ -35,8 +35,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: t
 from benchmarking.record import add_record_option, write_record
 from ecoagent.config import Config, load_config
 from ecoagent.text.markdown import markdown_table
+from labeling.workflows.mapping import node_of
 from labeling.workflows.measure import BUCKETS, measure_by_tools
-from labeling.workflows.stage import native_truth, node_of
+from labeling.workflows.stage import native_truth
 
 
 def _interval(stats: dict, name: str) -> str:

@@ -53,7 +53,7 @@ from ecoagent.runtime.quality_gate import GateResult, metric_between, run_gate
 from ecoagent.text import personal_data
 from ecoagent.text.redaction import find_secrets, scan_frame
 from ecoagent.text.words import MAX_QUERY_WORDS
-from release.tables import personal_text_columns
+from release.tables import REQUIRED_VIEW_SPLITS, personal_text_columns
 from schemas.tool_event import EVENTS, STATUS_PATTERN
 from schemas.unknown_fields import unknown_passed_as_known
 
@@ -69,7 +69,7 @@ WORKFLOW_SUBSETS = ("workflows", "workflows-title", "workflows-disjoint")
 TOOL_DISJOINT_SUBSETS = ("workflows-disjoint",)  # no tool in the qrels of two of its splits
 GOLD = "gold"  # test only
 TOOL_EVENTS_CONFIG = "tool-events"
-REQUIRED_SPLITS = ("train", "test")
+REQUIRED_SPLITS = REQUIRED_VIEW_SPLITS  # a workflows view lacking one is not released (release.tables)
 MIN_QUERY_WORDS = 1
 QREL_SCORES = (0, 1, 2, 3)
 

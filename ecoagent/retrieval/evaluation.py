@@ -113,21 +113,17 @@ def per_query(scores: np.ndarray, queries: QuerySet, corpus: Corpus, metric: str
     return np.asarray(values, dtype=np.float64)
 
 
-def mrr_with_interval(scores: np.ndarray, queries: QuerySet, corpus: Corpus, seed: int = 0,
-                      judged: tuple | None = None) -> dict[str, float]:  # fmt: skip
-    """MRR with its 95 % percentile bootstrap interval over queries (:func:`ecoagent.statistics.bootstrap_interval`)."""
-    return _mrr_cells(per_query(scores, queries, corpus, judged=judged), seed)
-
-
-def _mrr_cells(values: np.ndarray, seed: int) -> dict[str, float]:
+def _mrr_cells(reciprocal_ranks: np.ndarray, seed: int) -> dict[str, float]:
+    """MRR with its 95 % percentile bootstrap interval over queries (:func:`ecoagent.statistics.bootstrap_interval`),
+    from the per-query reciprocal ranks (:func:`per_query`)."""
     from ecoagent.statistics import bootstrap_interval
 
-    low, high = bootstrap_interval(values, seed=seed)
-    return {"mrr": round(float(values.mean()), 6), "mrr_ci95": [round(low, 6), round(high, 6)]}
+    low, high = bootstrap_interval(reciprocal_ranks, seed=seed)
+    return {"mrr": round(float(reciprocal_ranks.mean()), 6), "mrr_ci95": [round(low, 6), round(high, 6)]}
 
 
 def offline_table(release: Release, retrievers: list[Retriever], sets: tuple[str, ...] | list[str], seed: int,
-                  head_size: int = 20) -> tuple[dict[str, dict], dict[str, dict]]:  # fmt: skip
+                  head_size: int) -> tuple[dict[str, dict], dict[str, dict]]:  # fmt: skip
     """Table 1 on each query set of ``sets`` (``name/split``, or a head/tail subset ``name/split:tail``,
     :mod:`ecoagent.retrieval.head_tail`, whose head is the train split's ``head_size`` most required tools):
     ``({set: {retriever: metrics} or {"skipped": why}}, {set: what is judged})``. A set whose config has a train

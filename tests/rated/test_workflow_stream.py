@@ -43,7 +43,8 @@ def test_the_reader_keeps_grades_views_and_alternatives(release: Release) -> Non
 
 def test_table1_has_the_workflow_rows_graded_with_the_alternatives_out(release: Release) -> None:
     config = load_config("default", environ={})
-    table1, judged = offline_table(release, [TfidfRetriever().fit(release.corpus)], TABLE1_SETS, config.seed)
+    table1, judged = offline_table(release, [TfidfRetriever().fit(release.corpus)], TABLE1_SETS, config.seed,
+                                   config.evaluation.head_tools)
     for name in ("workflows/test", "workflows-title/test"):
         assert table1[name]["TF-IDF"]["queries"] == len(release.query_sets[name]) > 0
         assert judged[name]["graded"]
