@@ -29,9 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: t
 from benchmarking.measure import print_report, timed
 from benchmarking.record import add_record_option, write_record
 from crawlers.community import ListedPackage, community_listing
-from crawlers.crawl import crawl_fetcher
 from crawlers.extract import PackageResult, archive_limits, extract_listed, extract_package
 from ecoagent.config import Config, load_config
+from ecoagent.packages.fetch import crawl_fetcher
 from schemas.tool_record import ToolRecord
 
 COLUMNS = ["listing", "packages served", "tools (archive)", "tools (copy)", "same id", "archive only", "copy only",

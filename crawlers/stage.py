@@ -53,8 +53,8 @@ class CrawlStage(Stage, Partitioned, Recrawlable):
         return load_sources(config.resolve_path(config.crawl.sources), config.crawl.platforms)
 
     def read_versions(self, config: Config, sources: Sequence[Source]) -> VersionsRead:
-        from crawlers.crawl import crawl_fetcher
         from crawlers.extract import extract_all
+        from ecoagent.packages.fetch import crawl_fetcher
 
         fetched = crawl_fetcher(config).fetch_all(list(sources), phase="fetch packages")
         results = extract_all(config, fetched, len(sources))

@@ -99,7 +99,11 @@ LABEL_FILES = StageFiles(marker="summary", queries="real_queries.parquet", pairs
                          workflow_queries="workflow_queries.parquet", workflow_qrels="workflow_qrels.parquet",
                          workflow_mapping="workflow_mapping.json", workflow_pairs="workflow_pairs.parquet",
                          workflow_review_sample="workflow_review_sample.csv",
-                         workflow_review_key="workflow_review_key.csv")  # fmt: skip
+                         workflow_review_key="workflow_review_key.csv",
+                         # label.package_requests (labeling/package_requests): the packages' own example requests
+                         package_request_queries="package_request_queries.parquet",
+                         package_request_qrels="package_request_qrels.parquet",
+                         package_request_report="package_request_report.json")  # fmt: skip
 # a release folder's own files (its data files are named by release.build.data_path)
 RELEASE_FILES = StageFiles(marker="manifest", manifest="manifest.json", card="README.md", changelog="CHANGELOG.md",
                            croissant="croissant.json", gate_folder="gate", gate_report="release_gate.md",

@@ -79,6 +79,7 @@ class LabelPlan:
     asked: list[dict] = field(default_factory=list)  # the pairs the LLM verifier is asked about: Real, then gold
     requests: list = field(default_factory=list)  # one verification request per asked pair
     workflows: object | None = None  # labeling.workflows.stage.WorkflowPlan (label.workflows)
+    package_requests: object | None = None  # labeling.package_requests.build.PackageRequestSet
     retrieval_pools: list[int] = field(default_factory=list)  # tools the retriever ranked, per call (with a depth)
 
 
@@ -87,8 +88,10 @@ def plan(config: Config, in_dir: str) -> LabelPlan:
     candidate pairs, and those of the workflow set), and the pairs the verifier asks the LLM about; each embedding
     pass is a phase of the running step."""
     from ecoagent.text.splits import normalize
+    from labeling.package_requests.build import build_package_requests
     from labeling.read import kept_queries, read_gold, read_source
     from labeling.retrieve import CandidateRetrieval
+    from labeling.workflows.build import crawl_folder
     from labeling.workflows.stage import plan_workflows
 
     if config.label.verifier not in VERIFIERS:
@@ -110,8 +113,11 @@ def plan(config: Config, in_dir: str) -> LabelPlan:
     asked = pairs_for_llm(config, pairs) + pairs_for_llm(config, gold_pairs)
     if workflows is not None:
         asked += pairs_for_llm(config, workflows.pairs)
+    package_requests = None
+    if config.label.package_requests.enabled:  # labelled by the docs themselves: nothing to retrieve or verify
+        package_requests = build_package_requests(config, catalog, crawl_folder(config, source.url()))
     return LabelPlan(catalog, kept, candidates, pairs, drops, len(raw), gold, gold_pairs, asked,
-                     verify_requests(config, asked), workflows, retrieval.pools)  # fmt: skip
+                     verify_requests(config, asked), workflows, package_requests, retrieval.pools)  # fmt: skip
 
 
 def assemble(config: Config, the_plan: LabelPlan, answers: LLMAnswers, folder: StageFolder,
@@ -135,6 +141,8 @@ def assemble(config: Config, the_plan: LabelPlan, answers: LLMAnswers, folder: S
                                          verdict.llm_scores_of(the_plan.gold_pairs))  # fmt: skip
         if the_plan.workflows is not None:
             summary["workflows"] = _write_workflows(config, store, the_plan, verdict)
+        if the_plan.package_requests is not None:
+            summary["package_requests"] = _write_package_requests(store, the_plan.package_requests)
         store.write_json(summary, LABEL_FILES.summary)
     return StageResult(folder.url(), summary, summary_lines(summary, folder.url()))
 
@@ -158,6 +166,13 @@ def _write_workflows(config: Config, store: ArtifactStore, the_plan: LabelPlan, 
 
     return write_workflows(config, store, the_plan.workflows, verdict.llm_scores_of(the_plan.workflows.pairs),
                            lambda a, llm, v: verified(config, a, llm, v), the_plan.catalog)  # fmt: skip
+
+
+def _write_package_requests(store: ArtifactStore, found: object) -> dict:
+    store.write_parquet(found.queries, LABEL_FILES.package_request_queries)
+    store.write_parquet(found.qrels, LABEL_FILES.package_request_qrels)
+    store.write_json(found.report, LABEL_FILES.package_request_report)
+    return {k: found.report[k] for k in ("queries", "by_platform", "by_label_level", "by_split")}
 
 
 def _query_frame(config: Config, the_plan: LabelPlan, labels: list[int]) -> pl.DataFrame:

@@ -41,6 +41,20 @@ class WorkflowsConfig(Section):
     bootstrap_resamples: Count = 1000  # for the 95 % intervals of precision, recall and F1
 
 
+# ---- label.package_requests: the example requests of the crawled packages' own docs (labeling/package_requests) ----
+class PackageRequestsConfig(Section):
+    """Example requests that the packages' READMEs, docs and tool docstrings give, labelled with their tools."""
+
+    enabled: bool = True
+    platforms: list[str] = ["langchain", "llamaindex", "crewai", "mcp"]  # whose fetched archives are read
+    min_words: Count = 4
+    max_words: Count = 40
+    max_package_tools: Count = 60  # a request tied to its package's whole tool set: at most this many tools
+    # guard packages: their tool checks an action that another, user-written tool does (the docs' requests are that
+    # other tool's): llama-index-tools-forge and -eydii, read on 2026-12-06
+    deny_packages: list[str] = ["llama-index-tools-forge", "llama-index-tools-eydii"]
+
+
 class LabelConfig(Section):
     """EcoAgent-Real: real queries mapped to catalog tools by retrieval plus verification."""
 
@@ -77,3 +91,4 @@ class LabelConfig(Section):
     # same gold tools in the source and this agreement-embedder cosine: one split group (ecoagent.text.splits)
     paraphrase_min_cosine: Cosine = 0.8
     workflows: WorkflowsConfig = WorkflowsConfig()  # label.workflows (issue 25)
+    package_requests: PackageRequestsConfig = PackageRequestsConfig()  # label.package_requests (issue 43)

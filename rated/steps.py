@@ -44,7 +44,8 @@ if TYPE_CHECKING:
 # train, validation and test disjoint (release/workflows_disjoint.py)
 TABLE1_SETS = ("syn/test", "real/test", "workflows/test", "workflows/test:tail", "workflows/test:unseen",
                "workflows-title/test", "workflows-title/test:tail", "workflows-title/test:unseen", "gold/test",
-               "syn/cold_start", "real/cold_start", "workflows/cold_start", "workflows-disjoint/test")  # fmt: skip
+               "syn/cold_start", "real/cold_start", "workflows/cold_start", "workflows-disjoint/test",
+               "package-requests/test")  # fmt: skip
 
 
 class Workbench:

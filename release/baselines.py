@@ -22,7 +22,7 @@ from ecoagent.retrieval.rankers import BM25Retriever, TfidfRetriever
 
 # the sets a reader reports on, in the card's order (a set the release lacks is skipped)
 CARD_SETS = ("workflows/test", "workflows/test:tail", "workflows/test:unseen", "workflows-disjoint/test", "gold/test",
-             "real/test", "syn/test")  # fmt: skip
+             "package-requests/test", "real/test", "syn/test")  # fmt: skip
 
 
 def lexical_table(release: Release, seed: int, head_size: int) -> dict:

@@ -46,6 +46,11 @@ writes, into ``out_dir`` (the lead's ``<store>/release/<version>/``):
                                 but ``test_cold_start``
   ``workflows-disjoint-qrels``  the rows of ``workflows-qrels`` of     train / validation / test (by service)
                                 its queries
+  ``package-requests-corpus``   the corpus file                        ``corpus``
+  ``package-requests-queries``  ``_id``, ``text``, platform, package,  train / validation / test (by package)
+                                version, license, member, line,
+                                heading, tie, label_level
+  ``package-requests-qrels``    ``query-id``, ``corpus-id``, ``score`` train / validation / test (by package)
   ============================  =====================================  ==========================================
 
   The gold configs (the human-annotated LiveMCPBench tasks mapped to catalog tools by the label stage,
@@ -65,6 +70,12 @@ writes, into ``out_dir`` (the lead's ``<store>/release/<version>/``):
   ``stats.workflows_disjoint``); it is released when it has train and test queries. Their mapping report, per node
   type, is ``workflow-mapping.json``, listed in the manifest. A label folder without workflow files gives the same
   release, byte for byte, as before the workflow set existed.
+
+  The package-requests configs (the example requests of the LangChain, LlamaIndex, CrewAI and MCP packages' own
+  docs, :mod:`labeling.package_requests`) are there when the label stage wrote them (``label.package_requests``)
+  and they have train and test queries: each request with its tools on this catalog (``label_level`` ``tool``: the
+  tool the docs give it to; ``package``: the package's tool set, one of which serves it), split by package so that
+  no tool is in two splits. Their report is ``package-request-report.json``.
 
   ``tools.status`` and ``tool-events`` come from the newest ``ecoagent history`` folder's ``tool_events.parquet``
   (:mod:`history.events`: removed, renamed, restored, deprecated, package_deprecated, description_changed, each
@@ -134,7 +145,15 @@ from release.baselines import release_baselines
 from release.changelog import changelog
 from release.inputs import ReleaseInputs, read_inputs, read_previous
 from release.manifest import release_info, release_manifest
-from release.tables import CORPUS_SPLIT, GOLD_SPLIT, WORKFLOWS, file_table, personal_text_columns, release_tables
+from release.tables import (
+    CORPUS_SPLIT,
+    GOLD_SPLIT,
+    PACKAGE_REQUESTS,
+    WORKFLOWS,
+    file_table,
+    personal_text_columns,
+    release_tables,
+)
 
 __all__ = ["ReleaseInputs", "ReleaseResult", "build_release", "build_time", "data_path", "release_version"]
 
@@ -145,6 +164,7 @@ GOLD_MAPPING = "gold-mapping.json"
 FIGURE_1 = HISTORY_FILES.plot  # the newest `ecoagent history` curve, embedded in the card
 FAILURE_FIGURE = HISTORY_FILES.failure_plot  # its failure rate by r_static decile, embedded in the card
 WORKFLOW_MAPPING = "workflow-mapping.json"
+PACKAGE_REQUEST_REPORT = "package-request-report.json"
 
 
 @dataclass
@@ -288,6 +308,8 @@ def _mapping_reports(stage: dict, tables: dict[tuple[str, str], pl.DataFrame]) -
         reports[GOLD_MAPPING] = stage["gold_mapping"]
     if stage["workflow_mapping"] is not None and (f"{WORKFLOWS}-corpus", CORPUS_SPLIT) in tables:
         reports[WORKFLOW_MAPPING] = stage["workflow_mapping"]
+    if stage.get("package_request_report") is not None and (f"{PACKAGE_REQUESTS}-corpus", CORPUS_SPLIT) in tables:
+        reports[PACKAGE_REQUEST_REPORT] = stage["package_request_report"]
     return reports
 
 

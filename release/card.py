@@ -152,6 +152,7 @@ def card_values(info: dict) -> dict:
         **_real_values(real),
         **_gold_values(info.get("gold")),
         **_workflows_values(info),
+        **_package_requests_values(info),
         **_tool_events_values(info.get("tool_events") or {}),
         **_baselines_values(info.get("baselines") or {}),
         **_failure_values(info),
@@ -415,6 +416,26 @@ def _workflows_values(info: dict) -> dict:
         "wf_gold_table": "\n".join(markdown_table(header, gold_rows)) if gold_rows else "",
         "wf_gold_decided_by": gold.get("decided_by"),
         **_workflows_disjoint_values(info["stats"].get("workflows_disjoint") or {}, info["seeds"]["split_ratios"]),
+    }
+
+
+def _package_requests_values(info: dict) -> dict:
+    """The package-requests set (:mod:`labeling.package_requests`): what was read, kept and dropped."""
+    found = info.get("package_requests")
+    if not found:
+        return {"package_requests": None}
+    queries = found.get("queries") or {}
+    return {
+        "package_requests": found,
+        "pr_archives": sum((found.get("archives_read") or {}).values()),
+        "pr_not_requests": _by_reason(found.get("not_requests") or {}),
+        "pr_levels": found.get("by_label_level") or {},
+        "pr_max_set": info["config"]["label"]["package_requests"]["max_package_tools"],
+        "pr_queries": sum(queries.values()),
+        "pr_splits": ", ".join(f"{s} {n}" for s, n in queries.items()),
+        "pr_platforms": ", ".join(f"{p} {n}" for p, n in (found.get("by_platform") or {}).items()),
+        "pr_packages": sum((found.get("packages_contributing") or {}).values()),
+        "pr_drops": _by_reason(found.get("drops_by_reason") or {}),
     }
 
 

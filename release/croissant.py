@@ -49,6 +49,10 @@ RECORD_SETS = {
     "workflows-title-qrels": ("workflows-title-qrels", "Workflows, title track: the same qrels as workflows-qrels."),
     "workflows-disjoint-queries": ("workflows-disjoint-queries", "Workflows split by service: no test tool in train."),
     "workflows-disjoint-qrels": ("workflows-disjoint-qrels", "Workflows split by service: its queries' qrels."),
+    "package-requests-queries": ("package-requests-queries", "Package requests: the example requests that the crawled "
+                                 "packages' READMEs, docs and tool docstrings give, with package, member and licence."),
+    "package-requests-qrels": ("package-requests-qrels", "Package requests: the tools each request is given to (one "
+                               "tool, or its package's tool set: label_level)."),
     "tool-events": ("tool-events", "What happened to each tool month by month in the catalog history: removed, "
                     "renamed, restored, deprecated, package_deprecated, description_changed, with the month and the "
                     "evidence (package@version and the flag, message or match)."),

@@ -65,8 +65,8 @@ log = logging.getLogger(__name__)
 GATE_NAME = "release"
 SUBSETS = ("syn", "real")  # split into train / validation / test
 # split too; checked like Syn and Real when present
-WORKFLOW_SUBSETS = ("workflows", "workflows-title", "workflows-disjoint")
-TOOL_DISJOINT_SUBSETS = ("workflows-disjoint",)  # no tool in the qrels of two of its splits
+OPTIONAL_SUBSETS = ("workflows", "workflows-title", "workflows-disjoint", "package-requests")
+TOOL_DISJOINT_SUBSETS = ("workflows-disjoint", "package-requests")  # no tool in the qrels of two of its splits
 GOLD = "gold"  # test only
 TOOL_EVENTS_CONFIG = "tool-events"
 REQUIRED_SPLITS = REQUIRED_VIEW_SPLITS  # a workflows view lacking one is not released (release.tables)
@@ -231,7 +231,7 @@ def release_metrics(folder: Path, dedup_threshold: float = 0.7) -> tuple[pl.Data
     rows += _event_checks(_read(folder, configs.get(TOOL_EVENTS_CONFIG, {})))
     problems: dict[str, dict[str, list[str]]] = {}
     trained: list[pl.DataFrame] = []  # every train / validation query: no gold question may be there
-    present = tuple(s for s in WORKFLOW_SUBSETS if f"{s}-queries" in configs)
+    present = tuple(s for s in OPTIONAL_SUBSETS if f"{s}-queries" in configs)
     for subset in (*SUBSETS, *present, GOLD):
         queries = _read(folder, configs.get(f"{subset}-queries", {}))
         qrels = _read(folder, configs.get(f"{subset}-qrels", {}))
@@ -354,7 +354,7 @@ def run_release_gate(
 
     verify_release(folder, files)
     frame, metrics, problems = release_metrics(Path(folder), dedup_threshold)
-    subsets = (*SUBSETS, *(s for s in WORKFLOW_SUBSETS if f"leakage.{s}" in metrics))
+    subsets = (*SUBSETS, *(s for s in OPTIONAL_SUBSETS if f"leakage.{s}" in metrics))
     secrets = secret_matches(Path(folder))
     metrics["secret_matches"] = float(sum(n for hits in secrets.values() for n in hits.values()))
     if secrets:

@@ -27,7 +27,7 @@ class ReleaseInputs:
     score_dir: str  # tools_scored.parquet, score_summary.json
     synth_dir: str  # syn_queries.parquet, syn_pairs.parquet, synth_summary.json
     label_dir: str  # real_*.parquet, label_summary.json, review_sample.csv; gold_*.parquet, gold_mapping.json;
-    # workflow_*.parquet, workflow_mapping.json (label.workflows)
+    # workflow_*.parquet, workflow_mapping.json (label.workflows); package_request_* (label.package_requests)
     # `ecoagent history` folders (figure1.*, first_seen.parquet, tool_events.parquet), optional: the newest curve
     # found is used
     history_dirs: tuple[str, ...] = ()
@@ -66,6 +66,9 @@ def read_inputs(inputs: ReleaseInputs) -> dict[str, Any]:
         "workflow_mapping": _read_optional_json(label, LABEL_FILES.workflow_mapping),
         "workflow_review": _review_agreement(label, LABEL_FILES.workflow_review_sample,
                                              LABEL_FILES.workflow_review_key),
+        "package_request_queries": _read_optional_parquet(label, LABEL_FILES.package_request_queries),
+        "package_request_qrels": _read_optional_parquet(label, LABEL_FILES.package_request_qrels),
+        "package_request_report": _read_optional_json(label, LABEL_FILES.package_request_report),
         "history": read_history(inputs.history_dirs),
     }
 

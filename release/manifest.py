@@ -77,6 +77,7 @@ def release_info(
         "tool_events": _tool_events_info(stage, layout, stats),
         "failure_prediction": (stage.get("history") or {}).get("failure"),
         "workflows": _workflows_info(stage, layout, stats),
+        "package_requests": _package_requests_info(stage, layout, stats),
         "models": _models_info(syn_q, label_summary, config),
         "seeds": _seeds_info(config),
         "dedup_threshold": {"syn": config.synth.dedup_threshold, "real": config.label.dedup_threshold},
@@ -335,6 +336,16 @@ def _workflows_info(stage: dict, layout: dict, stats: dict) -> dict | None:
         "queries_stripped": stats.get("workflows_queries_stripped"),
         "review": stage.get("workflow_review"),
     }
+
+
+def _package_requests_info(stage: dict, layout: dict, stats: dict) -> dict | None:
+    """The package-requests set's rule, what was read and dropped, and its released counts, when the release has it."""
+    if "package-requests-queries" not in layout:
+        return None
+    report = stage.get("package_request_report") or {}
+    keep = ("rule", "packages_listed", "archives_read", "by_tie", "packages_contributing", "not_requests",
+            "drops_by_reason")  # fmt: skip
+    return {**{k: report.get(k) for k in keep}, **(stats.get("package_requests") or {})}
 
 
 def release_manifest(info: dict, gate: GateResult) -> dict:

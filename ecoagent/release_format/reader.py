@@ -34,8 +34,8 @@ from ecoagent.release_format.qrels import judge
 from ecoagent.store import ArtifactStore
 
 # gold: the human-annotated set, test only; workflows-disjoint: the workflow queries split by service, no test tool a
-# train tool (release.workflows_disjoint)
-SUBSETS = ("syn", "real", "gold", "workflows", "workflows-title", "workflows-disjoint")
+# train tool (release.workflows_disjoint); package-requests: the packages' own example requests, split by package
+SUBSETS = ("syn", "real", "gold", "workflows", "workflows-title", "workflows-disjoint", "package-requests")
 QUERY_SPLITS = ("train", "validation", "test", "cold_start")
 
 
