@@ -24,6 +24,9 @@ The gold set is never a Real source: a Real query with the text of a gold questi
 - ``review_sample.csv`` (fill in human_label, then ``ecoagent label agreement FILE``)
 - with ``label.gold``: ``gold_queries.parquet``, ``gold_qrels.parquet``, ``gold_mapping.json`` (the
   release build publishes them) and ``gold_pairs.parquet`` (the gold questions' candidate pairs, scored)
+- with ``label.package_requests``: ``package_request_queries.parquet``, ``package_request_qrels.parquet`` and
+  ``package_request_report.json``, the example requests of the crawled packages' own docs
+  (:mod:`labeling.package_requests.build`), labelled by the docs themselves: nothing retrieved or verified
 - ``label_summary.json``, with ``gold`` (the mapping counts and the evaluation against gold)
 
 The folder is replaced as a whole (:class:`ecoagent.store.StageFolder`): a relabel also replaces a
