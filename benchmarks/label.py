@@ -23,8 +23,8 @@ from ecoagent.config import load_config
 from ecoagent.layout import SCORE_FILES, RunLayout
 from ecoagent.packages.fetch import fetch_data_wheel
 from ecoagent.retrieval.embedding import query_and_tool_encoders
-from ecoagent.retrieval.embedding.cache import tool_text
 from ecoagent.store import ArtifactStore
+from ecoagent.text.documents import tool_texts
 from labeling.candidates import top_k_candidates, top_k_candidates_loop
 from labeling.sources import read_bfcl
 from scoring.stage import SCORE
@@ -44,7 +44,7 @@ def main() -> None:
         cfg.label.retriever, cfg.resolve_path(cfg.embedding.cache_dir), "label.retriever"
     )
     tool_vecs = tool_encoder.encode(
-        [tool_text(n, d) for n, d in zip(catalog["name"], catalog["description"], strict=True)]
+        tool_texts(catalog)
     )
     query_vecs = query_encoder.encode([q.text for q in queries])
 

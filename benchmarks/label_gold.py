@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: t
 
 from ecoagent.config import Config, load_config
 from ecoagent.retrieval.embedding import query_and_tool_encoders
-from ecoagent.retrieval.embedding.cache import tool_text
+from ecoagent.text.documents import tool_text, tool_texts
 from ecoagent.text.markdown import markdown_table
 from labeling.gold import GoldTruth, gold_truth, precision_recall
 
@@ -89,7 +89,7 @@ def bfcl_calibration(config: Config, the_plan, spec: str) -> tuple[float | None,
 def duplicate_threshold(catalog, encoder) -> tuple[float, int]:
     """Tool-to-tool cosine separating the same tool in two packages (a near-duplicate group) from its nearest other."""
     groups = catalog.filter(catalog["duplicate_group"].is_not_null())
-    texts = [tool_text(n, d) for n, d in zip(catalog["name"], catalog["description"], strict=True)]
+    texts = tool_texts(catalog)
     vecs = encoder.encode(texts)
     row_of = {t: i for i, t in enumerate(catalog["tool_id"])}
     members: dict[str, list[int]] = {}
@@ -164,7 +164,7 @@ def embedding_attempts(config: Config, the_plan, truth: GoldTruth) -> tuple[list
                         pairs, lambda i, p: p["agreement_score"] >= minilm_t_bfcl, truth))  # fmt: skip
     e5_scores = np.einsum(
         "ij,ij->i", e5_q.encode([p["text"] for p in pairs]),
-        e5_t.encode([tool_text(p["name"], p["description"]) for p in pairs]),
+        e5_t.encode([tool_text(p["name"], p["description"], p["doc_summary"]) for p in pairs]),
     )  # fmt: skip
     e5_t_bfcl, _, _ = bfcl_calibration(config, the_plan, config.label.retriever)
     rows.append(attempt("e5 agreement, threshold from BFCL", f"e5-small cosine >= {e5_t_bfcl:.3f} (same BFCL pairs)",
@@ -185,7 +185,7 @@ def pivot_attempt(config: Config, the_plan, truth: GoldTruth, minilm_t) -> tuple
         described.setdefault(tool["name"], tool["description"])
     annotated = dict(zip(the_plan.gold.queries["query_id"], the_plan.gold.queries["annotated_tools"], strict=True))
     pivot_t, n_groups = duplicate_threshold(the_plan.catalog, minilm_t)
-    tool_vecs = minilm_t.encode([tool_text(p["name"], p["description"]) for p in pairs])
+    tool_vecs = minilm_t.encode([tool_text(p["name"], p["description"], p["doc_summary"]) for p in pairs])
     pivot_score = []
     for i, pair in enumerate(pairs):
         pivots = [tool_text(n, described.get(n, "")) for n in annotated[pair["query_id"]]]
@@ -198,7 +198,8 @@ def pivot_attempt(config: Config, the_plan, truth: GoldTruth, minilm_t) -> tuple
     for pair in the_plan.pairs:
         if src.get(pair["query_id"]):
             piv = minilm_t.encode(src[pair["query_id"]].split("\n"))
-            if float((piv @ minilm_t.encode([tool_text(pair["name"], pair["description"])])[0]).max()) >= pivot_t:
+            text = tool_text(pair["name"], pair["description"], pair["doc_summary"])
+            if float((piv @ minilm_t.encode([text])[0]).max()) >= pivot_t:
                 bfcl_kept.add(pair["query_id"])
     default = config.label.min_agreement_score
     notes = [f"the pivot at the same threshold verifies {len(bfcl_kept)} of {len(the_plan.kept)} sampled BFCL "

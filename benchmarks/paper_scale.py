@@ -270,10 +270,11 @@ def catalog_only_embedding_cache(source: Path, catalog: Path, target: Path) -> i
     import numpy as np
     import polars as pl
 
-    from ecoagent.retrieval.embedding.cache import cache_files, text_key, tool_text
+    from ecoagent.retrieval.embedding.cache import cache_files, text_key
+    from ecoagent.text.documents import tool_texts
 
-    tools = pl.read_parquet(catalog, columns=["name", "description"])
-    keys = {text_key(tool_text(n, d)) for n, d in tools.iter_rows()}
+    tools = pl.read_parquet(catalog, columns=["name", "description", "doc_summary"])
+    keys = {text_key(text) for text in tool_texts(tools)}
     target.mkdir(parents=True, exist_ok=True)
     kept = 0
     for path in sorted(source.glob("*.npz")):

@@ -31,8 +31,8 @@ from benchmarking.measure import print_report, timed
 from benchmarking.record import add_record_option, write_record
 from ecoagent.layout import LABEL_FILES, SCORE_FILES, SYNTH_FILES
 from ecoagent.retrieval.embedding import query_and_tool_encoders
-from ecoagent.retrieval.embedding.cache import tool_text
 from ecoagent.retrieval.pool import first_stage_pool
+from ecoagent.text.documents import tool_texts
 from labeling.candidates import top_k_candidates
 from synth.roundtrip import round_trip_ranks
 
@@ -59,7 +59,7 @@ def round_trip_rows(catalog: pl.DataFrame, queries: pl.DataFrame, depths: list[i
 
 def retrieval_rows(catalog: pl.DataFrame, queries: list[str], depths: list[int], cache: Path, k: int,
                    floor: float, agreement: float) -> list[list]:  # fmt: skip
-    texts = [tool_text(n, d) for n, d in catalog.select("name", "description").iter_rows()]
+    texts = tool_texts(catalog)
     e5_q, e5_t = query_and_tool_encoders(E5, cache, "label.retriever", "cpu")
     mini_q, mini_t = query_and_tool_encoders(MINILM, cache, "label.agreement_embedder", "cpu")
     query_vecs = e5_q.encode(queries)

@@ -18,7 +18,7 @@ import polars as pl
 
 from ecoagent.config import Config
 from ecoagent.retrieval.embedding import query_and_tool_encoders
-from ecoagent.retrieval.embedding.cache import tool_text
+from ecoagent.text.documents import tool_text, tool_texts
 
 
 class CandidateRetrieval:
@@ -31,8 +31,9 @@ class CandidateRetrieval:
                                                                         device)  # fmt: skip
         self.agree_q, self.agree_t = query_and_tool_encoders(cfg.agreement_embedder, cache_dir,
                                                              "label.agreement_embedder", device)  # fmt: skip
-        self.texts = [tool_text(n, d) for n, d in zip(catalog["name"], catalog["description"], strict=True)]
-        self.tools = catalog.select("tool_id", "name", "description", "content_hash", "platform").to_dicts()
+        self.texts = tool_texts(catalog)
+        self.tools = catalog.select("tool_id", "name", "description", "doc_summary", "content_hash",
+                                    "platform").to_dicts()  # fmt: skip
         self.pools: list[int] = []  # the tools ranked, per call (with a depth)
         self._calls = itertools.count(1)
 
@@ -73,7 +74,7 @@ class CandidateRetrieval:
         ]
         if out:  # a second, independent embedder on the same pair
             qa = self.agree_q.encode([p["text"] for p in out])
-            ta = self.agree_t.encode([tool_text(p["name"], p["description"]) for p in out])
+            ta = self.agree_t.encode([tool_text(p["name"], p["description"], p["doc_summary"]) for p in out])
             for pair, score in zip(out, np.clip(np.einsum("ij,ij->i", qa, ta), 0.0, 1.0), strict=True):
                 pair["agreement_score"] = round(float(score), 6)
         return found, out

@@ -769,6 +769,20 @@ def paper_scale(metrics: dict) -> list[str]:
     return lines
 
 
+def release_vectors_section(records: list[dict] | None) -> list[str]:
+    """Which corpus vectors came from the release (ecoagent.release_format.vectors) instead of being embedded here."""
+    if records is None:  # a report of a run from before shipped vectors
+        return []
+    if not records:
+        return ["Corpus vectors: the release ships none; every model embedded the corpus here.", ""]
+    lines = ["Corpus vectors taken from the release (not embedded here):"]
+    for r in records:
+        taken = (f"{r['vectors']} vectors of `{r['config']}` ({r['taken']} new to the embedding cache)"
+                 if "skipped" not in r else f"not taken: {r['skipped']}")  # fmt: skip
+        lines.append(f"- `{r['model']}` ({r['revision']}): {taken}")
+    return [*lines, ""]
+
+
 def render_report(metrics: dict) -> str:
     release = metrics["release"]
     encoder = metrics["encoder"]
@@ -779,6 +793,7 @@ def render_report(metrics: dict) -> str:
         f"the whole run took {metrics['seconds']} s. Every number below is in `metrics.json` with its seeds.",
         "",
         *encoder_section(encoder),
+        *release_vectors_section(metrics.get("release_vectors")),
     ]
     if metrics.get("skipped"):
         lines += [

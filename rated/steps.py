@@ -54,11 +54,18 @@ class Workbench:
     def __init__(self, config: Config, release_folder: str | Path, out_dir: Path) -> None:
         self.config, self.release_folder, self.out_dir = config, release_folder, out_dir
         self.cache = config.resolve_path(config.embedding.cache_dir)
+        self.release_vectors: list[dict] = []  # what the release's shipped vectors gave the cache (self.release)
 
     @cached_property
     def release(self) -> Release:
+        """The release, its shipped corpus vectors taken into the embedding cache first (every step that embeds the
+        corpus then finds them there)."""
+        from ecoagent.release_format.vectors import adopt_release_vectors, vectors_line
+
         release = load_release(self.release_folder)
         context.say(f"release {release.version}: {len(release.corpus)} tools, splits {sorted(release.query_sets)}")
+        self.release_vectors = adopt_release_vectors(release, self.cache)
+        context.say(vectors_line(self.release_vectors))
         return release
 
     @property
@@ -106,7 +113,7 @@ class Workbench:
 
 
 def train(bench: Workbench) -> dict:
-    return {"encoder": bench.encoder.record}
+    return {"encoder": bench.encoder.record, "release_vectors": bench.release_vectors}
 
 
 def table1(bench: Workbench) -> dict:

@@ -143,6 +143,7 @@ from ecoagent.text.personal_data import scrub_frame
 from ecoagent.text.redaction import redact, redact_frame, redact_value
 from release.baselines import release_baselines
 from release.changelog import changelog
+from release.embeddings import embedding_tables
 from release.inputs import ReleaseInputs, read_inputs, read_previous
 from release.manifest import release_info, release_manifest
 from release.tables import (
@@ -229,10 +230,13 @@ def build_release(
         tables, stats = release_tables(stage, config, prev)
         building.advance()
     _clean_tables(tables, stats)
+    vector_tables, embeddings = embedding_tables(tables[("syn-corpus", CORPUS_SPLIT)], config)
+    tables |= vector_tables
     with folder.replace() as store:
         layout = _write_tables(store, tables)
         info = release_info(stage, config, prev, version, created, layout, file_table(store.local_path, layout, tables),
                             stats)  # fmt: skip
+        info["embeddings"] = embeddings
         # Table 1's lexical rows for the card, both scales: counted set by set (a phase per scale)
         info["baselines"] = release_baselines(store.local_path, layout, version, config.seed,
                                               config.evaluation.head_tools)

@@ -153,6 +153,7 @@ def card_values(info: dict) -> dict:
         **_gold_values(info.get("gold")),
         **_workflows_values(info),
         **_package_requests_values(info),
+        **_embeddings_values(info),
         **_tool_events_values(info.get("tool_events") or {}),
         **_baselines_values(info.get("baselines") or {}),
         **_failure_values(info),
@@ -417,6 +418,16 @@ def _workflows_values(info: dict) -> dict:
         "wf_gold_decided_by": gold.get("decided_by"),
         **_workflows_disjoint_values(info["stats"].get("workflows_disjoint") or {}, info["seeds"]["split_ratios"]),
     }
+
+
+def _embeddings_values(info: dict) -> dict:
+    """The corpus vectors the release ships (release/embeddings.py): config, model, revision, dimension, dtype."""
+    shipped = info.get("embeddings") or {}
+    rows = [[f"`{name}`", f"`{e['model']}`", e["revision"] or "unknown", e["dimension"], e["dtype"], e["normalized"],
+             e["rows"]] for name, e in sorted(shipped.items())]  # fmt: skip
+    header = ["config", "model", "revision", "dimension", "dtype", "normalized", "rows"]
+    return {"embeddings": shipped or None, "embeddings_table": "\n".join(markdown_table(header, rows)),
+            "embeddings_text": next(iter(shipped.values()))["text"] if shipped else ""}  # fmt: skip
 
 
 def _package_requests_values(info: dict) -> dict:

@@ -94,9 +94,10 @@ def _field(record_set: str, fileset: str, column: str, dtype: pl.DataType) -> ml
         keys = ", ".join(f.name for f in dtype.inner.fields)
         return mlc.Field(id=field_id, name=column, repeated=True, sub_fields=sub_fields,
                          description=f"a list of records ({keys})")  # fmt: skip
-    if isinstance(dtype, pl.List):
+    if isinstance(dtype, pl.List | pl.Array):
+        size = f" of {dtype.size}" if isinstance(dtype, pl.Array) else ""
         return mlc.Field(id=field_id, name=column, repeated=True, data_types=[_data_type(dtype.inner, column)],
-                         source=_source(fileset, column), description="a list")  # fmt: skip
+                         source=_source(fileset, column), description=f"a list{size}")  # fmt: skip
     return mlc.Field(id=field_id, name=column, data_types=[_data_type(dtype, column)], source=_source(fileset, column))
 
 
@@ -159,7 +160,10 @@ def _distribution(info: dict, folder: Path) -> tuple[list[mlc.FileObject | mlc.F
     ]
     record_sets = []
     folders = {p.split("/", 1)[0] for p in info["files"]}
-    for name, (sub, description) in RECORD_SETS.items():
+    shipped = {name: (name, f"The corpus vectors of {entry['model']} ({entry['revision']}): one {entry['dimension']}-"
+                            f"dimension {entry['dtype']} vector per corpus _id, {entry['normalized']}; text: "
+                            f"{entry['text']}.") for name, entry in (info.get("embeddings") or {}).items()}  # fmt: skip
+    for name, (sub, description) in (RECORD_SETS | shipped).items():
         if sub not in folders:
             continue  # e.g. no real-qrels at all: the gate fails such a release anyway
         files = f"{sub}-files"

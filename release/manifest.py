@@ -380,4 +380,5 @@ def release_manifest(info: dict, gate: GateResult) -> dict:
         "gate": {"name": gate.name, "success": gate.success, "expectations": len(gate.results)},
         **({"baselines": info["baselines"]} if info.get("baselines") else {}),
         **({"failure_prediction": info["failure_prediction"]} if info.get("failure_prediction") else {}),
+        **({"embeddings": info["embeddings"]} if info.get("embeddings") else {}),
     }

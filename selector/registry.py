@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ecoagent.release_format.reader import document_text
+from ecoagent.release_format.reader import Release
+from ecoagent.text.documents import document_text
 from selector.scopes import ScopeIndex, ScopeVocabulary, UnknownScope
 
 REQUIRED_COLUMNS = ("tool_id", "name", "description", "permission_scope", "prompt_tokens", "side_effect")
@@ -199,7 +200,12 @@ class ToolRegistry:
         """The release's ``tools`` config in its ``tool_id`` order, indexed on the released corpus text."""
         from ecoagent.release_format.reader import load_release
 
-        release = load_release(folder)
+        return cls.of_release(load_release(folder), core_tools, tenants)
+
+    @classmethod
+    def of_release(cls, release: Release, core_tools: Sequence[str] = (),
+                   tenants: Mapping[str, Sequence[str]] | None = None) -> ToolRegistry:  # fmt: skip
+        """:meth:`from_release` of a release already loaded (and verified)."""
         return cls.from_frame(
             release.tools, core_tools, tenants, documents=release.corpus.documents, version=release.version
         )

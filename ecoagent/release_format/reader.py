@@ -32,6 +32,7 @@ from ecoagent.layout import RELEASE_FILES
 from ecoagent.release_format.integrity import verify_release
 from ecoagent.release_format.qrels import judge
 from ecoagent.store import ArtifactStore
+from ecoagent.text.documents import document_text
 
 # gold: the human-annotated set, test only; workflows-disjoint: the workflow queries split by service, no test tool a
 # train tool (release.workflows_disjoint); package-requests: the packages' own example requests, split by package
@@ -41,17 +42,6 @@ QUERY_SPLITS = ("train", "validation", "test", "cold_start")
 
 class ReleaseUnreadable(EcoAgentError, RuntimeError):
     """The release folder lacks a file this stage needs."""
-
-
-def document_text(title: str | None, text: str | None) -> str:
-    """A corpus document as a retriever reads it: title and text joined by one space, as MTEB joins them.
-
-    MTEB (``mteb._create_dataloaders._corpus_to_dict``) gives a model ``(title + " " + text).strip()`` when a
-    document has a title and ``text.strip()`` otherwise; joining the same way here makes the project's Table 1
-    and an MTEB evaluation of the same model on the same release give the same figures.
-    """
-    title, text = title or "", text or ""
-    return f"{title} {text}".strip() if title else text.strip()
 
 
 @dataclass(frozen=True)
@@ -157,6 +147,10 @@ class Release:
     tools: pl.DataFrame  # the ``tools`` config, same row order as ``corpus``
     query_sets: dict[str, QuerySet]  # "syn/test", "real/validation", ... (only non-empty splits)
     source: str = ""  # the release as it was named: a local path or the store's URL
+    # the corpus vectors it ships, by config (the manifest's "embeddings": model, revision, dimension, dtype, text);
+    # read on demand (ecoagent.release_format.vectors)
+    embeddings: dict[str, dict] = field(default_factory=dict)
+    layout: dict[str, dict[str, str]] = field(default_factory=dict)  # the manifest's configs: {config: {split: path}}
 
     @property
     def location(self) -> str:
@@ -211,7 +205,8 @@ def load_release(release: str | Path) -> Release:
     manifest, layout = _layout(folder)
     verify_release(folder)
     version = str(manifest.get("version", folder.name))
-    return release_from_layout(folder, layout, version, source=ArtifactStore(str(release)).url())
+    found = release_from_layout(folder, layout, version, source=ArtifactStore(str(release)).url())
+    return replace(found, embeddings=manifest.get("embeddings") or {})
 
 
 def release_from_layout(folder: Path, layout: dict[str, dict[str, str]], version: str, source: str = "") -> Release:
@@ -246,7 +241,7 @@ def release_from_layout(folder: Path, layout: dict[str, dict[str, str]], version
             query_set_ = _query_set(f"{subset}/{split}", queries, qrels, rows)
             if query_set_ is not None:
                 query_sets[query_set_.name] = query_set_
-    return Release(folder, version, corpus, tools, query_sets, source=source)
+    return Release(folder, version, corpus, tools, query_sets, source=source, layout=layout)
 
 
 def _query_set(name: str, queries: pl.DataFrame, qrels: pl.DataFrame, rows: dict[str, int]) -> QuerySet | None:

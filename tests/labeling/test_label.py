@@ -243,12 +243,12 @@ def test_both_verifiers_must_pass_and_the_llm_sees_only_what_the_agreement_passe
 def test_retrieval_over_a_first_stage_pool(world):
     """label.retrieval_depth: e5 ranks the pool MiniLM picks; a pool as deep as the catalog retrieves the same pairs
     as the whole catalog, a shallow one makes e5 embed fewer tools."""
-    from ecoagent.retrieval.embedding.cache import tool_text
     from ecoagent.retrieval.embedding.e5 import E5Embedder
+    from ecoagent.text.documents import tool_texts
 
     tmp, overrides = world
     catalog = pl.read_parquet(tmp / "score" / "tools_scored.parquet")
-    texts = [tool_text(n, d) for n, d in catalog.select("name", "description").iter_rows()]
+    texts = tool_texts(catalog)
     pairs = {}
     for name, depth in (("whole", "null"), ("deep", str(len(catalog))), ("shallow", "1")):
         emb = tmp / f"emb-{name}"

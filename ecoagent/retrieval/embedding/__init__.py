@@ -1,7 +1,7 @@
 """Embedders with their vector cache, one concept per module; the pair of encoders a setting names.
 
 - :mod:`.cache`: the :class:`~ecoagent.retrieval.embedding.cache.Embedder` and its vector cache (cache files and
-  shards by model and text hash, ``text_key``, ``tool_text``);
+  shards by model and text hash, ``text_key``; the text a tool is embedded as: :mod:`ecoagent.text.documents`);
 - :mod:`.models`: a model spec from the config resolved to a loadable model (``resolve_model_path``), the error
   naming the setting (``ModelUnavailable``);
 - :mod:`.device`: where a model runs (``resolve_device``);

@@ -50,12 +50,6 @@ def text_cost(text: str) -> int:
     return min(len(text), TEXT_CAP_CHARS) + TEXT_COST_CHARS
 
 
-def tool_text(name: str | None, description: str | None) -> str:
-    """The text a tool is embedded as: its name and description."""
-    name, description = (name or "").strip(), (description or "").strip()
-    return f"{name}: {description}" if name and description else name or description
-
-
 def text_key(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
@@ -98,19 +92,29 @@ class Embedder:
         self.device = device  # auto | cpu | cuda (embedding.device): where the model runs when it has to
         self._model = None
         filed = key or spec
-        safe = hashlib.sha256((filed if role is None else f"{filed}|{role}").encode()).hexdigest()[:12]
+        self.name = filed if role is None else f"{filed}|{role}"  # what its vectors are filed and counted under
+        safe = hashlib.sha256(self.name.encode()).hexdigest()[:12]
         self.cache_path = cache_dir / f"{safe}.npz" if cache_dir else None
         self.parts_dir = _parts_dir(self.cache_path) if self.cache_path else None
         self._cache: dict[str, np.ndarray] = {}
         self._file_rows = 0  # rows in cache_path when it was read or last written
         self._part_rows = 0
         self._parts: list[Path] = []  # shards whose vectors are in self._cache: the ones a rewrite may delete
+        self._file_stamp: int | None = None  # cache_path's mtime when it was read or last written
         self.hits = 0
         self.misses = 0
         if self.cache_path:
-            file, *parts = cache_files(self.cache_path)
-            self._file_rows = self._read(file) if file.exists() else 0
-            for part in parts:
+            self._read_new_files()
+
+    def _read_new_files(self) -> None:
+        """The cache file (when it changed) and the shards not read yet: another embedder of the model (another
+        process, or a release's vectors taken in) may have written them since this one read the cache."""
+        file, *parts = cache_files(self.cache_path)
+        stamp = file.stat().st_mtime_ns if file.exists() else None
+        if stamp != self._file_stamp:
+            self._file_rows, self._file_stamp = (self._read(file) if stamp is not None else 0), stamp
+        for part in parts:
+            if part not in self._parts:
                 self._part_rows += self._read(part)
                 self._parts.append(part)
 
@@ -147,20 +151,29 @@ class Embedder:
 
     def missing(self, texts: Sequence[str]) -> int:
         """How many distinct texts are not in the cache: what :meth:`encode` would embed now."""
-        return len({key for key in map(text_key, texts) if key not in self._cache})
+        absent = {key for key in map(text_key, texts) if key not in self._cache}
+        if absent and self.cache_path:
+            self._read_new_files()
+        return len({key for key in absent if key not in self._cache})
 
     def encode(self, texts: Sequence[str], phase: str | None = None) -> np.ndarray:
         """One L2-normalized float32 row per text, in order. With ``phase``, the texts to embed (the cache's misses)
         are counted under that name in the running step (:mod:`ecoagent.runtime.context`) as chunks of them finish."""
         from ecoagent.runtime import context
+        from ecoagent.runtime.usage import EMBEDDED_STAT
 
         keys = [text_key(t) for t in texts]
         missing: dict[str, str] = {}
         for key, text in zip(keys, texts, strict=True):
             if key not in self._cache and key not in missing:
                 missing[key] = text
+        if missing and self.cache_path:  # written since this embedder read the cache?
+            self._read_new_files()
+            missing = {key: text for key, text in missing.items() if key not in self._cache}
         self.misses += len(missing)
         self.hits += len(keys) - len(missing)
+        if missing:  # the running stage's usage counts the texts each model embedded (ecoagent.runtime.usage)
+            context.stat(f"{EMBEDDED_STAT}{self.name}", len(missing))
         # longest first across all chunks, as one call would batch them: a chunk of mixed lengths pads every batch to
         # its longest text (about 2x slower on the catalog); the vectors do not depend on the batch they are in
         keys_todo = sorted(missing, key=lambda key: -len(missing[key]))
@@ -183,6 +196,20 @@ class Embedder:
             return np.zeros((0, 0), dtype=np.float32)
         return np.stack([self._cache[k] for k in keys])
 
+    def adopt(self, texts: Sequence[str], vectors: np.ndarray) -> int:
+        """Take into the cache the vectors this model gave ``texts`` elsewhere (a release's shipped vectors, checked
+        against the manifest when read): a text the cache lacks gains its vector, one it holds keeps its own. Nothing
+        is embedded, so nothing counts as embedded; returns how many texts the cache gained."""
+        gained: dict[str, np.ndarray] = {}
+        for text, vector in zip(texts, vectors, strict=True):
+            key = text_key(text)
+            if key not in self._cache and key not in gained:
+                gained[key] = np.asarray(vector, dtype=np.float32)
+        if gained:
+            self._cache.update(gained)
+            self._save(sorted(gained))
+        return len(gained)
+
     def _save(self, new_keys: list[str]) -> None:
         if not self.cache_path:
             return
@@ -191,7 +218,8 @@ class Embedder:
             self._part_rows += len(new_keys)
             return
         # the shards hold as many rows as the file: fold everything into the file, so it at least doubles
-        self._write(self.cache_path.parent, self.cache_path.name, sorted(self._cache))
+        written = self._write(self.cache_path.parent, self.cache_path.name, sorted(self._cache))
+        self._file_stamp = written.stat().st_mtime_ns
         for part in self._parts:
             part.unlink(missing_ok=True)  # a shard another process wrote meanwhile is not ours to delete
         self._parts, self._file_rows, self._part_rows = [], len(self._cache), 0

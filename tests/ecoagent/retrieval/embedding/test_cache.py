@@ -135,3 +135,13 @@ def test_a_model_filed_under_a_key_is_found_from_another_folder(tmp_path):
     np.testing.assert_array_equal(copy.encode(["search the web"]), vecs)
     assert copy._model is None and (copy.hits, copy.misses) == (1, 0)
     assert Embedder(str(folder), tmp_path).cache_path != trained.cache_path  # without a key: filed by the path
+
+
+def test_vectors_taken_in_by_another_embedder_are_found_without_embedding(tmp_path):
+    early = Embedder(MODEL, tmp_path)  # made before the vectors arrive: it read an empty cache
+    texts = ["send an e-mail", "read a spreadsheet row"]
+    vectors = Embedder(MODEL, None).encode(texts)
+    assert Embedder(MODEL, tmp_path).adopt(texts, vectors) == 2
+    assert early.missing(texts) == 0
+    assert np.array_equal(early.encode(texts), vectors) and early.misses == 0
+    assert Embedder(MODEL, tmp_path).adopt(texts, -vectors) == 0  # a cached text keeps its own vector
