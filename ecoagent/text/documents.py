@@ -9,6 +9,11 @@ embeds each tool once per run (the embedding cache is keyed by model and text) a
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import polars as pl
+
 
 def document_text(title: str | None, text: str | None) -> str:
     """A corpus document as a retriever reads it: title and text joined by one space, as MTEB joins them.
@@ -34,7 +39,7 @@ def tool_text(name: str | None, description: str | None, doc_summary: str | None
     return document_text(name, corpus_text(name, description, doc_summary))
 
 
-def tool_texts(catalog) -> list[str]:
+def tool_texts(catalog: pl.DataFrame) -> list[str]:
     """:func:`tool_text` of every row of a catalog frame (``name``, ``description`` and, when it has it,
     ``doc_summary``)."""
     names, descriptions = catalog["name"].to_list(), catalog["description"].to_list()
