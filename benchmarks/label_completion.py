@@ -47,6 +47,7 @@ import numpy as np
 import polars as pl
 
 from benchmarking.record import add_record_option, write_record
+from benchmarking.sheets import write_csv
 from ecoagent.config import Config, load_config
 from ecoagent.layout import CRAWL_FILES, LABEL_FILES
 from ecoagent.text.markdown import markdown_table
@@ -267,8 +268,8 @@ def write_sheet(inputs: Inputs, sheet: Path, key: Path, with_: int, without: int
             key_rows.append({"row_id": row_id, "template_id": template.template_id, "query_id": row["query_id"],
                              "stratum": stratum, "tool_id": tool_id, "native": False, "completed": False,
                              **candidates[tool_id]})  # fmt: skip
-    _write_csv(sheet, SHEET_COLUMNS, sheet_rows)
-    _write_csv(key, KEY_COLUMNS, key_rows)
+    write_csv(sheet, SHEET_COLUMNS, sheet_rows)
+    write_csv(key, KEY_COLUMNS, key_rows)
     print(f"{sheet}: {len(sheet_rows)} rows, {len(sizes)} templates, {min(sizes)}-{max(sizes)} candidates each "
           f"(median {int(np.median(sizes))}); key: {key}")  # fmt: skip
 
@@ -276,14 +277,6 @@ def write_sheet(inputs: Inputs, sheet: Path, key: Path, with_: int, without: int
 def _short(text: str | None, limit: int = 300) -> str:
     text = " ".join((text or "").split())
     return text if len(text) <= limit else text[: limit - 3].rsplit(" ", 1)[0] + "..."
-
-
-def _write_csv(path: Path, columns: tuple[str, ...], rows: list[dict]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=columns, restval="")
-        writer.writeheader()
-        writer.writerows(rows)
 
 
 # ---- the score ----------------------------------------------------------------------------------------------------

@@ -27,13 +27,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: this checkout's packages
 
-import io
-
 import polars as pl
 
 from benchmarking.record import add_record_option, write_record
+from benchmarking.sheets import write_csv
 from ecoagent.release_format.review import trim_text, wilson_interval
-from ecoagent.store import ArtifactStore
 from ecoagent.text.markdown import markdown_table
 from release.build import data_path
 
@@ -76,18 +74,9 @@ def write_sheet(release: Path, sheet: Path, key: Path, per_platform: int, seed: 
         key_rows.append({"row_id": number, "query_id": query["_id"], "platform": query["platform"],
                          "package": query["package"], "label_level": query["label_level"], "tie": query["tie"],
                          "tools": len(listed)})  # fmt: skip
-    _write_csv(sheet, SHEET_COLUMNS, sheet_rows)
-    _write_csv(key, KEY_COLUMNS, key_rows)
+    write_csv(sheet, SHEET_COLUMNS, sheet_rows)
+    write_csv(key, KEY_COLUMNS, key_rows)
     print(f"{len(sheet_rows)} requests -> {sheet} (key: {key})")
-
-
-def _write_csv(path: Path, columns: tuple[str, ...], rows: list[dict]) -> None:
-    text = io.StringIO(newline="")
-    writer = csv.DictWriter(text, fieldnames=columns, restval="")
-    writer.writeheader()
-    writer.writerows(rows)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    ArtifactStore(str(path.parent)).write_text(text.getvalue(), path.name)  # whole or not at all
 
 
 def read_judged(filled: Path, key: Path) -> list[dict]:

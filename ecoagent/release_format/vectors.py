@@ -98,8 +98,10 @@ def adopt_release_vectors(release: Release, cache_dir: Path | None) -> list[dict
         if revision is None or installed != revision:
             records.append({**record, "taken": 0, "skipped": f"installed {installed or 'none'}, shipped {revision}"})
             continue
-        _, documents = query_and_tool_encoders(spec, cache_dir, f"release {config_name}")
-        gained = documents.adopt(release.corpus.documents, shipped_vectors(release, config_name))
+        _, encoder = query_and_tool_encoders(spec, cache_dir, f"release {config_name}")
+        documents = release.corpus.documents
+        # a warm cache (a second start, every later RATED step) needs no read of the vector file
+        gained = encoder.adopt(documents, shipped_vectors(release, config_name)) if encoder.missing(documents) else 0
         records.append({**record, "taken": gained, "already_cached": len(release.corpus) - gained})
     return records
 

@@ -22,7 +22,7 @@ import hashlib
 import time
 import uuid
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -149,12 +149,17 @@ class Embedder:
             return encode(texts, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
                           show_progress_bar=False)  # fmt: skip
 
-    def missing(self, texts: Sequence[str]) -> int:
-        """How many distinct texts are not in the cache: what :meth:`encode` would embed now."""
-        absent = {key for key in map(text_key, texts) if key not in self._cache}
+    def _uncached(self, keys: Iterable[str]) -> set[str]:
+        """The text keys the cache lacks, once it has read what was written to it since (only when some lack)."""
+        absent = {key for key in keys if key not in self._cache}
         if absent and self.cache_path:
             self._read_new_files()
-        return len({key for key in absent if key not in self._cache})
+            absent = {key for key in absent if key not in self._cache}
+        return absent
+
+    def missing(self, texts: Sequence[str]) -> int:
+        """How many distinct texts are not in the cache: what :meth:`encode` would embed now."""
+        return len(self._uncached(map(text_key, texts)))
 
     def encode(self, texts: Sequence[str], phase: str | None = None) -> np.ndarray:
         """One L2-normalized float32 row per text, in order. With ``phase``, the texts to embed (the cache's misses)
@@ -163,13 +168,8 @@ class Embedder:
         from ecoagent.runtime.usage import EMBEDDED_STAT
 
         keys = [text_key(t) for t in texts]
-        missing: dict[str, str] = {}
-        for key, text in zip(keys, texts, strict=True):
-            if key not in self._cache and key not in missing:
-                missing[key] = text
-        if missing and self.cache_path:  # written since this embedder read the cache?
-            self._read_new_files()
-            missing = {key: text for key, text in missing.items() if key not in self._cache}
+        absent = self._uncached(keys)
+        missing = {key: text for key, text in zip(keys, texts, strict=True) if key in absent}
         self.misses += len(missing)
         self.hits += len(keys) - len(missing)
         if missing:  # the running stage's usage counts the texts each model embedded (ecoagent.runtime.usage)
