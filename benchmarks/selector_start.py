@@ -5,7 +5,8 @@
 Starts ``python -m selector serve --release DIR`` with a new, empty home folder (no embedding cache, no exported
 ONNX graph, no derived static encoder: everything a first start on a machine makes) and times it from the process
 start to its first answer on ``/health``; then stops it and starts it again in the same home (everything is cached:
-the warm start). The figure is the cold start against the target (5 minutes on 2 cores) and against the warm start
+the warm start). The figure is the cold start against the target (60 s on 2 cores, issue 44; issue 33's was 5 minutes)
+and against the warm start
 measured in the same run. Every progress line the start printed is kept with its time, so the record shows the
 longest silence (the target: no step without a line for more than 30 s).
 """
@@ -27,7 +28,7 @@ from benchmarking.measure import first_etas, print_report, read_timed_lines
 from benchmarking.record import add_record_option, write_record
 from benchmarking.timed_lines import longest_silence, selector_phases
 
-TARGET_S = 5 * 60
+TARGET_S = 60
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -71,6 +72,14 @@ def start(release: str, home: Path, timeout_s: float, extra: list[str] = ()) -> 
     return {"seconds": seconds, "lines": lines}
 
 
+def served_model(lines: list[tuple[float, str]], serve_args: list[str]) -> str:
+    """The dense model the start served: what ``--dense-model auto`` resolved to (its log line), else the argument."""
+    for _, line in lines:
+        if "--dense-model auto: " in line:
+            return "auto: " + line.split("--dense-model auto: ", 1)[1]
+    return " ".join(serve_args) or "the default"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--release", required=True, help="a release folder")
@@ -88,7 +97,8 @@ def main() -> None:
     gap = longest_silence(cold["lines"], cold["seconds"])
     met = "met" if cold["seconds"] <= TARGET_S else "not met"
     figures = {
-        "first start (fresh home)": f"{cold['seconds']:.1f} s: {met} (target {TARGET_S // 60} min on 2 cores); "
+        "dense model": served_model(cold["lines"], args.serve_arg),
+        "first start (fresh home)": f"{cold['seconds']:.1f} s: {met} (target {TARGET_S} s on 2 cores); "
                                     f"{cold['seconds'] / TARGET_S:.2f}x the target",
         "second start (everything cached)": f"{warm['seconds']:.1f} s; the first start is "
                                             f"{cold['seconds'] / warm['seconds']:.1f}x it",
@@ -108,7 +118,7 @@ def main() -> None:
                      benchmark="`python -m selector serve --release DIR` with a new empty home (no embedding cache, no "
                                "ONNX graph, no static encoder), process start to the first /health answer; then "
                                "again in the same home",
-                     target="<= 5 min on 2 cores, every step with counted progress lines", figures=figures,
+                     target=f"<= {TARGET_S} s on 2 cores, every step with counted progress lines", figures=figures,
                      tables=[table, etas])  # fmt: skip
     if not args.home:
         import shutil

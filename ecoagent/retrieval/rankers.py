@@ -213,8 +213,9 @@ class DenseRetriever:
         counted under in the running step)."""
         return self._tool.encode([self.tool_prefix + d for d in documents], phase=phase)
 
-    def encode_queries(self, queries: list[str]) -> np.ndarray:
-        return self._query.encode([self.query_prefix + q for q in queries])
+    def encode_queries(self, queries: list[str], phase: str | None = None) -> np.ndarray:
+        """Queries through the query encoder, with the persistent vector cache (``phase``: as for documents)."""
+        return self._query.encode([self.query_prefix + q for q in queries], phase=phase)
 
     def encode_query_uncached(self, query: str) -> np.ndarray:
         """One query through the model itself, bypassing the vector cache (for latency measurements)."""

@@ -7,8 +7,8 @@ import asyncio
 import numpy as np
 import pytest
 
+from ecoagent.retrieval.embedding.static import training_texts
 from selector.batching import QueryBatcher, batcher_for, search_async, select_async
-from selector.encoders import training_texts
 from selector.meta_tool import SearchTools
 from selector.registry import ToolRegistry
 from tests.selector.conftest import CORE, TENANTS, hashing_encoder, make_selector, tools_frame

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from ecoagent.retrieval.embedding.models import ModelUnavailable
-from selector.encoders import MINILM, DenseEncoder, _fit_epoch, derived_model, sparse_fitting
+from ecoagent.retrieval.embedding.static import fit_epoch, sparse_fitting
+from selector.encoders import MINILM, DenseEncoder, derived_model
 from selector.select import SelectorConfig, ToolSelector
 
 QUERIES = ["notify my coworkers in the team chat", "will it rain in Paris tomorrow", "refund the card payment"]
@@ -44,10 +45,10 @@ def test_the_static_fitting_moves_only_the_rows_of_the_batchs_tokens_and_lowers_
     bag, optimizer = sparse_fitting(table, lr=0.05)
     first, second = [torch.tensor([1, 2, 3])], [torch.tensor([4, 5])]
     targets = torch.nn.functional.normalize(torch.tensor(np.eye(8, dtype=np.float32)[:2]), dim=1)
-    losses = [_fit_epoch(bag, optimizer, first, targets[:1], np.random.default_rng(0)) for _ in range(30)]
+    losses = [fit_epoch(bag, optimizer, first, targets[:1], np.random.default_rng(0)) for _ in range(30)]
     assert losses[-1] < losses[0] / 2
     after_first = bag.weight.detach().numpy().copy()
-    _fit_epoch(bag, optimizer, second, targets[1:], np.random.default_rng(0))
+    fit_epoch(bag, optimizer, second, targets[1:], np.random.default_rng(0))
     moved = np.flatnonzero(np.abs(bag.weight.detach().numpy() - table).sum(axis=1))
     assert moved.tolist() == [1, 2, 3, 4, 5]  # no other token's vector is touched
     assert np.array_equal(bag.weight.detach().numpy()[1:4], after_first[1:4])  # no momentum carried into rows 1-3
