@@ -54,9 +54,9 @@ def publish_months(history: Path) -> dict[tuple[str, str], str]:
     return months
 
 
-def _rows(release: Release, config: str) -> pl.DataFrame:
-    """Every split of one query config as one frame (``split`` added)."""
-    files = release.layout.get(config, {})
+def _rows(release: Release, config_name: str) -> pl.DataFrame:
+    """Every split of one query config of the release as one frame (``split`` added)."""
+    files = release.layout.get(config_name, {})
     return pl.concat([pl.read_parquet(release.folder / path).with_columns(pl.lit(split).alias("split"))
                       for split, path in files.items()], how="diagonal_relaxed")  # fmt: skip
 
