@@ -21,6 +21,7 @@ import numpy as np
 
 from ecoagent.layout import RATED_FILES
 from ecoagent.release_format.reader import QuerySet, Release, ReleaseUnreadable, query_set
+from ecoagent.retrieval.embedding.cache import trained_model_filing
 from ecoagent.retrieval.evaluation import evaluate
 from ecoagent.retrieval.rankers import DenseRetriever
 from ecoagent.runtime import context
@@ -61,8 +62,7 @@ def trained_retriever(path: Path, fingerprint: str, cache_dir: Path | None, sett
     # vectors are filed by the model folder's name, not its whole path, so the model read back from another copy of
     # the RATED folder (a step run alone, a DAG task) reads the vectors the run that trained it wrote: a query's
     # vector depends in its last bits on the batch it was embedded in, and Table 2's full-matrix rows amplify them
-    cache = cache_dir / f"trained-{fingerprint}" if cache_dir else None
-    key = f"trained-{fingerprint}|{path.name}"
+    cache, key = trained_model_filing(cache_dir, fingerprint, path)
     if settings.tool_tower == "frozen":
         return DenseRetriever(name, str(path), tool_model=settings.tool_encoder or settings.encoder,
                               cache_dir=cache_dir, query_cache_dir=cache, device=settings.device,
@@ -205,21 +205,21 @@ def _frozen_validation(selection: QuerySet | None, release: Release, untrained: 
 
 def static_query_encoder(release: Release, settings: RatedConfig, trained: DenseRetriever, model: Path,
                          fingerprint: str) -> dict | None:  # fmt: skip
-    """The trained query tower distilled into a static query encoder in ``<model>/static/`` (the selector's default,
+    """The trained query tower distilled into a static query encoder in ``<model>/static-query-encoder/`` (the
+    selector's default,
     ``selector/encoders.py``), made once per tower weights; its record, or None when ``rated.static_query_encoder``
     is off or the tool tower was trained (a static query side needs the frozen tools' space).
 
     Fitted on query-sized word windows of the tool texts and the release's train and validation query texts (no label),
     each landing where the tower puts it (``ecoagent/retrieval/embedding/static.py``).
     """
-    from ecoagent.retrieval.embedding.static import build_static, fit_queries
+    from ecoagent.retrieval.embedding.static import build_static, fit_queries, static_record, write_static_record
 
     if not settings.static_query_encoder or settings.train.tool_tower != "frozen":
         return None
     folder = model / RATED_FILES.static_query_encoder
-    done = folder / "done.json"
-    if done.is_file() and json.loads(done.read_text()).get("fingerprint") == fingerprint:
-        return json.loads(done.read_text())
+    if (made := static_record(folder)) is not None and made.get("fingerprint") == fingerprint:
+        return made
 
     def targets(texts: list[str]) -> np.ndarray:
         return trained.encode_queries(texts, phase="static query encoder: the fitting texts by the tower")
@@ -230,7 +230,7 @@ def static_query_encoder(release: Release, settings: RatedConfig, trained: Dense
     fitted = build_static(model, partial, release.corpus.documents, targets, fit_queries(release),
                           whole_documents=False)  # fmt: skip
     record = {"fingerprint": fingerprint, "fitted_on_texts": fitted, "seconds": round(time.monotonic() - started, 1)}
-    (partial / "done.json").write_text(json.dumps(record, indent=2))
+    write_static_record(partial, record)
     shutil.rmtree(folder, ignore_errors=True)
     partial.rename(folder)
     return record

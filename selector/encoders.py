@@ -38,10 +38,10 @@ import numpy as np
 
 from ecoagent.layout import RATED_FILES
 from ecoagent.release_format.reader import Release
-from ecoagent.retrieval.embedding.cache import Embedder
+from ecoagent.retrieval.embedding.cache import Embedder, trained_model_filing
 from ecoagent.retrieval.embedding.models import ModelUnavailable, resolve_model_path
 from ecoagent.retrieval.embedding.onnx import export_onnx, onnx_mean_pooled
-from ecoagent.retrieval.embedding.static import build_static, load_static
+from ecoagent.retrieval.embedding.static import build_static, load_static, static_record
 
 logger = logging.getLogger(__name__)
 
@@ -104,21 +104,14 @@ def resolve_dense_model(spec: str, release: Release) -> str:
 
 
 def tower_static_form(spec: str) -> Path | None:
-    """The static form ``ecoagent rated`` made of the tower ``spec`` beside it (``<model>/static/``), when it was made
-    from these weights; None for any other model or a stale form."""
+    """The static form ``ecoagent rated`` made of the tower ``spec`` beside it (``<model>/static-query-encoder/``),
+    when it was made from these weights; None for any other model or a stale form."""
     record = trained_tower(spec)
     folder = Path(spec).expanduser() / RATED_FILES.static_query_encoder
-    if record is None or not (folder / "done.json").is_file():
+    made = static_record(folder)
+    if record is None or made is None:
         return None
-    made_from = json.loads((folder / "done.json").read_text()).get("fingerprint")
-    return folder if made_from == record.get("fingerprint") else None
-
-
-def _tower_key(spec: str) -> str:
-    """What a trained tower's query vectors are filed under: its weights' fingerprint and folder name, as ``ecoagent
-    rated`` files them (``rated/encoder.py: trained_retriever``), so the two share one cache file."""
-    record = trained_tower(spec) or {}
-    return f"trained-{record.get('fingerprint', 'unknown')}|{Path(spec).name}"
+    return folder if made.get("fingerprint") == record.get("fingerprint") else None
 
 
 def _normalized(vectors: np.ndarray) -> np.ndarray:
@@ -211,8 +204,9 @@ class DenseEncoder:
         if self.tool_spec == base:
             embedder = self._tools
         else:
-            key = _tower_key(base)
-            cache = self._cache_dir / key.split("|")[0] if self._cache_dir else None
+            # filed as `ecoagent rated` files the tower's query vectors: the two share one cache file
+            fingerprint = (trained_tower(base) or {}).get("fingerprint", "unknown")
+            cache, key = trained_model_filing(self._cache_dir, fingerprint, Path(base))
             embedder = Embedder(base, cache, batch_size=64, setting=SETTING, role="query", key=key)
 
         def targets(texts: list[str]) -> np.ndarray:

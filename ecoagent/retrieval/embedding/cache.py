@@ -54,6 +54,13 @@ def text_key(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
+def trained_model_filing(cache_dir: Path | None, fingerprint: str, folder: Path) -> tuple[Path | None, str]:
+    """Where a model trained into ``folder`` files its vectors: a cache folder of its weights' ``fingerprint`` (a
+    retrained model never reads stale vectors) and a key of the fingerprint and the folder's name, not its path (a copy
+    of the folder elsewhere, RATED's or the selector's, reads what the original wrote)."""
+    return (cache_dir / f"trained-{fingerprint}" if cache_dir else None), f"trained-{fingerprint}|{folder.name}"
+
+
 def _parts_dir(cache_path: Path) -> Path:
     return cache_path.with_name(f"{cache_path.name}.parts")
 

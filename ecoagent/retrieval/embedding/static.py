@@ -9,6 +9,7 @@ tower it trains, beside the tower, so the selector starts from it without fittin
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -29,6 +30,21 @@ def fit_queries(release) -> list[str]:
     """The texts of ``release``'s :data:`FIT_QUERY_SETS` (a :class:`~ecoagent.release_format.reader.Release`)."""
     sets = release.query_sets
     return [t for name in FIT_QUERY_SETS if name in sets for t in sets[name].texts]
+
+
+STATIC_RECORD = "done.json"  # written last into a made static form: what it was made from
+
+
+def static_record(folder: Path) -> dict | None:
+    """The record a made static form holds (what it was made from, e.g. a tower's fingerprint); None when the folder
+    holds no finished form."""
+    record = folder / STATIC_RECORD
+    return json.loads(record.read_text()) if record.is_file() else None
+
+
+def write_static_record(folder: Path, record: dict) -> None:
+    """Mark ``folder`` as a finished static form made from ``record``."""
+    (folder / STATIC_RECORD).write_text(json.dumps(record, indent=2))
 
 
 def token_vectors(source: Path, tokenizer, batch: int = 512) -> np.ndarray:
