@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
 
 import polars as pl
@@ -27,23 +27,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a file: t
 from benchmarking.record import add_record_option, write_record
 from ecoagent.layout import HISTORY_FILES
 from ecoagent.release_format.reader import Release, load_release
+from ecoagent.release_format.tool_status import DEPRECATION_EVENTS, GONE_EVENTS
 from ecoagent.text.markdown import markdown_table
+from rated.replay import real_task_overlap
+from rated.replay_table import OVERLAP_COLUMNS
 
-GONE = ("removed", "renamed", "deprecated", "package_deprecated")  # what makes a tool fail or be avoided later
-SETS = ("workflows", "gold", "package-requests")
-REGISTRY = {"mcp": "pypi", "langchain": "pypi", "llamaindex": "pypi", "crewai": "pypi", "n8n": "npm"}
-
-
-def gone_events(history: Path) -> dict[str, list[tuple[str, str, str]]]:
-    """``{tool id: [(month, event, platform)]}`` of the events in :data:`GONE`; a rename under both its ids."""
-    events = pl.read_parquet(history / HISTORY_FILES.tool_events).filter(pl.col("event").is_in(GONE))
-    by_tool: dict[str, list[tuple[str, str, str]]] = defaultdict(list)
-    for row in events.iter_rows(named=True):
-        by_tool[row["tool_id"]].append((row["month"], row["event"], row["platform"]))
-        if row["event"] == "renamed" and row["new_tool_id"]:
-            by_tool[row["new_tool_id"]].append((row["month"], "renamed (new id)", row["platform"]))
-    return by_tool
-
+GONE = (*GONE_EVENTS, *DEPRECATION_EVENTS)  # what makes a tool fail or be avoided later
 
 def publish_months(history: Path) -> dict[tuple[str, str], str]:
     """``{(registry:package, version): YYYY-MM}`` from the history's publish times."""
@@ -54,55 +43,17 @@ def publish_months(history: Path) -> dict[tuple[str, str], str]:
     return months
 
 
-def _rows(release: Release, config_name: str) -> pl.DataFrame:
-    """Every split of one query config of the release as one frame (``split`` added)."""
-    files = release.layout.get(config_name, {})
-    return pl.concat([pl.read_parquet(release.folder / path).with_columns(pl.lit(split).alias("split"))
-                      for split, path in files.items()], how="diagonal_relaxed")  # fmt: skip
-
-
-def task_months(release: Release, name: str, published: dict[tuple[str, str], str]) -> dict[str, str | None]:
-    """``{query id: its month}``; None where the set carries no date."""
-    rows = _rows(release, f"{name}-queries")
-    if name == "workflows":
-        return {r["_id"]: (r["created_at"] or "")[:7] or None for r in rows.iter_rows(named=True)}
-    if name == "package-requests":
-        return {r["_id"]: published.get((f"{REGISTRY.get(r['platform'], 'pypi')}:{r['package']}", r["version"]))
-                for r in rows.iter_rows(named=True)}  # fmt: skip
-    return dict.fromkeys(rows["_id"].to_list())
+def gone_tools(history: Path) -> int:
+    """Tool ids with a removed, renamed (both ids) or deprecated event."""
+    events = pl.read_parquet(history / HISTORY_FILES.tool_events).filter(pl.col("event").is_in(GONE))
+    renamed = events.filter(pl.col("event") == "renamed")["new_tool_id"].drop_nulls()
+    return len(set(events["tool_id"].to_list()) | set(renamed.to_list()))
 
 
 def overlap(release: Release, history: Path) -> tuple[list[list], Counter]:
-    """One row per set (tasks, dated, overlapping, by kind, tools involved) and the overlapping tasks per (set, event
-    month, platform)."""
-    events, published = gone_events(history), publish_months(history)
-    rows, cells = [], Counter()
-    for name in SETS:
-        splits = [s for s in release.query_sets if s.split("/")[0] == name]
-        if not splits:
-            continue
-        months = task_months(release, name, published)
-        tasks = overlapping = 0
-        kinds, tools = Counter(), set()
-        for split in splits:
-            queries = release.query_sets[split]
-            for query_id, relevant in zip(queries.ids, queries.relevant, strict=True):
-                tasks += 1
-                month = months.get(query_id)
-                later = [(tool, e) for tool in (release.corpus.ids[r] for r in relevant) for e in events.get(tool, ())
-                         if month is None or e[0] > month]  # fmt: skip
-                if not later:
-                    continue
-                overlapping += 1
-                tools |= {tool for tool, _ in later}
-                kinds.update({e[1] for _, e in later})
-                cells.update({(name, e[0], e[2]) for _, e in later})
-        ids = {query_id for split in splits for query_id in release.query_sets[split].ids}
-        span = sorted(months[i] for i in ids if months.get(i))
-        dated = len(span)
-        rows.append([name, tasks, f"{dated} ({span[0]} to {span[-1]})" if span else "0 (no date: any event counts)",
-                     overlapping, ", ".join(f"{k} {n}" for k, n in sorted(kinds.items())) or "-", len(tools)])
-    return rows, cells
+    """:func:`rated.replay.real_task_overlap` with the history's events and publish months."""
+    events = pl.read_parquet(history / HISTORY_FILES.tool_events)
+    return real_task_overlap(release, events, publish_months(history))
 
 
 def main() -> None:
@@ -113,7 +64,7 @@ def main() -> None:
     args = parser.parse_args()
     release = load_release(args.release)
     rows, cells = overlap(release, args.history)
-    header = ["set", "tasks", "dated", "tasks needing a tool gone later", "by event (tasks)", "tools involved"]
+    header = OVERLAP_COLUMNS
     print("\n".join(markdown_table(header, rows, right_align_from=1)))
     by_month = [[name, month, platform, n] for (name, month, platform), n in sorted(cells.items())]
     month_header = ["set", "event month", "platform", "tasks"]
@@ -124,7 +75,7 @@ def main() -> None:
                      benchmark="every task of the real sets against the history's removed / renamed / deprecated "
                                "events after the task's month (gold: no date, any event)",
                      figures={"tool ids with a removed, renamed or deprecated event (a rename: both ids)":
-                              len(gone_events(args.history))},
+                              gone_tools(args.history)},
                      tables=[{"caption": "Per set", "columns": header, "rows": rows},
                              {"caption": "Overlapping tasks per event month and platform", "columns": month_header,
                               "rows": by_month}])  # fmt: skip

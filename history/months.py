@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from ecoagent.release_format.tool_status import months_between
+
 MONTHS_FOLDER = "history_months"  # beside the step's own folder: <root>/history_months/<YYYY-MM>/<stage>/
 
 
@@ -11,11 +13,7 @@ def month_range(since: str, until: str | None, now: datetime | None = None) -> l
     """``YYYY-MM`` from ``since`` to ``until`` (default: the newest complete month before ``now``)."""
     now = now or datetime.now(UTC)
     last = until or (f"{now.year}-{now.month - 1:02d}" if now.month > 1 else f"{now.year - 1}-12")
-    year, month = map(int, since.split("-"))
-    out = []
-    while f"{year}-{month:02d}" <= last:
-        out.append(f"{year}-{month:02d}")
-        year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+    out = months_between(since, last)
     if not out:
         raise ValueError(f"no month from {since} to {last} (settings history.since / history.until)")
     return out

@@ -65,8 +65,9 @@ def shortfalls(check: dict) -> list[str]:
 
 
 def paired_difference(row: dict, static: dict, metric: str = "post_fail_sr") -> dict:
-    """Per-seed ``metric`` (Post-Fail SR, FSR) of a row minus the static ranker's on the same stream and failing set."""
+    """Per-seed ``metric`` (Post-Fail SR, FSR) of a row minus the static ranker's on the same stream and failing set
+    (or any two rows run on the same seeds); a seed where either has no value is left out."""
     from rated.simulator import summarize
 
     pairs = zip(row[metric]["values"], static[metric]["values"], strict=True)
-    return summarize([a - b for a, b in pairs])
+    return summarize([a - b for a, b in pairs if a is not None and b is not None])

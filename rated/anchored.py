@@ -91,11 +91,11 @@ def anchored_streams(
     per_stream = min(n_queries, len(tools) // 2)
     streams = []
     for name, anchors in (("validation", order[per_stream : 2 * per_stream]), ("test", order[:per_stream])):
-        streams.append(_stream(name, anchors, tools, r_static, templates, template_gold, zipf, k, rng))
+        streams.append(anchored_stream(name, anchors, tools, r_static, templates, template_gold, zipf, k, rng))
     return streams[0], streams[1]
 
 
-def _stream(
+def anchored_stream(
     name: str,
     anchors: np.ndarray,
     tools: np.ndarray,
@@ -106,6 +106,7 @@ def _stream(
     k: int,
     rng: np.random.Generator,
 ) -> AnchoredStream:
+    """One catalog-anchored stream on the given ``anchors`` (catalog rows; see the module doc)."""
     # cycle the templates in a seeded order so each real query is used about equally often
     picks = np.concatenate([rng.permutation(len(templates)) for _ in range(-(-len(anchors) // len(templates)))])
     vectors, gold = [], []

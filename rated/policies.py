@@ -198,6 +198,21 @@ class BlacklistPolicy(Policy):
             self.banned[arm] = True
 
 
+class StatusPolicy(Policy):
+    """Reads ``tools.status`` up front: the best semantic candidate whose release status is ``active``, else the
+    semantic top. It never learns, and it knows what the release knows: a tool removed in a later month is avoided
+    from the first step on, while it still works (the cost of reading a status written after the fact)."""
+
+    name = "status"
+
+    def __init__(self, inactive: np.ndarray):
+        self.inactive = np.asarray(inactive, dtype=bool)
+
+    def choose(self, t: int, query_index: int, candidates: np.ndarray, sem: np.ndarray, x: np.ndarray) -> list[int]:
+        allowed = np.flatnonzero(~self.inactive[candidates])
+        return [int(candidates[allowed[0] if allowed.size else 0])]
+
+
 class RetryPolicy(Policy):
     """Retry (k): the top ``k`` candidates as a fallback chain, no memory across steps."""
 

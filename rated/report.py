@@ -25,6 +25,7 @@ from rated.acceptance import cell as _cell
 from rated.bandit import MAX_INVERSE
 from rated.latency import markdown_table as latency_table
 from rated.paper import TABLE1, TABLE2
+from rated.replay_report import replay_headline, replay_section
 
 AS_WRITTEN = "RATED (Full, Algorithm 1 as written)"
 
@@ -792,6 +793,7 @@ def render_report(metrics: dict) -> str:
         f"Release `{release['folder']}`, profile `{metrics['profile']}`, seed {metrics['seed']}; "
         f"the whole run took {metrics['seconds']} s. Every number below is in `metrics.json` with its seeds.",
         "",
+        *replay_headline(metrics),
         *encoder_section(encoder),
         *release_vectors_section(metrics.get("release_vectors")),
     ]
@@ -800,7 +802,8 @@ def render_report(metrics: dict) -> str:
             "Baselines that did not run here: " + "; ".join(f"{k}: {v}" for k, v in metrics["skipped"].items()),
             "",
         ]
-    lines += [*table1(metrics), "", *validation(metrics), "", *figure4(metrics), "", *table2(metrics), ""]
+    lines += [*table1(metrics), "", *validation(metrics), "", *figure4(metrics), "", *table2(metrics), "",
+              *replay_section(metrics)]
     lines += [*paper_scale(metrics), ""] if metrics.get("paper_scale") else []
     lines += [*table3(metrics), "", *acceptance(metrics), "", *diagnosis(metrics), ""]
     lines += [

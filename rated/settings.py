@@ -95,7 +95,14 @@ class SimulationConfig(Section):
     # (chosen on the validation stream among rated.tuning.rewards)
     reward: str = "auto"
     seeds: list[int] = [0, 1, 2, 3, 4]
-    scenarios: list[str] = ["persistent", "flapping", "recovery"]
+    # persistent, flapping, recovery: failures injected into the stream's tools (Table 2); replay: the release's own
+    # history replayed month by month (rated/replay.py, the replay step; needs a release built with the history)
+    scenarios: list[Literal["persistent", "flapping", "recovery", "replay"]] = ["persistent", "flapping", "recovery",
+                                                                               "replay"]  # fmt: skip
+    # replay: a deprecated tool only marked (it still runs: n8n keeps old node versions executable, a deprecated
+    # Python class still imports) or failing from its deprecation month
+    replay_deprecation: Literal["mark", "fail"] = "mark"
+    replay_queries: Count = 200  # tasks of the anchored replay stream: every tool with an event, filled with others
     flap_down: Count = 250
     flap_up: Count = 250
     recovery_step: NonNegative = 5_000

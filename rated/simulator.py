@@ -190,25 +190,47 @@ def simulate(
     inputs: SimulationInputs, policy: Policy, scenario: FailureScenario, stream: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Run ``policy`` over ``stream``: per-step success, fault selection and executed tool."""
+    executes = np.ones((2, inputs.n_tools), dtype=bool)  # 0: every tool up; 1: the failing set down
+    executes[1, scenario.failing] = False
+    down_at = np.asarray(scenario.is_down(np.arange(len(stream))), dtype=np.int64)
+    return simulate_steps([inputs, inputs], policy, stream, down_at, executes)
+
+
+def simulate_steps(
+    inputs_by_key: Sequence[SimulationInputs],
+    policy: Policy,
+    stream: np.ndarray,
+    key_at: np.ndarray,
+    executes: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The step loop of every scenario: at step ``t`` the policy picks among ``inputs_by_key[key_at[t]]``'s
+    candidates, and a tool executes when ``executes[key_at[t], tool]``. Returns per-step success, fault selection and
+    executed tool (-1: none). An injected scenario has two keys (healthy, failing set down); the replay one per month
+    (:mod:`rated.replay`: the candidates are the tools that existed that month)."""
     steps = len(stream)
-    down_at = scenario.is_down(np.arange(steps))
-    failing = np.zeros(inputs.n_tools, dtype=bool)
-    failing[scenario.failing] = True
     success = np.zeros(steps, dtype=bool)
     fault = np.zeros(steps, dtype=bool)
     executed = np.full(steps, -1, dtype=np.int64)
-    candidates, sem, gold = inputs.candidates, inputs.sem, inputs.gold
-    vectors = np.asarray(inputs.query_vectors, dtype=np.float64)  # once, not per step in the bandit
-    r_static = inputs.r_static.tolist()
-    sem_of = [dict(zip(c, s, strict=True)) for c, s in zip(candidates.tolist(), sem.tolist(), strict=True)]
+    first = inputs_by_key[0]
+    gold = first.gold
+    vectors = np.asarray(first.query_vectors, dtype=np.float64)  # once, not per step in the bandit
+    r_static = first.r_static.tolist()
+    prepared: dict[int, tuple] = {}  # id(inputs) -> (candidates, sem, sem_of): keys sharing inputs share this
+    by_key = []
+    for inputs in inputs_by_key:
+        if id(inputs) not in prepared:
+            candidates, sem = inputs.candidates, inputs.sem
+            sem_of = [dict(zip(c, v, strict=True)) for c, v in zip(candidates.tolist(), sem.tolist(), strict=True)]
+            prepared[id(inputs)] = (candidates, sem, sem_of)
+        by_key.append(prepared[id(inputs)])
+    up = [row.tolist() for row in np.asarray(executes, dtype=bool)]
     # the paper's update can overflow A^-1 (gamma^-n); the policy counts non-finite scores instead of warning
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        for t, q in enumerate(stream.tolist()):
-            x = vectors[q]
-            down = bool(down_at[t])
-            ok = False
+        for t, (q, key) in enumerate(zip(stream.tolist(), np.asarray(key_at).tolist(), strict=True)):
+            candidates, sem, sem_of = by_key[key]
+            x, works = vectors[q], up[key]
             for i, arm in enumerate(policy.choose(t, q, candidates[q], sem[q], x)):
-                ok = not (down and failing[arm])
+                ok = works[arm]
                 if i == 0 and not ok:
                     fault[t] = True
                 relevant = arm in gold[q]

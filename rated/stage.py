@@ -2,7 +2,8 @@
 writing its own file into the one folder the layout names for that release (``<root>/rated/<version>/``), where the
 CLI (``ecoagent rated [--step NAME]``) and the ``ecoagent_rated`` DAG (one task per step) both write.
 
-The steps (:mod:`rated.steps`) are train, Table 1, Table 2, the paper-scale view, Table 3 and the report; each writes
+The steps (:mod:`rated.steps`) are train, Table 1, Table 2, the replay of Table 2 on the catalog's history, the
+paper-scale view, Table 3 and the report; each writes
 its own file, and ``report.md`` and ``metrics.json`` are rendered from those files alone. Run as a whole, every step
 runs (the trained encoder is still reused when the folder holds one trained on the same release with the same
 settings); run as one step (``--step table2``, one DAG task), the steps it needs are reused when their file's
@@ -31,6 +32,8 @@ _RECORDED = (
     Step("train", RATED_FILES.train, gpu=True, help="the RATED encoder, the grid chosen on validation"),
     Step("table1", RATED_FILES.table1, ("train",), gpu=True, help="offline retrieval (ranx)"),
     Step("table2", RATED_FILES.table2, ("train",), gpu=True, help="validation sweeps, failure injection"),
+    Step("replay", RATED_FILES.replay, ("train", "table2"), gpu=True,
+         help="Table 2 on the catalog's real history (rated.simulation.scenarios: replay)"),
     Step("paper_scale", RATED_FILES.paper_scale, ("train",), gpu=True, help="Tables 1-2 on the paper-scale view"),
     Step("table3", RATED_FILES.table3, ("train",), gpu=True, help="latency at batch 1"),
 )
@@ -41,7 +44,8 @@ class RatedStage(Stepped, Stage):
     inputs = ("release",)
     in_flag = "--release"
     outputs = RATED_FILES
-    help = ("RATED on a release: train, Table 1 (offline), Table 2 (failure injection), the paper-scale view, "
+    help = ("RATED on a release: train, Table 1 (offline), Table 2 (failure injection), the replay on the catalog's "
+            "history, the paper-scale view, "
             "Table 3 (latency), report.md and metrics.json; --step NAME runs one step, reusing the others' files.")
     steps = (*_RECORDED, Step("report", RATED_FILES.report, tuple(s.name for s in _RECORDED), reusable=False,
                               help="metrics.json and report.md"))  # fmt: skip

@@ -7,6 +7,8 @@ their files alone.
   cold-start splits, for every baseline (:mod:`rated.baselines`), the untrained and trained encoders, the re-ranker
   and the hybrids (:mod:`ecoagent.retrieval.evaluation`);
 - ``table2``: the validation sweeps, Figure 4 and the failure-injection simulations (:mod:`rated.table2`);
+- ``replay``: Table 2 on the release's own history, month by month, with the real-task overlap and the paired test
+  of the reliability prior (:mod:`rated.replay_table`);
 - ``paper_scale``: Table 1 (and Table 2 with ``rated.paper_scale.table2``) on the paper-scale view
   (:mod:`rated.paper_scale`);
 - ``table3``: per-step latency at batch 1 (:mod:`rated.latency`);
@@ -20,6 +22,7 @@ needs.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
@@ -142,6 +145,17 @@ def table2(bench: Workbench) -> dict:
     return {"validation": validation, "figure4": fig4, "table2": streams}
 
 
+def replay(bench: Workbench) -> dict:
+    """Table 2 on the release's history (:mod:`rated.replay_table`), RATED (Full) with the table2 step's choice."""
+    from rated.replay_table import replay_evaluation
+
+    table2_file = bench.out_dir / RATED_FILES.table2
+    validation = json.loads(table2_file.read_text())["record"].get("validation", {}) if table2_file.exists() else {}
+    record = replay_evaluation(bench.release, bench.encoder.trained, bench.config, validation.get("chosen"))
+    context.say("replay done" if "skipped" not in record else f"replay skipped: {record['skipped']}")
+    return {"replay": record}
+
+
 def paper_scale(bench: Workbench) -> dict:
     """Table 1 (and Table 2 with ``rated.paper_scale.table2``) on the paper-scale view; None without listings."""
     from rated.paper_scale import paper_scale_view
@@ -184,7 +198,7 @@ def table3(bench: Workbench) -> dict:
 
 
 STEP_WORK: dict[str, Callable[[Workbench], dict]] = {
-    "train": train, "table1": table1, "table2": table2, "paper_scale": paper_scale, "table3": table3,
+    "train": train, "table1": table1, "table2": table2, "replay": replay, "paper_scale": paper_scale, "table3": table3,
 }  # fmt: skip
 
 

@@ -20,6 +20,7 @@ from ecoagent.runtime import context
 from rated.bandit import MAX_INVERSE
 from rated.paper import ALGORITHM1
 from rated.simulator import (
+    SCENARIOS,
     SKIP_ROUNDINGS,
     Method,
     SimulationConfig,
@@ -70,6 +71,11 @@ def dynamic_policies(config: Config, chosen: dict) -> dict[str, tuple[str, dict,
         capped = {**full, "diagonal": False, "max_inverse": MAX_INVERSE}
         rows["RATED (Full, full-matrix A, A^-1 capped)"] = ("rated", capped, persistent)
     return rows
+
+
+def injected_scenarios(config: Config) -> list[str]:
+    """The scenarios of ``rated.simulation.scenarios`` that inject failures (``replay`` is the replay step's)."""
+    return [kind for kind in config.rated.simulation.scenarios if kind in SCENARIOS]
 
 
 def simulation_config(config: Config) -> SimulationConfig:
@@ -194,7 +200,7 @@ def _table2_stream(
     for name, (policy, options, scenarios) in dynamic_policies(config, chosen).items():
         methods.append(Method(name, policy, test.inputs, options, scenarios))
     started = time.perf_counter()
-    experiment = run_experiment(methods, sim.seeds, sim.scenarios, sim.failure_rates, sim_config,
+    experiment = run_experiment(methods, sim.seeds, injected_scenarios(config), sim.failure_rates, sim_config,
                                 phase=f"Table 2 on {test.name}: simulations")  # fmt: skip
     seconds = time.perf_counter() - started
     diagnosis, plots, rules = _after_simulations(test, experiment, release, ranker, config, plots_dir, chosen, role)

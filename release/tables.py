@@ -11,16 +11,18 @@ import polars as pl
 
 from ecoagent.config import Config
 from ecoagent.hashing import sha256_file
+from ecoagent.release_format.tool_status import statuses
+from ecoagent.release_format.views import FIRST_SEEN_NOT_SEEN, FIRST_SEEN_UNKNOWN
 from ecoagent.text.dedup import DisjointSets
 from release.workflows_disjoint import disjoint_view, service_splits, service_uses, view_counts
-from schemas.tool_event import ACTIVE, DEPRECATED, GONE_EVENTS, REMOVED_SINCE, RESTORED
+from schemas.tool_event import ACTIVE, DEPRECATED, REMOVED_SINCE
 
 SPLITS = ("train", "validation", "test")
 COLD_START = "cold_start"
 DISJOINT = "disjoint"  # the tool-disjoint view: subsets syn-disjoint and real-disjoint
 NOT_SEEN = "9999-99"  # the first-seen month of a tool no month of the history holds: newer than any
 # ... of a tool whose package the history does not follow (a community listing's): not known, so never new by it
-UNTRACKED = "unknown"
+UNTRACKED = FIRST_SEEN_UNKNOWN
 ALL_SPLITS = (*SPLITS, COLD_START)
 REQUIRED_VIEW_SPLITS = ("train", "test")  # the release gate's required splits: a view without one is not released
 CORPUS_SPLIT = "corpus"  # MTEB reads a corpus config's only split, whatever its name; "corpus" is the convention
@@ -74,7 +76,8 @@ def release_tables(
     real, real_positive = _real_split(stage, config, new_tools)
     corpus = _corpus(tools)
     events = (stage.get("history") or {}).get("tool_events")
-    tables: dict[tuple[str, str], pl.DataFrame] = {("tools", TOOLS_SPLIT): with_status(tools, events)}
+    tables: dict[tuple[str, str], pl.DataFrame] = {("tools", TOOLS_SPLIT):
+                                                   with_first_seen(with_status(tools, events), first_seen)}
     if events is not None:  # an empty table is not written: no event, no config
         tables[(TOOL_EVENTS, TOOLS_SPLIT)] = events.sort("month", "platform", "tool_id", "event")
     tables |= _syn_real_tables(stage["syn_pairs"], syn, syn_positive, real, real_positive, corpus)
@@ -106,21 +109,23 @@ def release_tables(
 
 
 def with_status(tools: pl.DataFrame, events: pl.DataFrame | None) -> pl.DataFrame:
-    """The catalog with its ``status`` column: ``removed since <month>`` when the history's newest gone event of the
-    tool (removed, renamed) is not followed by its return (restored), else ``deprecated`` or ``active`` by the
-    catalog's own ``deprecated`` flag, the only source without a history's tool events."""
-    gone: dict[str, str] = {}
-    if events is not None:
-        for tool_id, event, month in events.sort("month").select("tool_id", "event", "month").iter_rows():
-            if event in GONE_EVENTS:
-                gone[tool_id] = month
-            elif event == RESTORED:
-                gone.pop(tool_id, None)
-    status = [
-        f"{REMOVED_SINCE} {gone[tool_id]}" if tool_id in gone else DEPRECATED if deprecated else ACTIVE
-        for tool_id, deprecated in tools.select("tool_id", "deprecated").iter_rows()
-    ]
+    """The catalog with its ``status`` column (:func:`ecoagent.release_format.tool_status.statuses` after the last
+    event): ``removed since <month>`` when the history's newest gone event of the tool (removed, renamed) is not
+    followed by its return (restored), else ``deprecated`` or ``active`` by the catalog's own ``deprecated`` flag,
+    the only source without a history's tool events."""
+    status = statuses(tools["tool_id"].to_list(), tools["deprecated"].to_list(), events)
     return tools.with_columns(pl.Series("status", status, dtype=pl.String))
+
+
+def with_first_seen(tools: pl.DataFrame, first_seen: dict[str, str]) -> pl.DataFrame:
+    """The catalog with its ``first_seen`` column when there is a history (what the ``as_of`` view reads): the first
+    month that holds the tool, ``unknown`` for a tool whose package the history does not follow, ``not seen`` for one
+    of a followed package that no month holds (newer than the history)."""
+    if not first_seen:
+        return tools
+    months = [FIRST_SEEN_NOT_SEEN if (m := first_seen[t]) == NOT_SEEN else FIRST_SEEN_UNKNOWN if m == UNTRACKED else m
+              for t in tools["tool_id"].to_list()]  # fmt: skip
+    return tools.with_columns(pl.Series("first_seen", months, dtype=pl.String))
 
 
 def status_counts(tools: pl.DataFrame, events: pl.DataFrame | None) -> dict:

@@ -328,3 +328,8 @@ def hf_data_files(release: str | Path, config_name: str) -> dict[str, str]:
     if config_name not in layout:
         raise ReleaseUnreadable(f"{store.url()}: no config {config_name!r} in manifest.json; it has {sorted(layout)}")
     return {split: store.url(path) for split, path in layout[config_name].items()}
+
+
+def tool_events(release: Release) -> pl.DataFrame | None:
+    """The release's ``tool-events`` config (one row per event of the catalog history), or None without one."""
+    return _read(release.folder, release.layout, "tool-events", "train")

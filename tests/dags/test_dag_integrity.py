@@ -91,7 +91,7 @@ def test_training_and_evaluation_carry_the_gpu_queue(dagbag: DagBag) -> None:
     GPU_QUEUE = _dag_module("ecoagent_rated").GPU_QUEUE
     dag = dagbag.dags["ecoagent_rated"]
     assert GPU_QUEUE == {"queue": "gpu"}  # ECOAGENT_GPU_QUEUE unset
-    for step in ("train", "table1", "table2", "paper_scale", "table3"):  # every step that runs the encoder
+    for step in ("train", "table1", "table2", "replay", "paper_scale", "table3"):  # every step that runs the encoder
         assert dag.task_dict[step].queue == "gpu", step
     assert dag.task_dict["choose_release"].queue != "gpu" and dag.task_dict["report"].queue != "gpu"
 

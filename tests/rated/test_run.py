@@ -196,12 +196,12 @@ def test_table2_alone_reuses_training_and_the_other_steps(run, workflow_release:
     assert json.loads((out / "metrics.json").read_text()) == again.metrics
 
     # a Table 2 setting changed: the train step's file no longer matches (its model is still reused: no training),
-    # Table 2 runs on the new setting, and the report waits for the Table 1 and Table 3 files of those settings
+    # Table 2 runs on the new setting, and the report waits for the other steps' files of those settings
     changed = load_config("default", [*SMALL, f"embedding.cache_dir={out.parent / 'embeddings'}",
                                       "rated.simulation.seeds=[0]"])  # fmt: skip
     stale = rated_run(changed, workflow_release, out, only="table2")
     assert stale.lines[0].startswith("train: ran") and stale.lines[1].startswith("table2: ran")
-    assert stale.lines[2].startswith("report: not run (table1, paper_scale, table3 not up to date")
+    assert stale.lines[2].startswith("report: not run (table1, replay, paper_scale, table3 not up to date")
     assert stale.metrics is None
     assert json.loads((out / "table2.json").read_text())["record"]["table2"][0]["config"]["seeds"] == [0]
 
