@@ -5,15 +5,9 @@ with intervals over seeds, the paired comparisons)."""
 from __future__ import annotations
 
 from ecoagent.text.markdown import markdown_table
+from rated.simulator import percent_text
 
 HEADLINE_ROW = "RATED (Full)"
-
-
-def _pct(summary: dict | None) -> str:
-    if not summary or summary.get("mean") is None:
-        return "–"
-    ci = summary.get("ci95")
-    return f"{100 * summary['mean']:.1f} ± {100 * ci:.1f}" if ci is not None else f"{100 * summary['mean']:.1f}"
 
 
 def _difference(diff: dict) -> str:
@@ -75,7 +69,7 @@ def replay_section(metrics: dict) -> list[str]:
         "",
     ]
     header = ["Method", "Post-Fail SR", "FSR", "replacement recall", "stranded", "deprecated picks"]
-    rows = [[name, *(_pct(replay["results"][name].get(key)) for key in
+    rows = [[name, *(percent_text(replay["results"][name].get(key)) for key in
                      ("post_fail_sr", "fsr", "replacement_recall", "stranded", "deprecated_share"))]
             for name in replay["rows"]]  # fmt: skip
     lines += [*markdown_table(header, rows, 1), ""]

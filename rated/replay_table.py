@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import time
 
-import numpy as np
-
 from ecoagent.config import Config
 from ecoagent.release_format.reader import Release, query_set, tool_events
 from ecoagent.retrieval.rankers import DenseRetriever
+from ecoagent.retrieval.stale import inactive_rows
 from ecoagent.runtime import context
 from rated.policies import StatusPolicy
 from rated.replay import (
@@ -39,8 +38,7 @@ def replay_rows(config: Config, chosen: dict, release: Release) -> list[ReplayRo
     rated = config.rated
     fusion = {"weights": tuple(rated.fusion_weights)}
     learning = {**fusion, "alpha": rated.alpha, "gamma": chosen["gamma"], "reward": chosen["reward"]}
-    inactive = np.asarray(release.tools["status"].fill_null("active").ne("active").to_numpy(), dtype=bool) \
-        if "status" in release.tools.columns else np.zeros(len(release.corpus), dtype=bool)  # fmt: skip
+    inactive = inactive_rows(release.tools)
 
     def policy(name: str, options: dict | None = None):
         return lambda inputs: Method(name, name, inputs, options or {}).build()

@@ -26,6 +26,7 @@ from rated.bandit import MAX_INVERSE
 from rated.latency import markdown_table as latency_table
 from rated.paper import TABLE1, TABLE2
 from rated.replay_report import replay_headline, replay_section
+from rated.simulator import percent_text as _pct
 
 AS_WRITTEN = "RATED (Full, Algorithm 1 as written)"
 
@@ -151,13 +152,6 @@ def _judged(judged: dict | None) -> list[str]:
     else:
         parts.append(f"{judged['left_out_only_alternatives']} queries left out (only alternatives)")
     return [f"{judged['queries']} queries: " + "; ".join(parts) + ".", ""]
-
-
-def _pct(summary: dict) -> str:
-    if summary.get("mean") is None:
-        return "–"
-    ci = summary.get("ci95")
-    return f"{100 * summary['mean']:.1f} ± {100 * ci:.1f}" if ci is not None else f"{100 * summary['mean']:.1f}"
 
 
 def _steps(summary: dict) -> str:

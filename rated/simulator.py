@@ -356,6 +356,14 @@ def summarize(values: Sequence[float | None]) -> dict:
     return out
 
 
+def percent_text(summary: dict | None) -> str:
+    """A :func:`summarize` result in %: ``mean ± ci95``, the mean alone without an interval, ``–`` without a mean."""
+    if not summary or summary.get("mean") is None:
+        return "–"
+    ci = summary.get("ci95")
+    return f"{100 * summary['mean']:.1f} ± {100 * ci:.1f}" if ci is not None else f"{100 * summary['mean']:.1f}"
+
+
 @dataclass
 class Experiment:
     summary: dict  # JSON-serializable: config and results[method][scenario][rho][metric]

@@ -123,8 +123,8 @@ def with_first_seen(tools: pl.DataFrame, first_seen: dict[str, str]) -> pl.DataF
     of a followed package that no month holds (newer than the history)."""
     if not first_seen:
         return tools
-    months = [FIRST_SEEN_NOT_SEEN if (m := first_seen[t]) == NOT_SEEN else FIRST_SEEN_UNKNOWN if m == UNTRACKED else m
-              for t in tools["tool_id"].to_list()]  # fmt: skip
+    # UNTRACKED is already the column's word; NOT_SEEN sorts after every month inside the build, the column spells it
+    months = [FIRST_SEEN_NOT_SEEN if first_seen[t] == NOT_SEEN else first_seen[t] for t in tools["tool_id"].to_list()]
     return tools.with_columns(pl.Series("first_seen", months, dtype=pl.String))
 
 

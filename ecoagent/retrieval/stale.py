@@ -22,12 +22,16 @@ from ecoagent.retrieval.rankers import top_k
 from ecoagent.statistics import bootstrap_interval
 
 
+def inactive_rows(tools: pl.DataFrame) -> np.ndarray:
+    """One flag per corpus row: its ``tools.status`` is not ``active`` (without the column: its deprecated flag)."""
+    if "status" in tools.columns:
+        return tools["status"].fill_null("active").ne("active").to_numpy().astype(bool)
+    return tools["deprecated"].fill_null(False).to_numpy().astype(bool)
+
+
 def stale_rows(tools: pl.DataFrame) -> np.ndarray:
     """One flag per corpus row: not active, and an active tool of its service exists."""
-    if "status" in tools.columns:
-        inactive = tools["status"].fill_null("active").ne("active").to_numpy()
-    else:
-        inactive = tools["deprecated"].fill_null(False).to_numpy().astype(bool)
+    inactive = inactive_rows(tools)
     services = tools["service"].fill_null("").to_list()
     live = {service for service, gone in zip(services, inactive, strict=True) if not gone and service}
     return np.array([gone and service in live for service, gone in zip(services, inactive, strict=True)])
