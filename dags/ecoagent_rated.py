@@ -8,11 +8,12 @@ built it and writes under the same root; a manual run takes its params (the ``re
 ``<root>/release/*`` folder).
 
 Then one task per step the RATED stage declares (:class:`rated.stage.RatedStage`: train, Table 1, Table 2, the replay
-on the history, the paper-scale view, Table 3, the report), in order, each adding its file to the one folder the
-layout names for that release, ``<root>/rated/<version>/``, the folder ``ecoagent rated`` writes too. Each task runs
-its step and reuses the files of the steps before it (same release, settings and seed), so a failed task retried, or
-one cleared and run again, computes only its own step. The steps that run the encoder go to the Celery queue ``gpu``
-(``ECOAGENT_GPU_QUEUE``), so a worker with a GPU trains and evaluates.
+on the history, the paper-scale view, Table 3, the report, the replay quoted in the release's card), in order, each
+adding its file to the one folder the layout names for that release, ``<root>/rated/<version>/``, the folder
+``ecoagent rated`` writes too. Each task runs its step and reuses the files of the steps before it (same release,
+settings and seed), so a failed task retried, or one cleared and run again, computes only its own step. The steps
+that run the encoder go to the Celery queue ``gpu`` (``ECOAGENT_GPU_QUEUE``), so a worker with a GPU trains and
+evaluates.
 
 The profile's ``rated`` section sets the work: the default profile is the quick CPU one, CI runs the fixture profile.
 XCom carries folder paths and the settings dict only. Parse time imports only ``airflow.sdk``,

@@ -110,11 +110,12 @@ RELEASE_FILES = StageFiles(marker="manifest", manifest="manifest.json", card="RE
                            gate_leakage="leakage.json", gate_secrets="secrets.json",
                            gate_personal_data="personal_data.json")  # fmt: skip
 TRACKED_RELEASE_FILES = (RELEASE_FILES.manifest, RELEASE_FILES.card, RELEASE_FILES.changelog)  # in releases/<v>/
-# RATED's folder (rated/stage.py): one file per step (train, Table 1, Table 2, the paper-scale view, Table 3: what
-# each found and the fingerprint it is reused by), the report and metrics.json rendered from them, the models
+# RATED's folder (rated/stage.py): one file per step (train, Table 1, Table 2, the replay, the paper-scale view,
+# Table 3: what each found and the fingerprint it is reused by), the report and metrics.json rendered from them, what
+# the card step quoted in the release's card, the models
 RATED_FILES = StageFiles(train="train.json", table1="table1.json", table2="table2.json", replay="replay.json",
                          paper_scale="paper_scale_tables.json", table3="table3.json", metrics="metrics.json",
-                         report="report.md", model_folder="model",
+                         report="report.md", card="card.json", model_folder="model",
                          # the record beside the chosen model, and the static query encoder made from it
                          train_record="rated_train.json", static_query_encoder="static-query-encoder")  # fmt: skip
 # a RATED folder commits by the trained model's record (the train step writes the folder first, each later step

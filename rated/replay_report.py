@@ -5,9 +5,11 @@ with intervals over seeds, the paired comparisons)."""
 from __future__ import annotations
 
 from ecoagent.text.markdown import markdown_table
+from rated.replay_table import WITHOUT_PRIOR
 from rated.simulator import percent_text
 
 HEADLINE_ROW = "RATED (Full)"
+QUESTION = "Does r_static lower FSR on real events?"
 
 
 def _difference(diff: dict) -> str:
@@ -36,9 +38,24 @@ def replay_headline(metrics: dict) -> list[str]:
     if not replay:
         return []
     if "skipped" in replay:
-        return [f"> **Does r_static lower FSR on real events?** Not measured: {replay['skipped']}.", ""]
-    return [f"> **Does r_static lower FSR on real events?** {prior_finding(replay)} "
+        return [f"> **{QUESTION}** Not measured: {replay['skipped']}.", ""]
+    return [f"> **{QUESTION}** {prior_finding(replay)} "
             "[The replay](#table-2-on-the-catalogs-real-history-replay).", ""]  # fmt: skip
+
+
+def card_quote(replay: dict, encoder: dict, profile: str) -> str:
+    """The dataset card's quote of the replay (:mod:`ecoagent.release_format.card_quote`): the paired test's
+    finding, each row's Post-Fail SR and FSR, and what it ran on; empty when the replay did not run."""
+    if "skipped" in replay:
+        return ""
+    results = replay["results"]
+    rows = "; ".join(f"{name} {percent_text(results[name]['post_fail_sr'])} / {percent_text(results[name]['fsr'])}"
+                     for name in replay["rows"] if not name.endswith(WITHOUT_PRIOR))  # fmt: skip
+    device = encoder.get("settings", {}).get("device", "an unrecorded device")
+    return (f"> **{QUESTION}** {prior_finding(replay)} Post-Fail SR / FSR in %, mean ± 95 % interval: {rows}. "
+            f"Measured on this release after it was built, by `ecoagent rated` (profile `{profile}`, the RATED "
+            f"encoder trained on `{encoder.get('source')}` on {device}); the replay's table, its overlap with the "
+            "real tasks and the method are in that run's `report.md`.")  # fmt: skip
 
 
 def replay_section(metrics: dict) -> list[str]:

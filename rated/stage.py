@@ -3,7 +3,7 @@ writing its own file into the one folder the layout names for that release (``<r
 CLI (``ecoagent rated [--step NAME]``) and the ``ecoagent_rated`` DAG (one task per step) both write.
 
 The steps (:mod:`rated.steps`) are train, Table 1, Table 2, the replay of Table 2 on the catalog's history, the
-paper-scale view, Table 3 and the report; each writes
+paper-scale view, Table 3, the report and the card (the replay's finding quoted in the release's card); each writes
 its own file, and ``report.md`` and ``metrics.json`` are rendered from those files alone. Run as a whole, every step
 runs (the trained encoder is still reused when the folder holds one trained on the same release with the same
 settings); run as one step (``--step table2``, one DAG task), the steps it needs are reused when their file's
@@ -45,10 +45,13 @@ class RatedStage(Stepped, Stage):
     in_flag = "--release"
     outputs = RATED_FILES
     help = ("RATED on a release: train, Table 1 (offline), Table 2 (failure injection), the replay on the catalog's "
-            "history, the paper-scale view, "
-            "Table 3 (latency), report.md and metrics.json; --step NAME runs one step, reusing the others' files.")
-    steps = (*_RECORDED, Step("report", RATED_FILES.report, tuple(s.name for s in _RECORDED), reusable=False,
-                              help="metrics.json and report.md"))  # fmt: skip
+            "history, the paper-scale view, Table 3 (latency), report.md and metrics.json, the replay's finding in "
+            "the release's card; --step NAME runs one step, reusing the others' files.")
+    steps = (*_RECORDED,
+             Step("report", RATED_FILES.report, tuple(s.name for s in _RECORDED), reusable=False,
+                  help="metrics.json and report.md"),
+             Step("card", RATED_FILES.card, ("train", "replay"), reusable=False,
+                  help="the replay's finding quoted in the card of the store's release"))  # fmt: skip
 
     def inputs_under(self, layout: RunLayout, in_dir: str | None = None) -> dict[str, str]:
         """The release it reads: ``in_dir``, else the newest release under the run root."""
@@ -120,7 +123,7 @@ def rated_run(config: Config, release_folder: str | Path, out_dir: Path, only: s
     """Every step of RATED (``only`` None), or the step ``only`` with what it needs, on a release (a local path or
     the store's URL) into the local folder ``out_dir``."""
     from ecoagent.store import ArtifactStore
-    from rated.steps import STEP_WORK, Workbench, report
+    from rated.steps import STEP_WORK, Workbench, card, report
 
     out_dir.mkdir(parents=True, exist_ok=True)
     store = ArtifactStore(str(out_dir))
@@ -130,7 +133,10 @@ def rated_run(config: Config, release_folder: str | Path, out_dir: Path, only: s
     def work(step: Step) -> dict | None:
         if step.reusable:
             return STEP_WORK[step.name](bench)
-        reported.append(report(store, _RECORDED))
+        if step.name == "card":
+            card(bench, store)
+        else:
+            reported.append(report(store, _RECORDED))
         return None
 
     lines = run_steps(RATED, store, only, bench.inputs, work)

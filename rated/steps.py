@@ -12,7 +12,9 @@ their files alone.
 - ``paper_scale``: Table 1 (and Table 2 with ``rated.paper_scale.table2``) on the paper-scale view
   (:mod:`rated.paper_scale`);
 - ``table3``: per-step latency at batch 1 (:mod:`rated.latency`);
-- ``report``: ``metrics.json`` assembled from the step files, and ``report.md`` rendered from it (:mod:`rated.report`).
+- ``report``: ``metrics.json`` assembled from the step files, and ``report.md`` rendered from it (:mod:`rated.report`);
+- ``card``: the replay's finding quoted in the first lines of the release's dataset card, when the release is the
+  store's own (:func:`card`).
 
 A :class:`Workbench` holds what the steps of one run share (the release, the encoder, the retrievers), each built
 when a step first asks for it: run as a whole, everything is built once; one step run alone builds only what it
@@ -21,7 +23,6 @@ needs.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Sequence
 from functools import cached_property
@@ -30,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from ecoagent.config import Config
 from ecoagent.layout import RATED_FILES, RELEASE_FILES
+from ecoagent.release_format.integrity import content_sha256
 from ecoagent.release_format.reader import Release, load_release
 from ecoagent.retrieval.evaluation import offline_table
 from ecoagent.retrieval.rankers import DenseRetriever, Retriever
@@ -73,12 +75,13 @@ class Workbench:
 
     @property
     def inputs(self) -> dict:
-        """What every step's output is computed from: the release (its manifest's sha256), the profile, the seed,
+        """What every step's output is computed from: the release (its manifest's sha256 but the card's entry, which
+        the card step rewrites), the profile, the seed,
         the RATED settings and the evaluation settings Table 1 shares; each step's file is reused only while these are
         the same."""
-        manifest = (self.release.folder / RELEASE_FILES.manifest).read_bytes()
+        manifest = json.loads((self.release.folder / RELEASE_FILES.manifest).read_bytes())
         release = {"folder": self.release.location, "version": self.release.version,
-                   "manifest_sha256": hashlib.sha256(manifest).hexdigest()}  # fmt: skip
+                   "content_sha256": content_sha256(manifest)}  # fmt: skip
         config = self.config
         return {"release": release, "profile": config.profile, "seed": config.seed,
                 "settings": config.rated.model_dump(mode="json"),
@@ -218,6 +221,40 @@ def metrics_from_files(store: ArtifactStore, recorded: Sequence[Step]) -> dict:
         metrics.update(file["record"])
     metrics["seconds"] = round(sum(file["seconds"] for file in files.values()), 1)
     return metrics
+
+
+def card(bench: Workbench, store: ArtifactStore) -> dict:
+    """The replay's finding quoted in the card of the release (:func:`rated.replay_report.card_quote`) when the
+    release is the store's own (``<root>/release/<version>``, the one ``ecoagent release publish`` uploads); a copy
+    elsewhere (one downloaded from the Hub) keeps the card it was published with. ``card.json``: what it did."""
+    from ecoagent.layout import RunLayout
+    from ecoagent.release_format.card_quote import quote_in_card
+    from rated.replay_report import card_quote
+
+    config, folder = bench.config, str(bench.release_folder)
+    replay = store.read_json(RATED_FILES.replay)["record"]["replay"]
+    own = RunLayout.of(config).versioned("release", folder.rstrip("/").rsplit("/", 1)[-1])
+    if "skipped" in replay:
+        record = {"skipped": f"the replay did not run ({replay['skipped']}): the card is left as it is"}
+    elif not _same_folder(folder, own):
+        record = {"skipped": f"{folder} is not the store's release ({own}): its card is left as published"}
+    else:
+        encoder = store.read_json(RATED_FILES.train)["record"]["encoder"]
+        quote = card_quote(replay, encoder, config.profile)
+        quoted = quote_in_card(folder, quote, config.resolve_path(config.release.repo_releases_dir))
+        record = {"card": quoted.card, "changed": quoted.changed, "sha256": quoted.sha256,
+                  "tracked": quoted.tracked, "quote": quote}  # fmt: skip
+    context.say(f"card: {record.get('skipped') or 'the replay quoted in ' + record['card']}")
+    store.write_json(record, RATED_FILES.card)
+    return record
+
+
+def _same_folder(a: str, b: str) -> bool:
+    """Whether two spellings of a folder (local paths, relative or not, or URLs) name the same one."""
+    a, b = (x.removeprefix("file://").rstrip("/") for x in (a, b))
+    if "://" in a or "://" in b:
+        return a == b
+    return Path(a).resolve() == Path(b).resolve()
 
 
 def report(store: ArtifactStore, recorded: Sequence[Step]) -> dict:

@@ -20,6 +20,7 @@ from pathlib import Path
 from huggingface_hub import DatasetCard, DatasetCardData
 
 from ecoagent.layout import HISTORY_FILES, RELEASE_FILES
+from ecoagent.release_format.card_quote import EMPTY_BLOCK
 from ecoagent.text.markdown import markdown_table
 from ecoagent.text.personal_data import EMAIL, PHONE, SAMPLE_ROW
 from schemas.unknown_fields import unknown_counts_text
@@ -158,6 +159,7 @@ def card_values(info: dict) -> dict:
         **_baselines_values(info.get("baselines") or {}),
         **_failure_values(info),
         "personal_data_scrubbed": personal_data_text(info["stats"].get("personal_data_scrubbed")),
+        "measured_after_build": EMPTY_BLOCK,  # where `ecoagent rated` quotes its findings (card_quote)
     }
 
 

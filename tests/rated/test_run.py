@@ -190,7 +190,8 @@ def test_table2_alone_reuses_training_and_the_other_steps(run, workflow_release:
     config = load_config("default", [*SMALL, f"embedding.cache_dir={out.parent / 'embeddings'}"])
     again = rated_run(config, workflow_release, out, only="table2")
     assert again.lines[0].startswith("train: reused train.json") and again.lines[1].startswith("table2: ran")
-    assert again.lines[2].startswith("report: ran") and len(again.lines) == 3
+    assert again.lines[2].startswith("report: ran") and again.lines[3].startswith("card: ran") and len(again.lines) == 4
+    assert "the replay did not run" in json.loads((out / "card.json").read_text())["skipped"]  # not a scenario here
     assert {name: (out / f"{name}.json").read_bytes() for name in files} == files
     assert without_timings(again.metrics, ("seconds",)) == without_timings(metrics, ("seconds",))  # Table 3 reused
     assert json.loads((out / "metrics.json").read_text()) == again.metrics
@@ -202,6 +203,7 @@ def test_table2_alone_reuses_training_and_the_other_steps(run, workflow_release:
     stale = rated_run(changed, workflow_release, out, only="table2")
     assert stale.lines[0].startswith("train: ran") and stale.lines[1].startswith("table2: ran")
     assert stale.lines[2].startswith("report: not run (table1, replay, paper_scale, table3 not up to date")
+    assert stale.lines[3].startswith("card: not run (replay not up to date")
     assert stale.metrics is None
     assert json.loads((out / "table2.json").read_text())["record"]["table2"][0]["config"]["seeds"] == [0]
 
