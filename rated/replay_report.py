@@ -45,9 +45,7 @@ def replay_headline(metrics: dict) -> list[str]:
 
 def card_quote(replay: dict, encoder: dict, profile: str) -> str:
     """The dataset card's quote of the replay (:mod:`ecoagent.release_format.card_quote`): the paired test's
-    finding, each row's Post-Fail SR and FSR, and what it ran on; empty when the replay did not run."""
-    if "skipped" in replay:
-        return ""
+    finding, each row's Post-Fail SR and FSR, and what it ran on (a replay that ran: the card step checks)."""
     results = replay["results"]
     rows = "; ".join(f"{name} {percent_text(results[name]['post_fail_sr'])} / {percent_text(results[name]['fsr'])}"
                      for name in replay["rows"] if not name.endswith(WITHOUT_PRIOR))  # fmt: skip

@@ -71,15 +71,12 @@ def quote_in_card(release: str | Path, quote: str, tracked: Path | None = None) 
         with StageFolder(str(release), marker=MANIFEST).amend() as store:
             store.write_bytes(updated, CARD)
             store.write_json(manifest, MANIFEST)  # as the build writes it: only the card's entry differs
-    copy = None
-    if tracked is not None:
-        copy = tracked / str(manifest.get("version"))
-        if (copy / MANIFEST).is_file() and content_sha256(ArtifactStore(str(copy)).read_json(MANIFEST)) == \
-                content_sha256(manifest):  # fmt: skip
-            track_release(release, copy)
-        else:
-            copy = None
-    return QuotedCard(source.url(CARD), changed, digest, str(copy) if copy else None)
+    copy = tracked / str(manifest.get("version")) if tracked is not None else None
+    same_build = copy is not None and (copy / MANIFEST).is_file() and \
+        content_sha256(ArtifactStore(str(copy)).read_json(MANIFEST)) == content_sha256(manifest)  # fmt: skip
+    if same_build:
+        track_release(release, copy)
+    return QuotedCard(source.url(CARD), changed, digest, str(copy) if same_build else None)
 
 
 def track_release(release: str | Path, tracked: Path) -> None:
