@@ -251,9 +251,7 @@ def card(bench: Workbench, store: ArtifactStore) -> dict:
 
 def _same_folder(a: str, b: str) -> bool:
     """Whether two spellings of a folder (local paths, relative or not, or URLs) name the same one."""
-    from ecoagent.layout import RunLayout
-
-    a, b = (RunLayout(x).root for x in (a, b))  # its one spelling: no file://, no trailing slash
+    a, b = (x.removeprefix("file://").rstrip("/") for x in (a, b))
     if "://" in a or "://" in b:
         return a == b
     return Path(a).resolve() == Path(b).resolve()
